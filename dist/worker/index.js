@@ -609,7 +609,7 @@ function parseAiderUsage(stdout) {
   let input2 = 0;
   let output2 = 0;
   let session = 0;
-  let messages = 0;
+  let messages2 = 0;
   const lines = stdout.split("\n");
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i].trim();
@@ -625,11 +625,11 @@ function parseAiderUsage(stdout) {
     if (tokens[2]) {
       const message = /\$([\d.]+)\s+message/.exec(tokens[2]);
       const total = /\$([\d.]+)\s+session/.exec(tokens[2]);
-      if (message) messages += Number(message[1]);
+      if (message) messages2 += Number(message[1]);
       if (total) session = Number(total[1]);
     }
   }
-  return { input: input2, output: output2, costUsd: session || messages };
+  return { input: input2, output: output2, costUsd: session || messages2 };
 }
 var aider;
 var init_aider = __esm({
@@ -778,7 +778,7 @@ var init_claude_code = __esm({
        * `total_cost_usd` end it.
        */
       usageMeter() {
-        const messages = /* @__PURE__ */ new Map();
+        const messages2 = /* @__PURE__ */ new Map();
         let model = null;
         return (line) => {
           const event = jsonEvent(line, '"usage"');
@@ -788,10 +788,10 @@ var init_claude_code = __esm({
           const usage = asRecord(message?.usage);
           if (!message || !usage) return null;
           model = asString(message.model) ?? model;
-          messages.set(asString(message.id) ?? `#${messages.size}`, tokensOf(usage));
+          messages2.set(asString(message.id) ?? `#${messages2.size}`, tokensOf(usage));
           let input2 = 0;
           let output2 = 0;
-          for (const m of messages.values()) {
+          for (const m of messages2.values()) {
             input2 += m.input;
             output2 += m.output;
           }
@@ -1630,10 +1630,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path20) {
-  if (!path20)
+function getElementAtPath(obj, path21) {
+  if (!path21)
     return obj;
-  return path20.reduce((acc, key) => acc?.[key], obj);
+  return path21.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1892,11 +1892,11 @@ function explicitlyAborted(x2, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path20, issues) {
+function prefixIssues(path21, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path20);
+    iss.path.unshift(path21);
     return iss;
   });
 }
@@ -2012,8 +2012,8 @@ function cleanEnum(obj) {
     return Number.isNaN(Number.parseInt(k2, 10));
   }).map((el) => el[1]);
 }
-function base64ToUint8Array(base643) {
-  const binaryString = atob(base643);
+function base64ToUint8Array(base644) {
+  const binaryString = atob(base644);
   const bytes = new Uint8Array(binaryString.length);
   for (let i = 0; i < binaryString.length; i++) {
     bytes[i] = binaryString.charCodeAt(i);
@@ -2028,15 +2028,15 @@ function uint8ArrayToBase64(bytes) {
   return btoa(binaryString);
 }
 function base64urlToUint8Array(base64url3) {
-  const base643 = base64url3.replace(/-/g, "+").replace(/_/g, "/");
-  const padding = "=".repeat((4 - base643.length % 4) % 4);
-  return base64ToUint8Array(base643 + padding);
+  const base644 = base64url3.replace(/-/g, "+").replace(/_/g, "/");
+  const padding = "=".repeat((4 - base644.length % 4) % 4);
+  return base64ToUint8Array(base644 + padding);
 }
 function uint8ArrayToBase64url(bytes) {
   return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 }
-function hexToUint8Array(hex3) {
-  const cleanHex = hex3.replace(/^0x/, "");
+function hexToUint8Array(hex4) {
+  const cleanHex = hex4.replace(/^0x/, "");
   if (cleanHex.length % 2 !== 0) {
     throw new Error("Invalid hex string length");
   }
@@ -2429,16 +2429,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path20 = []) => {
+  const processError = (error64, path21 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else {
-        const fullpath = [...path20, ...issue3.path];
+        const fullpath = [...path21, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2477,17 +2477,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path20 = []) => {
+  const processError = (error64, path21 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else {
-        const fullpath = [...path20, ...issue3.path];
+        const fullpath = [...path21, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2526,8 +2526,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path20 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path20) {
+  const path21 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path21) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -3582,8 +3582,8 @@ function isValidBase64(data) {
 function isValidBase64URL(data) {
   if (!base64urlCharset.test(data))
     return false;
-  const base643 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
-  const padded = base643.padEnd(Math.ceil(base643.length / 4) * 4, "=");
+  const base644 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
+  const padded = base644.padEnd(Math.ceil(base644.length / 4) * 4, "=");
   return isValidBase64(padded);
 }
 function isLuhnAlgo(digits) {
@@ -3662,11 +3662,11 @@ function capSize(inst, size) {
     return parse7(payload, ctx);
   };
 }
-function handleArrayResult(result, final, index2) {
+function handleArrayResult(result, final, index3) {
   if (result.issues.length) {
-    final.issues.push(...prefixIssues(index2, result.issues));
+    final.issues.push(...prefixIssues(index3, result.issues));
   }
-  final.value[index2] = result.value;
+  final.value[index3] = result.value;
 }
 function handlePropertyResult(result, final, key, input2, optin, optout) {
   const isPresent = key in input2;
@@ -3879,14 +3879,14 @@ function mergeValues(a, b) {
       return { valid: false, mergeErrorPath: [] };
     }
     const newArray = [];
-    for (let index2 = 0; index2 < a.length; index2++) {
-      const itemA = a[index2];
-      const itemB = b[index2];
+    for (let index3 = 0; index3 < a.length; index3++) {
+      const itemA = a[index3];
+      const itemB = b[index3];
       const sharedValue = mergeValues(itemA, itemB);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [index2, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [index3, ...sharedValue.mergeErrorPath]
         };
       }
       newArray.push(sharedValue.data);
@@ -3954,11 +3954,11 @@ function getTupleOptStart(items, key) {
   }
   return 0;
 }
-function handleTupleResult(result, final, index2) {
+function handleTupleResult(result, final, index3) {
   if (result.issues.length) {
-    final.issues.push(...prefixIssues(index2, result.issues));
+    final.issues.push(...prefixIssues(index3, result.issues));
   }
-  final.value[index2] = result.value;
+  final.value[index3] = result.value;
 }
 function handleTupleResults(itemResults, final, items, input2, optoutStart) {
   for (let i = 0; i < items.length; i++) {
@@ -20550,7 +20550,7 @@ function detectVersion(schema, defaultTarget) {
   return defaultTarget ?? "draft-2020-12";
 }
 function applyMinItems(items, minItems) {
-  return items.map((item, index2) => index2 < minItems ? item : item.optional());
+  return items.map((item, index3) => index3 < minItems ? item : item.optional());
 }
 function decodeJSONPointerSegment(segment) {
   return segment.replace(/~1/g, "/").replace(/~0/g, "~");
@@ -20559,13 +20559,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path20 = ref.slice(1).split("/").filter(Boolean);
-  if (path20.length === 0) {
+  const path21 = ref.slice(1).split("/").filter(Boolean);
+  if (path21.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path20[0] === defsKey) {
-    const key = path20[1] === void 0 ? void 0 : decodeJSONPointerSegment(path20[1]);
+  if (path21[0] === defsKey) {
+    const key = path21[1] === void 0 ? void 0 : decodeJSONPointerSegment(path21[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -22085,9 +22085,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path20) {
+function hasPath(value, path21) {
   let current = value;
-  for (const segment of path20) {
+  for (const segment of path21) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -22097,9 +22097,9 @@ function hasPath(value, path20) {
   }
   return true;
 }
-function getAt(value, path20) {
+function getAt(value, path21) {
   let current = value;
-  for (const segment of path20) {
+  for (const segment of path21) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -22107,9 +22107,9 @@ function getAt(value, path20) {
   }
   return current;
 }
-function formatPath(path20) {
+function formatPath(path21) {
   let out = "";
-  for (const segment of path20) {
+  for (const segment of path21) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -22151,8 +22151,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path20, where, found, expected) {
-  return `${path20 ? `\`${path20}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path21, where, found, expected) {
+  return `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -22353,14 +22353,14 @@ var init_build = __esm({
         this.isStride1 = isStride1;
         this.SIZE = isStride1 ? 2 : 3;
       }
-      getLo(index2) {
-        return this.data[index2 * this.SIZE];
+      getLo(index3) {
+        return this.data[index3 * this.SIZE];
       }
-      getHi(index2) {
-        return this.data[index2 * this.SIZE + 1];
+      getHi(index3) {
+        return this.data[index3 * this.SIZE + 1];
       }
-      getStride(index2) {
-        return this.isStride1 ? 1 : this.data[index2 * this.SIZE + 2];
+      getStride(index3) {
+        return this.isStride1 ? 1 : this.data[index3 * this.SIZE + 2];
       }
       get length() {
         return this.data.length / this.SIZE;
@@ -23694,14 +23694,14 @@ var init_build = __esm({
             i += 2;
           } else if (isDigit(c)) {
             let digits = 1;
-            let index2 = c - 48;
+            let index3 = c - 48;
             const c2 = replacement.charCodeAt(i + 2);
-            if (isDigit(c2) && index2 * 10 + c2 - 48 <= groupCount) {
+            if (isDigit(c2) && index3 * 10 + c2 - 48 <= groupCount) {
               digits = 2;
-              index2 = index2 * 10 + c2 - 48;
+              index3 = index3 * 10 + c2 - 48;
             }
-            if (index2 >= 1 && index2 <= groupCount) {
-              const group = this.group(index2);
+            if (index3 >= 1 && index3 <= groupCount) {
+              const group = this.group(index3);
               if (group !== null) res += group;
             } else res += replacement.substring(i, i + 1 + digits);
             i += 1 + digits;
@@ -29022,11 +29022,11 @@ var init_pricing = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path20) {
-  return ctx.issues.some((issue3) => path20.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path21) {
+  return ctx.issues.some((issue3) => path21.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path20, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path20, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path21, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path21, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -29058,9 +29058,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path20) => {
-    const value = getAt(config2, path20);
-    return typeof value === "number" && !hasIssueAt(ctx, path20) ? value : null;
+  const num = (path21) => {
+    const value = getAt(config2, path21);
+    return typeof value === "number" && !hasIssueAt(ctx, path21) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -29085,24 +29085,24 @@ function checkConfig(config2, ctx) {
     reportSameNames(
       ctx,
       Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
-      (path20, first) => [
-        `${path20.join(".")} is the same label as ${first.join(".")}`,
+      (path21, first) => [
+        `${path21.join(".")} is the same label as ${first.join(".")}`,
         `a label name different from ${first.join(".")} (names are compared case-insensitively)`
       ]
     );
 }
 function reportSameNames(ctx, entries, say) {
   const seen = /* @__PURE__ */ new Map();
-  for (const { path: path20, name } of entries) {
-    if (typeof name !== "string" || hasIssueAt(ctx, path20)) continue;
+  for (const { path: path21, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path21)) continue;
     const normalized = name.trim().toLowerCase();
     const first = seen.get(normalized);
     if (first === void 0) {
-      seen.set(normalized, path20);
+      seen.set(normalized, path21);
       continue;
     }
-    const [message, expected] = say(path20, first);
-    crossIssue(ctx, path20, name, message, expected);
+    const [message, expected] = say(path21, first);
+    crossIssue(ctx, path21, name, message, expected);
   }
 }
 function checkUsdBudgets(config2, ctx) {
@@ -29139,7 +29139,7 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  const at = (path20) => `workspaces[${path20[1]}].${path20[2]}`;
+  const at = (path21) => `workspaces[${path21[1]}].${path21[2]}`;
   for (const key of ["name", "label"])
     reportSameNames(
       ctx,
@@ -29147,8 +29147,8 @@ function checkWorkspaces(workspaces, ctx) {
         path: ["workspaces", i, key],
         name: isPlainObject2(workspace) ? workspace[key] : void 0
       })),
-      (path20, first) => [
-        `${at(path20)} is the same as ${at(first)}`,
+      (path21, first) => [
+        `${at(path21)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
       ]
     );
@@ -29677,9 +29677,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path20) {
+function schemaAt(root, path21) {
   let node3 = root;
-  for (const segment of path20) {
+  for (const segment of path21) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -29857,17 +29857,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path20) {
-      const ctrl = callVisitor(key, node3, visitor, path20);
+    function visit_(key, node3, visitor, path21) {
+      const ctrl = callVisitor(key, node3, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visit_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visit_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
+          path21 = Object.freeze(path21.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path20);
+            const ci = visit_(i, node3.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29878,13 +29878,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path20);
+          const cv = visit_("value", node3.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29905,17 +29905,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path20) {
-      const ctrl = await callVisitor(key, node3, visitor, path20);
+    async function visitAsync_(key, node3, visitor, path21) {
+      const ctrl = await callVisitor(key, node3, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visitAsync_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visitAsync_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
+          path21 = Object.freeze(path21.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path20);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29926,13 +29926,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path20);
+          const cv = await visitAsync_("value", node3.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29959,23 +29959,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path20) {
+    function callVisitor(key, node3, visitor, path21) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path20);
+        return visitor(key, node3, path21);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path20);
+        return visitor.Map?.(key, node3, path21);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path20);
+        return visitor.Seq?.(key, node3, path21);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path20);
+        return visitor.Pair?.(key, node3, path21);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path20);
+        return visitor.Scalar?.(key, node3, path21);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path20);
+        return visitor.Alias?.(key, node3, path21);
       return void 0;
     }
-    function replaceNode(key, path20, node3) {
-      const parent = path20[path20.length - 1];
+    function replaceNode(key, path21, node3) {
+      const parent = path21[path21.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30587,10 +30587,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path20, value) {
+    function collectionFromPath(schema, path21, value) {
       let v = value;
-      for (let i = path20.length - 1; i >= 0; --i) {
-        const k2 = path20[i];
+      for (let i = path21.length - 1; i >= 0; --i) {
+        const k2 = path21[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -30609,7 +30609,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
+    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -30639,11 +30639,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path20, value) {
-        if (isEmptyPath(path20))
+      addIn(path21, value) {
+        if (isEmptyPath(path21))
           this.add(value);
         else {
-          const [key, ...rest] = path20;
+          const [key, ...rest] = path21;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -30657,8 +30657,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        const [key, ...rest] = path20;
+      deleteIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -30672,8 +30672,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        const [key, ...rest] = path20;
+      getIn(path21, keepScalar) {
+        const [key, ...rest] = path21;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -30691,8 +30691,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path20) {
-        const [key, ...rest] = path20;
+      hasIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -30702,8 +30702,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        const [key, ...rest] = path20;
+      setIn(path21, value) {
+        const [key, ...rest] = path21;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31421,9 +31421,9 @@ var require_log = __commonJS({
   "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
-    function debug2(logLevel, ...messages) {
+    function debug3(logLevel, ...messages2) {
       if (logLevel === "debug")
-        console.log(...messages);
+        console.log(...messages2);
     }
     function warn(logLevel, warning2) {
       if (logLevel === "debug" || logLevel === "warn") {
@@ -31433,7 +31433,7 @@ var require_log = __commonJS({
           console.warn(warning2);
       }
     }
-    exports2.debug = debug2;
+    exports2.debug = debug3;
     exports2.warn = warn;
   }
 });
@@ -31502,7 +31502,7 @@ var require_merge = __commonJS({
 var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
-    var log = require_log();
+    var log2 = require_log();
     var merge3 = require_merge();
     var stringify = require_stringify();
     var identity = require_identity();
@@ -31551,7 +31551,7 @@ var require_addPairToJSMap = __commonJS({
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
             jsonStr = jsonStr.substring(0, 36) + '..."';
-          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          log2.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
           ctx.mapKeyWarned = true;
         }
         return strKey;
@@ -33218,9 +33218,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path20, value) {
+      addIn(path21, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path20, value);
+          this.contents.addIn(path21, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -33295,14 +33295,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        if (Collection2.isEmptyPath(path20)) {
+      deleteIn(path21) {
+        if (Collection2.isEmptyPath(path21)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -33317,10 +33317,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        if (Collection2.isEmptyPath(path20))
+      getIn(path21, keepScalar) {
+        if (Collection2.isEmptyPath(path21))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -33331,10 +33331,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path20) {
-        if (Collection2.isEmptyPath(path20))
+      hasIn(path21) {
+        if (Collection2.isEmptyPath(path21))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -33351,13 +33351,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        if (Collection2.isEmptyPath(path20)) {
+      setIn(path21, value) {
+        if (Collection2.isEmptyPath(path21)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path20), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path20, value);
+          this.contents.setIn(path21, value);
         }
       }
       /**
@@ -35318,34 +35318,34 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path20) => {
+    visit2.itemAtPath = (cst, path21) => {
       let item = cst;
-      for (const [field, index2] of path20) {
+      for (const [field, index3] of path21) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
-          item = tok.items[index2];
+          item = tok.items[index3];
         } else
           return void 0;
       }
       return item;
     };
-    visit2.parentCollection = (cst, path20) => {
-      const parent = visit2.itemAtPath(cst, path20.slice(0, -1));
-      const field = path20[path20.length - 1][0];
+    visit2.parentCollection = (cst, path21) => {
+      const parent = visit2.itemAtPath(cst, path21.slice(0, -1));
+      const field = path21[path21.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path20, item, visitor) {
-      let ctrl = visitor(item, path20);
+    function _visit(path21, item, visitor) {
+      let ctrl = visitor(item, path21);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -35356,10 +35356,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path20);
+            ctrl = ctrl(item, path21);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -36968,7 +36968,7 @@ var require_public_api = __commonJS({
     var composer = require_composer();
     var Document = require_Document();
     var errors = require_errors();
-    var log = require_log();
+    var log2 = require_log();
     var identity = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
@@ -37020,7 +37020,7 @@ var require_public_api = __commonJS({
       const doc = parseDocument2(src, options);
       if (!doc)
         return null;
-      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
+      doc.warnings.forEach((warning2) => log2.warn(doc.options.logLevel, warning2));
       if (doc.errors.length > 0) {
         if (doc.options.logLevel !== "silent")
           throw doc.errors[0];
@@ -37127,10 +37127,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path20, agent] of agents) {
+  for (const [path21, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path20}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path21}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -37193,9 +37193,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path20 of allKeyPaths(root)) {
-    if (path20.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path20[path20.length - 1]) === 0) return formatPath(path20);
+  for (const path21 of allKeyPaths(root)) {
+    if (path21.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path21[path21.length - 1]) === 0) return formatPath(path21);
   }
   return null;
 }
@@ -37231,17 +37231,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path21 = formatPath(keyPath);
+        const path22 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path22 ? `\`${path22}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path21, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path21, found: found2, expected: expected2, message }
+          where ? { path: path22, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path22, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path20 = formatPath(issue3.path);
+    const path21 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -37254,9 +37254,9 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path20, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path21, found, expected }, locate(issue3.path, false)));
   }
-  return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
+  return problems.map((problem, index3) => ({ problem, index: index3 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
   ).map(({ problem }) => problem);
 }
@@ -37286,7 +37286,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path20 = CONFIG_PATH) {
+function parseConfig(text4, path21 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -37304,11 +37304,11 @@ function parseConfig(text4, path20 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path20, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path21, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path20} line ${where.line}: ${warning2.message}`;
+    return `${path21} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -37321,10 +37321,10 @@ function parseConfig(text4, path20 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path20, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path21, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path20, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path21, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -37344,16 +37344,16 @@ function parseConfig(text4, path20 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const renamed = renamedValues(input2, path20);
-  const result = validate2(renamed.input, path20, locate);
+  const renamed = renamedValues(input2, path21);
+  const result = validate2(renamed.input, path21, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
 }
-function renamedValues(input2, path20) {
+function renamedValues(input2, path21) {
   if (input2.isolation !== "user") return { input: input2, warnings: [] };
   return {
     input: { ...input2, isolation: "namespace" },
     warnings: [
-      `${path20}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+      `${path21}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
     ]
   };
 }
@@ -37506,7 +37506,7 @@ var require_light = __commonJS({
       typeof exports2 === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
       "use strict";
-      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      var commonjsGlobal2 = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
       function getCjsExportFromNamespace(n) {
         return n && n["default"] || n;
       }
@@ -38024,7 +38024,7 @@ var require_light = __commonJS({
           now = Date.now();
           return this.check(weight2, now);
         }
-        async __register__(index2, weight2, expiration) {
+        async __register__(index3, weight2, expiration) {
           var now, wait;
           await this.yieldLoop();
           now = Date.now();
@@ -38069,7 +38069,7 @@ var require_light = __commonJS({
             strategy: this.storeOptions.strategy
           };
         }
-        async __free__(index2, weight2) {
+        async __free__(index3, weight2) {
           await this.yieldLoop();
           this._running -= weight2;
           this._done += weight2;
@@ -38209,13 +38209,13 @@ var require_light = __commonJS({
       });
       var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
-      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$42 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
       parser$3 = parser;
       Events$2 = Events_1;
       RedisConnection$1 = require$$2;
       IORedisConnection$1 = require$$3;
-      Scripts$1 = require$$4;
+      Scripts$1 = require$$42;
       Group = (function() {
         class Group2 {
           constructor(limiterOptions = {}) {
@@ -38340,7 +38340,7 @@ var require_light = __commonJS({
           id: "group-key"
         };
         return Group2;
-      }).call(commonjsGlobal);
+      }).call(commonjsGlobal2);
       var Group_1 = Group;
       var Batcher, Events$3, parser$4;
       parser$4 = parser;
@@ -38388,7 +38388,7 @@ var require_light = __commonJS({
           Promise
         };
         return Batcher2;
-      }).call(commonjsGlobal);
+      }).call(commonjsGlobal2);
       var Batcher_1 = Batcher;
       var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var require$$8 = getCjsExportFromNamespace(version$2);
@@ -38495,19 +38495,19 @@ var require_light = __commonJS({
           check(weight2 = 1) {
             return this._store.__check__(weight2);
           }
-          _clearGlobalState(index2) {
-            if (this._scheduled[index2] != null) {
-              clearTimeout(this._scheduled[index2].expiration);
-              delete this._scheduled[index2];
+          _clearGlobalState(index3) {
+            if (this._scheduled[index3] != null) {
+              clearTimeout(this._scheduled[index3].expiration);
+              delete this._scheduled[index3];
               return true;
             } else {
               return false;
             }
           }
-          async _free(index2, job, options, eventInfo) {
+          async _free(index3, job, options, eventInfo) {
             var e, running;
             try {
-              ({ running } = await this._store.__free__(index2, options.weight));
+              ({ running } = await this._store.__free__(index3, options.weight));
               this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
               if (running === 0 && this.empty()) {
                 return this.Events.trigger("idle");
@@ -38517,13 +38517,13 @@ var require_light = __commonJS({
               return this.Events.trigger("error", e);
             }
           }
-          _run(index2, job, wait) {
+          _run(index3, job, wait) {
             var clearGlobalState, free, run2;
             job.doRun();
-            clearGlobalState = this._clearGlobalState.bind(this, index2);
-            run2 = this._run.bind(this, index2, job);
-            free = this._free.bind(this, index2, job);
-            return this._scheduled[index2] = {
+            clearGlobalState = this._clearGlobalState.bind(this, index3);
+            run2 = this._run.bind(this, index3, job);
+            free = this._free.bind(this, index3, job);
+            return this._scheduled[index3] = {
               timeout: setTimeout(() => {
                 return job.doExecute(this._limiter, clearGlobalState, run2, free);
               }, wait),
@@ -38535,7 +38535,7 @@ var require_light = __commonJS({
           }
           _drainOne(capacity) {
             return this._registerLock.schedule(() => {
-              var args, index2, next, options, queue;
+              var args, index3, next, options, queue;
               if (this.queued() === 0) {
                 return this.Promise.resolve(null);
               }
@@ -38545,8 +38545,8 @@ var require_light = __commonJS({
                 return this.Promise.resolve(null);
               }
               this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
-              index2 = this._randomIndex();
-              return this._store.__register__(index2, options.weight, options.expiration).then(({ success: success2, wait, reservoir }) => {
+              index3 = this._randomIndex();
+              return this._store.__register__(index3, options.weight, options.expiration).then(({ success: success2, wait, reservoir }) => {
                 var empty2;
                 this.Events.trigger("debug", `Drained ${options.id}`, { success: success2, args, options });
                 if (success2) {
@@ -38558,7 +38558,7 @@ var require_light = __commonJS({
                   if (reservoir === 0) {
                     this.Events.trigger("depleted", empty2);
                   }
-                  this._run(index2, next, wait);
+                  this._run(index3, next, wait);
                   return this.Promise.resolve(options.weight);
                 } else {
                   return this.Promise.resolve(null);
@@ -38607,7 +38607,7 @@ var require_light = __commonJS({
                 }
               });
             };
-            done = options.dropWaitingJobs ? (this._run = function(index2, next) {
+            done = options.dropWaitingJobs ? (this._run = function(index3, next) {
               return next.doDrop({
                 message: options.dropErrorMessage
               });
@@ -38810,10 +38810,10 @@ var require_light = __commonJS({
           dropErrorMessage: "This limiter has been stopped."
         };
         return Bottleneck3;
-      }).call(commonjsGlobal);
+      }).call(commonjsGlobal2);
       var Bottleneck_1 = Bottleneck2;
-      var lib = Bottleneck_1;
-      return lib;
+      var lib2 = Bottleneck_1;
+      return lib2;
     }));
   }
 });
@@ -38988,7 +38988,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path20) => path20.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path21) => path21.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -39263,13 +39263,13 @@ function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
   }
-  const index2 = state.registry[name].map((registered) => {
+  const index3 = state.registry[name].map((registered) => {
     return registered.orig;
   }).indexOf(method);
-  if (index2 === -1) {
+  if (index3 === -1) {
     return;
   }
-  state.registry[name].splice(index2, 1);
+  state.registry[name].splice(index3, 1);
 }
 var init_remove = __esm({
   "node_modules/before-after-hook/lib/remove.js"() {
@@ -39645,12 +39645,12 @@ function parse4(header2, options) {
   while ((CHAR_MAP[header2.charCodeAt(valueStart)] & OWS) !== 0) {
     valueStart++;
   }
-  let index2 = valueStart;
+  let index3 = valueStart;
   let typeFlags = 0;
   let whitespace = -1;
   let stop = options?.parameters === false ? COMMA_FLAG : 0;
-  while (index2 < len) {
-    const code18 = header2.charCodeAt(index2);
+  while (index3 < len) {
+    const code18 = header2.charCodeAt(index3);
     const flags = CHAR_MAP[code18];
     if ((flags & stopFlags) !== 0) {
       stop |= flags & COMMA_FLAG;
@@ -39658,33 +39658,33 @@ function parse4(header2, options) {
     }
     if ((flags & OWS) !== 0) {
       if (whitespace === -1)
-        whitespace = index2;
+        whitespace = index3;
     } else {
       whitespace = -1;
     }
     typeFlags |= code18 & NON_ASCII | flags;
-    index2++;
+    index3++;
   }
-  const valueEnd = whitespace === -1 ? index2 : whitespace;
+  const valueEnd = whitespace === -1 ? index3 : whitespace;
   const value = header2.slice(valueStart, valueEnd);
   const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-  if (index2 === len || stop !== 0) {
-    return { type, index: index2, parameters: new NullObject() };
+  if (index3 === len || stop !== 0) {
+    return { type, index: index3, parameters: new NullObject() };
   }
-  return parseParameters(header2, type, index2, len, stopFlags);
+  return parseParameters(header2, type, index3, len, stopFlags);
 }
-function parseParameters(header2, type, index2, len, stopFlags) {
+function parseParameters(header2, type, index3, len, stopFlags) {
   const parameters = new NullObject();
-  parameter: while (index2 < len) {
-    index2++;
-    while ((CHAR_MAP[header2.charCodeAt(index2)] & OWS) !== 0) {
-      index2++;
+  parameter: while (index3 < len) {
+    index3++;
+    while ((CHAR_MAP[header2.charCodeAt(index3)] & OWS) !== 0) {
+      index3++;
     }
-    const keyStart = index2;
+    const keyStart = index3;
     let keyFlags = 0;
     let keyWhitespace = -1;
-    while (index2 < len) {
-      const code18 = header2.charCodeAt(index2);
+    while (index3 < len) {
+      const code18 = header2.charCodeAt(index3);
       const flags = CHAR_MAP[code18];
       if ((flags & stopFlags) !== 0) {
         if ((flags & COMMA_FLAG) !== 0)
@@ -39692,51 +39692,51 @@ function parseParameters(header2, type, index2, len, stopFlags) {
         continue parameter;
       }
       if (code18 === EQ) {
-        const keyEnd = keyWhitespace === -1 ? index2 : keyWhitespace;
+        const keyEnd = keyWhitespace === -1 ? index3 : keyWhitespace;
         const value = header2.slice(keyStart, keyEnd);
         const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-        index2++;
-        while ((CHAR_MAP[header2.charCodeAt(index2)] & OWS) !== 0) {
-          index2++;
+        index3++;
+        while ((CHAR_MAP[header2.charCodeAt(index3)] & OWS) !== 0) {
+          index3++;
         }
-        if (index2 < len && header2.charCodeAt(index2) === DQUOTE) {
-          const quotedStart = ++index2;
+        if (index3 < len && header2.charCodeAt(index3) === DQUOTE) {
+          const quotedStart = ++index3;
           let escaped = false;
-          while (index2 < len) {
-            const code19 = header2.charCodeAt(index2);
+          while (index3 < len) {
+            const code19 = header2.charCodeAt(index3);
             if (code19 === DQUOTE) {
               if (parameters[key] === void 0) {
-                parameters[key] = escaped ? unescapeQuotedPairs(header2, quotedStart, index2) : header2.slice(quotedStart, index2);
+                parameters[key] = escaped ? unescapeQuotedPairs(header2, quotedStart, index3) : header2.slice(quotedStart, index3);
               }
-              index2++;
+              index3++;
               let stop2 = 0;
-              while (index2 < len) {
-                const code20 = header2.charCodeAt(index2);
+              while (index3 < len) {
+                const code20 = header2.charCodeAt(index3);
                 const flags2 = CHAR_MAP[code20];
                 if ((flags2 & stopFlags) !== 0) {
                   stop2 = flags2 & COMMA_FLAG;
                   break;
                 }
-                index2++;
+                index3++;
               }
               if (stop2 !== 0)
                 break parameter;
               continue parameter;
             }
-            if (code19 === BSLASH && index2 + 1 < len) {
+            if (code19 === BSLASH && index3 + 1 < len) {
               escaped = true;
-              index2 += 2;
+              index3 += 2;
               continue;
             }
-            index2++;
+            index3++;
           }
           continue parameter;
         }
-        const valueStart = index2;
+        const valueStart = index3;
         let stop = 0;
         let valueWhitespace = -1;
-        while (index2 < len) {
-          const code19 = header2.charCodeAt(index2);
+        while (index3 < len) {
+          const code19 = header2.charCodeAt(index3);
           const flags2 = CHAR_MAP[code19];
           if ((flags2 & stopFlags) !== 0) {
             stop = flags2 & COMMA_FLAG;
@@ -39744,14 +39744,14 @@ function parseParameters(header2, type, index2, len, stopFlags) {
           }
           if ((flags2 & OWS) !== 0) {
             if (valueWhitespace === -1)
-              valueWhitespace = index2;
+              valueWhitespace = index3;
           } else {
             valueWhitespace = -1;
           }
-          index2++;
+          index3++;
         }
         if (parameters[key] === void 0) {
-          const valueEnd = valueWhitespace === -1 ? index2 : valueWhitespace;
+          const valueEnd = valueWhitespace === -1 ? index3 : valueWhitespace;
           parameters[key] = header2.slice(valueStart, valueEnd);
         }
         if (stop !== 0)
@@ -39760,22 +39760,22 @@ function parseParameters(header2, type, index2, len, stopFlags) {
       }
       if ((flags & OWS) !== 0) {
         if (keyWhitespace === -1)
-          keyWhitespace = index2;
+          keyWhitespace = index3;
       } else {
         keyWhitespace = -1;
       }
       keyFlags |= code18 & NON_ASCII | flags;
-      index2++;
+      index3++;
     }
   }
-  return { type, index: index2, parameters };
+  return { type, index: index3, parameters };
 }
 function unescapeQuotedPairs(str, start, end) {
   let result = "";
-  for (let index2 = start; index2 < end; index2++) {
-    if (str.charCodeAt(index2) === BSLASH) {
-      result += str.slice(start, index2);
-      start = ++index2;
+  for (let index3 = start; index3 < end; index3++) {
+    if (str.charCodeAt(index3) === BSLASH) {
+      result += str.slice(start, index3);
+      start = ++index3;
     }
   }
   return result + str.slice(start, end);
@@ -40182,7 +40182,7 @@ async function fetchWrapper(requestOptions) {
       "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
     );
   }
-  const log = requestOptions.request?.log || console;
+  const log2 = requestOptions.request?.log || console;
   const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
   const body = isPlainObject4(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
   const requestHeaders = Object.fromEntries(
@@ -40240,7 +40240,7 @@ async function fetchWrapper(requestOptions) {
   if ("deprecation" in responseHeaders) {
     const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
     const deprecationLink = matches && matches.pop();
-    log.warn(
+    log2.warn(
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
@@ -40692,17 +40692,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path20 = requestOptions.url.replace(options.baseUrl, "");
+    const path21 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path20} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path20} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -43355,19 +43355,19 @@ function retryOptions(enabled) {
   return { enabled, doNotRetry: [...DO_NOT_RETRY] };
 }
 function createOctokit(options) {
-  const log = options.log ?? silentLog;
+  const log2 = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
   return new AutopilotOctokit({
     auth: options.auth,
     baseUrl: options.baseUrl ?? "https://api.github.com",
     userAgent: options.userAgent ?? "autopilot",
-    log,
+    log: log2,
     request: options.fetch ? { fetch: options.fetch } : {},
     retry: retryOptions(options.retry ?? true),
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),
-      ...rateLimitHandlers(log, rateLimitRetries, {
+      ...rateLimitHandlers(log2, rateLimitRetries, {
         baseUrl: options.baseUrl,
         ...options.secondaryLimitRetries !== void 0 ? { secondaryRetries: options.secondaryLimitRetries } : {},
         ...options.sleep ? { sleep: options.sleep } : {},
@@ -43390,14 +43390,14 @@ function isWriteRequest(request2) {
   }
   return true;
 }
-function rateLimitHandlers(log, retries = 2, options = {}) {
+function rateLimitHandlers(log2, retries = 2, options = {}) {
   const pauseWrites = options.mode === "pause";
   const secondaryRetries = options.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
   return {
     onRateLimit: (retryAfter, requestOptions, _octokit, retryCount) => {
-      log.warn(
+      log2.warn(
         `rate limit on ${requestOptions.method} ${requestOptions.url}; ${retryCount < retries ? `retry ${retryCount + 1} in ${retryAfter}s` : "giving up"}`
       );
       return retryCount < retries;
@@ -43410,7 +43410,7 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
       const at = now();
       if (retry2 || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
       const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
-      log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
+      log2.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
       if (!retry2) return false;
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1e3);
       return true;
@@ -45964,11 +45964,11 @@ function trustedBinary(name) {
 function trustedShell() {
   return workerBinaries().require("sh");
 }
-function reportIgnoredPath(pathVar, log) {
+function reportIgnoredPath(pathVar, log2) {
   const fresh = workerBinaries(pathVar).ignored.filter((i) => !i.quiet && !reported.has(i.entry));
   if (fresh.length === 0) return;
   for (const i of fresh) reported.add(i.entry);
-  log(
+  log2(
     `the worker ignores these PATH entries and runs no program from them, because a user other than root or the worker's own could change what they hold: ${ignoredText(fresh)} (docs/WORKER.md, "Which programs the worker runs")`
   );
 }
@@ -46451,11 +46451,11 @@ function lineSplitter(onLine) {
     push(chunk) {
       if (!onLine) return;
       pending += chunk.toString("utf8");
-      let index2 = pending.indexOf("\n");
-      while (index2 >= 0) {
-        onLine(pending.slice(0, index2));
-        pending = pending.slice(index2 + 1);
-        index2 = pending.indexOf("\n");
+      let index3 = pending.indexOf("\n");
+      while (index3 >= 0) {
+        onLine(pending.slice(0, index3));
+        pending = pending.slice(index3 + 1);
+        index3 = pending.indexOf("\n");
       }
       if (pending.length > 1024 * 1024) pending = pending.slice(-1024 * 1024);
     },
@@ -46914,9 +46914,11 @@ var init_private_git = __esm({
       gitPath;
       hooksDir;
       homeDir;
+      emptyWorkTree;
       constructor(options) {
         this.gitDir = options.gitDir;
         this.hooksDir = path9.join(options.stateDir, "no-hooks");
+        this.emptyWorkTree = path9.join(options.stateDir, "no-work-tree");
         this.token = options.token;
         this.remote = options.remote ?? "origin";
         this.globalConfig = path9.join(options.stateDir, "gitconfig");
@@ -46969,6 +46971,8 @@ var init_private_git = __esm({
       }
       commandLine(args, network) {
         const env = { ...this.baseEnv };
+        const indexed = env.GIT_INDEX_FILE !== void 0;
+        if (indexed) env.GIT_WORK_TREE = this.emptyWorkTree;
         if (network && this.token) {
           const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
           env.GIT_CONFIG_COUNT = "1";
@@ -46976,10 +46980,9 @@ var init_private_git = __esm({
           env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
         }
         const full = [
-          "--no-replace-objects",
           // No work tree, whatever the moved checkout's config says: a command that needs one fails.
-          "-c",
-          "core.bare=true",
+          ...indexed ? [] : ["--bare"],
+          "--no-replace-objects",
           "-c",
           `core.hooksPath=${this.hooksDir}`,
           "-c",
@@ -47059,6 +47062,7 @@ var init_private_git = __esm({
       async prepare() {
         await mkdir2(path9.dirname(this.globalConfig), { recursive: true, mode: 448 });
         await mkdir2(this.hooksDir, { recursive: true, mode: 448 });
+        await mkdir2(this.emptyWorkTree, { recursive: true, mode: 448 });
         const home = this.homeDir;
         let copied = false;
         if (home) {
@@ -47228,8 +47232,8 @@ var init_private_git = __esm({
        */
       async treeWith(tree, files) {
         if (files.size === 0) return tree;
-        const index2 = path9.join(path9.dirname(this.globalConfig), "overlay-index");
-        const withIndex = (args, input2) => this.runIndexed(index2, args, input2 === void 0 ? {} : { input: input2 });
+        const index3 = path9.join(path9.dirname(this.globalConfig), "overlay-index");
+        const withIndex = (args, input2) => this.runIndexed(index3, args, input2 === void 0 ? {} : { input: input2 });
         await withIndex(["read-tree", tree]);
         for (const [file2, content3] of files) {
           if (content3 === null) {
@@ -47241,9 +47245,9 @@ var init_private_git = __esm({
         }
         return (await withIndex(["write-tree"])).stdout.trim();
       }
-      runIndexed(index2, args, options) {
+      runIndexed(index3, args, options) {
         const saved = this.baseEnv.GIT_INDEX_FILE;
-        this.baseEnv.GIT_INDEX_FILE = index2;
+        this.baseEnv.GIT_INDEX_FILE = index3;
         try {
           return this.run(args, options);
         } finally {
@@ -47300,11 +47304,11 @@ var init_private_git = __esm({
       }
       /** The content a file had before the last commit that deleted it from HEAD's history; null when none did. */
       async deletedFileContent(file2) {
-        const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
+        const log2 = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
           allowFail: true
         });
-        const sha = log.stdout.trim();
-        if (log.code !== 0 || !sha) return null;
+        const sha = log2.stdout.trim();
+        if (log2.code !== 0 || !sha) return null;
         const content3 = await this.run(["show", `${sha}^:${file2}`], { allowFail: true });
         return content3.code === 0 ? content3.stdout : null;
       }
@@ -47380,13 +47384,13 @@ var init_agent_side_git = __esm({
     PREAMBLE = [
       "set -e",
       // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here).
-      'repaired() { [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
-      'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
+      'repaired() { [ "$("$GIT" rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
+      'g() { "$GIT" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
       "neutral() { mkdir -p .git/info && printf '* -text -eol -crlf -ident -filter -working-tree-encoding\\n' > .git/info/attributes; }"
     ].join("\n");
     SYNC_SCRIPT = [
       PREAMBLE,
-      "repaired || { rm -rf .git; git init -q; }",
+      'repaired || { rm -rf .git; "$GIT" init -q; }',
       "neutral",
       'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
       'g symbolic-ref HEAD "refs/heads/$2"',
@@ -47398,9 +47402,9 @@ var init_agent_side_git = __esm({
       "  g reset -q",
       "fi",
       // The agent's own commits' identity, read in one process and written only when the agent changed it.
-      `if [ "$(git config --local --get-regexp '^user\\.(name|email)$' || true)" != "$(printf 'user.name %s\\nuser.email %s' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then`,
-      '  git config user.name "$GIT_AUTHOR_NAME"',
-      '  git config user.email "$GIT_AUTHOR_EMAIL"',
+      `if [ "$("$GIT" config --local --get-regexp '^user\\.(name|email)$' || true)" != "$(printf 'user.name %s\\nuser.email %s' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then`,
+      '  "$GIT" config user.name "$GIT_AUTHOR_NAME"',
+      '  "$GIT" config user.email "$GIT_AUTHOR_EMAIL"',
       "fi"
     ].join("\n");
     CAPTURE_SCRIPT = [
@@ -47437,7 +47441,10 @@ var init_agent_side_git = __esm({
       env() {
         const author = this.options.author();
         return {
-          PATH: this.options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+          // git and what it runs by name come from directories only root or the worker can write (a program
+          // planted on the worker's PATH would run as the agent only, but runs nowhere).
+          PATH: workerBinaries(this.options.parentEnv.PATH).searchPath,
+          GIT: workerBinaries(this.options.parentEnv.PATH).require("git"),
           LANG: this.options.parentEnv.LANG ?? "C.UTF-8",
           HOME: this.options.home,
           GIT_TERMINAL_PROMPT: "0",
@@ -47838,6 +47845,10 @@ var init_task_checkout = __esm({
         this.workerFiles = options.workerFiles;
         this.warn = options.warn;
       }
+      /** The worker's private repository (objects only): what reads of the branch's content use. */
+      get repository() {
+        return this.git;
+      }
       /** The hand-over and take-back around the agent's side's own runs (set once the boundary exists). */
       attach(access2) {
         this.access = access2;
@@ -47913,15 +47924,21 @@ var init_task_checkout = __esm({
       async capture() {
         const head = await this.git.headSha();
         const receive = (pack) => this.git.receivePack(pack, MAX_HANDBACK_BYTES);
-        let commit = await this.side.capture(head, receive);
-        if (commit === NEEDS_SYNC) {
-          await this.syncAgent(true);
-          commit = await this.side.capture(head, receive);
-          if (commit === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
+        const headTree = await this.git.treeOf(head);
+        try {
+          let commit = await this.side.capture(head, receive);
+          if (commit === NEEDS_SYNC) {
+            await this.syncAgent(true);
+            commit = await this.side.capture(head, receive);
+            if (commit === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
+          }
+          const tree = await this.git.treeOf(commit);
+          const check2 = await checkHandback(this.git, headTree, tree);
+          this.captured = { tree, changed: check2.changed, refused: check2.verdict.refused };
+        } catch (error63) {
+          const message = error63.message.replace(/\s+/g, " ").slice(0, 500);
+          this.captured = { tree: headTree, changed: false, refused: [message] };
         }
-        const tree = await this.git.treeOf(commit);
-        const check2 = await checkHandback(this.git, await this.git.treeOf(head), tree);
-        this.captured = { tree, changed: check2.changed, refused: check2.verdict.refused };
       }
       async fetchBranch(branch) {
         await this.git.fetchBranch(branch);
@@ -48053,9 +48070,9 @@ function one(value, includeImageAlt, includeHtml) {
 }
 function all(values, includeImageAlt, includeHtml) {
   const result = [];
-  let index2 = -1;
-  while (++index2 < values.length) {
-    result[index2] = one(values[index2], includeImageAlt, includeHtml);
+  let index3 = -1;
+  while (++index3 < values.length) {
+    result[index3] = one(values[index3], includeImageAlt, includeHtml);
   }
   return result.join("");
 }
@@ -50263,9 +50280,9 @@ var init_micromark_util_chunked = __esm({
 // node_modules/micromark-util-combine-extensions/index.js
 function combineExtensions(extensions) {
   const all2 = {};
-  let index2 = -1;
-  while (++index2 < extensions.length) {
-    syntaxExtension(all2, extensions[index2]);
+  let index3 = -1;
+  while (++index3 < extensions.length) {
+    syntaxExtension(all2, extensions[index3]);
   }
   return all2;
 }
@@ -50290,11 +50307,11 @@ function syntaxExtension(all2, extension2) {
   }
 }
 function constructs(existing, list3) {
-  let index2 = -1;
+  let index3 = -1;
   const before = [];
-  while (++index2 < list3.length) {
+  while (++index3 < list3.length) {
     ;
-    (list3[index2].add === "after" ? existing : before).push(list3[index2]);
+    (list3[index3].add === "after" ? existing : before).push(list3[index3]);
   }
   splice(existing, 0, 0, before);
 }
@@ -50527,8 +50544,8 @@ var init_micromark_util_edit_map = __esm({
        * @returns {undefined}
        *   Nothing.
        */
-      add(index2, remove, add) {
-        addImplementation(this, index2, remove, add, false);
+      add(index3, remove, add) {
+        addImplementation(this, index3, remove, add, false);
       }
       /**
        * Create an edit: but insert `add` before existing additions, instead of
@@ -50543,8 +50560,8 @@ var init_micromark_util_edit_map = __esm({
        * @returns {undefined}
        *   Nothing.
        */
-      addBefore(index2, remove, add) {
-        addImplementation(this, index2, remove, add, true);
+      addBefore(index3, remove, add) {
+        addImplementation(this, index3, remove, add, true);
       }
       /**
        * Done, change the events.
@@ -50561,12 +50578,12 @@ var init_micromark_util_edit_map = __esm({
         if (this.map.length === 0) {
           return;
         }
-        let index2 = this.map.length;
+        let index3 = this.map.length;
         const vecs = [];
-        while (index2 > 0) {
-          index2 -= 1;
-          vecs.push(events.slice(this.map[index2][0] + this.map[index2][1]), this.map[index2][2]);
-          events.length = this.map[index2][0];
+        while (index3 > 0) {
+          index3 -= 1;
+          vecs.push(events.slice(this.map[index3][0] + this.map[index3][1]), this.map[index3][2]);
+          events.length = this.map[index3][0];
         }
         vecs.push(events.slice());
         events.length = 0;
@@ -50618,16 +50635,16 @@ function initializeDocument(effects) {
         }
       }
       exitContainers(continued);
-      let index2 = indexBeforeExits;
-      while (index2 < self2.events.length) {
-        self2.events[index2][1].end = {
+      let index3 = indexBeforeExits;
+      while (index3 < self2.events.length) {
+        self2.events[index3][1].end = {
           ...point3
         };
-        index2++;
+        index3++;
       }
       const editMap = new EditMap();
       editMap.add(indexBeforeFlow + 1, 0, self2.events.slice(indexBeforeExits));
-      editMap.add(indexBeforeExits, index2 - indexBeforeExits, []);
+      editMap.add(indexBeforeExits, index3 - indexBeforeExits, []);
       editMap.consume(self2.events);
       return checkNewContainers(code18);
     }
@@ -50714,13 +50731,13 @@ function initializeDocument(effects) {
     childFlow.defineSkip(token.start);
     childFlow.write(stream);
     if (self2.parser.lazy[token.start.line]) {
-      let index2 = childFlow.events.length;
-      while (index2--) {
+      let index3 = childFlow.events.length;
+      while (index3--) {
         if (
           // The token starts before the line ending…
-          childFlow.events[index2][1].start.offset < lineStartOffset && // …and either is not ended yet…
-          (!childFlow.events[index2][1].end || // …or ends after it.
-          childFlow.events[index2][1].end.offset > lineStartOffset)
+          childFlow.events[index3][1].start.offset < lineStartOffset && // …and either is not ended yet…
+          (!childFlow.events[index3][1].end || // …or ends after it.
+          childFlow.events[index3][1].end.offset > lineStartOffset)
         ) {
           return;
         }
@@ -50739,23 +50756,23 @@ function initializeDocument(effects) {
         }
       }
       exitContainers(continued);
-      index2 = indexBeforeExits;
-      while (index2 < self2.events.length) {
-        self2.events[index2][1].end = {
+      index3 = indexBeforeExits;
+      while (index3 < self2.events.length) {
+        self2.events[index3][1].end = {
           ...point3
         };
-        index2++;
+        index3++;
       }
       const editMap = new EditMap();
       editMap.add(indexBeforeFlow + 1, 0, self2.events.slice(indexBeforeExits));
-      editMap.add(indexBeforeExits, index2 - indexBeforeExits, []);
+      editMap.add(indexBeforeExits, index3 - indexBeforeExits, []);
       editMap.consume(self2.events);
     }
   }
   function exitContainers(size) {
-    let index2 = stack.length;
-    while (index2-- > size) {
-      const entry = stack[index2];
+    let index3 = stack.length;
+    while (index3-- > size) {
+      const entry = stack[index3];
       self2.containerState = entry[1];
       entry[0].exit.call(self2, effects);
     }
@@ -50771,13 +50788,13 @@ function initializeDocument(effects) {
 function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
-var document, containerConstruct;
+var document2, containerConstruct;
 var init_document = __esm({
   "node_modules/micromark/lib/initialize/document.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
-    document = {
+    document2 = {
       tokenize: initializeDocument
     };
     containerConstruct = {
@@ -50804,9 +50821,9 @@ var init_micromark_util_classify_character = __esm({
 // node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
-  let index2 = -1;
-  while (++index2 < constructs2.length) {
-    const resolve = constructs2[index2].resolveAll;
+  let index3 = -1;
+  while (++index3 < constructs2.length) {
+    const resolve = constructs2[index3].resolveAll;
     if (resolve && !called.includes(resolve)) {
       events = resolve(events, context);
       called.push(resolve);
@@ -50821,23 +50838,23 @@ var init_micromark_util_resolve_all = __esm({
 
 // node_modules/micromark-core-commonmark/lib/attention.js
 function resolveAllAttention(events, context) {
-  let index2 = -1;
+  let index3 = -1;
   let nextEvents;
-  while (++index2 < events.length) {
-    if (events[index2][0] === "enter" && events[index2][1].type === "attentionSequence" && events[index2][1]._close) {
-      let open3 = index2;
+  while (++index3 < events.length) {
+    if (events[index3][0] === "enter" && events[index3][1].type === "attentionSequence" && events[index3][1]._close) {
+      let open3 = index3;
       while (open3--) {
         if (events[open3][0] === "exit" && events[open3][1].type === "attentionSequence" && events[open3][1]._open && // If the markers are the same:
-        context.sliceSerialize(events[open3][1]).charCodeAt(0) === context.sliceSerialize(events[index2][1]).charCodeAt(0)) {
-          if ((events[open3][1]._close || events[index2][1]._open) && (events[index2][1].end.offset - events[index2][1].start.offset) % 3 && !((events[open3][1].end.offset - events[open3][1].start.offset + events[index2][1].end.offset - events[index2][1].start.offset) % 3)) {
+        context.sliceSerialize(events[open3][1]).charCodeAt(0) === context.sliceSerialize(events[index3][1]).charCodeAt(0)) {
+          if ((events[open3][1]._close || events[index3][1]._open) && (events[index3][1].end.offset - events[index3][1].start.offset) % 3 && !((events[open3][1].end.offset - events[open3][1].start.offset + events[index3][1].end.offset - events[index3][1].start.offset) % 3)) {
             continue;
           }
-          const use = events[open3][1].end.offset - events[open3][1].start.offset > 1 && events[index2][1].end.offset - events[index2][1].start.offset > 1 ? 2 : 1;
+          const use = events[open3][1].end.offset - events[open3][1].start.offset > 1 && events[index3][1].end.offset - events[index3][1].start.offset > 1 ? 2 : 1;
           const start = {
             ...events[open3][1].end
           };
           const end = {
-            ...events[index2][1].start
+            ...events[index3][1].start
           };
           movePoint(start, -use);
           movePoint(end, use);
@@ -50851,7 +50868,7 @@ function resolveAllAttention(events, context) {
           const closingSequence = {
             type: use > 1 ? "strongSequence" : "emphasisSequence",
             start: {
-              ...events[index2][1].start
+              ...events[index3][1].start
             },
             end
           };
@@ -50861,7 +50878,7 @@ function resolveAllAttention(events, context) {
               ...events[open3][1].end
             },
             end: {
-              ...events[index2][1].start
+              ...events[index3][1].start
             }
           };
           const group = {
@@ -50876,7 +50893,7 @@ function resolveAllAttention(events, context) {
           events[open3][1].end = {
             ...openingSequence.start
           };
-          events[index2][1].start = {
+          events[index3][1].start = {
             ...closingSequence.end
           };
           nextEvents = [];
@@ -50884,24 +50901,24 @@ function resolveAllAttention(events, context) {
             nextEvents = push(nextEvents, [["enter", events[open3][1], context], ["exit", events[open3][1], context]]);
           }
           nextEvents = push(nextEvents, [["enter", group, context], ["enter", openingSequence, context], ["exit", openingSequence, context], ["enter", text4, context]]);
-          nextEvents = push(nextEvents, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open3 + 1, index2), context));
+          nextEvents = push(nextEvents, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open3 + 1, index3), context));
           nextEvents = push(nextEvents, [["exit", text4, context], ["enter", closingSequence, context], ["exit", closingSequence, context], ["exit", group, context]]);
           let offset = 0;
-          if (events[index2][1].end.offset - events[index2][1].start.offset) {
+          if (events[index3][1].end.offset - events[index3][1].start.offset) {
             offset = 2;
-            nextEvents = push(nextEvents, [["enter", events[index2][1], context], ["exit", events[index2][1], context]]);
+            nextEvents = push(nextEvents, [["enter", events[index3][1], context], ["exit", events[index3][1], context]]);
           }
-          splice(events, open3 - 1, index2 - open3 + 3, nextEvents);
-          index2 = open3 + nextEvents.length - offset - 2;
+          splice(events, open3 - 1, index3 - open3 + 3, nextEvents);
+          index3 = open3 + nextEvents.length - offset - 2;
           break;
         }
       }
     }
   }
-  index2 = -1;
-  while (++index2 < events.length) {
-    if (events[index2][1].type === "attentionSequence") {
-      events[index2][1].type = "data";
+  index3 = -1;
+  while (++index3 < events.length) {
+    if (events[index3][1].type === "attentionSequence") {
+      events[index3][1].type = "data";
     }
   }
   return events;
@@ -51515,12 +51532,12 @@ var init_code_indented = __esm({
 function resolveCodeText(events) {
   let tailExitIndex = events.length - 4;
   let headEnterIndex = 3;
-  let index2;
+  let index3;
   let enter;
   if ((events[headEnterIndex][1].type === "lineEnding" || events[headEnterIndex][1].type === "space") && (events[tailExitIndex][1].type === "lineEnding" || events[tailExitIndex][1].type === "space")) {
-    index2 = headEnterIndex;
-    while (++index2 < tailExitIndex) {
-      if (events[index2][1].type === "codeTextData") {
+    index3 = headEnterIndex;
+    while (++index3 < tailExitIndex) {
+      if (events[index3][1].type === "codeTextData") {
         events[headEnterIndex][1].type = "codeTextPadding";
         events[tailExitIndex][1].type = "codeTextPadding";
         headEnterIndex += 2;
@@ -51529,20 +51546,20 @@ function resolveCodeText(events) {
       }
     }
   }
-  index2 = headEnterIndex - 1;
+  index3 = headEnterIndex - 1;
   tailExitIndex++;
-  while (++index2 <= tailExitIndex) {
+  while (++index3 <= tailExitIndex) {
     if (enter === void 0) {
-      if (index2 !== tailExitIndex && events[index2][1].type !== "lineEnding") {
-        enter = index2;
+      if (index3 !== tailExitIndex && events[index3][1].type !== "lineEnding") {
+        enter = index3;
       }
-    } else if (index2 === tailExitIndex || events[index2][1].type === "lineEnding") {
+    } else if (index3 === tailExitIndex || events[index3][1].type === "lineEnding") {
       events[enter][1].type = "codeTextData";
-      if (index2 !== enter + 2) {
-        events[enter][1].end = events[index2 - 1][1].end;
-        events.splice(enter + 2, index2 - enter - 2);
-        tailExitIndex -= index2 - enter - 2;
-        index2 = enter + 2;
+      if (index3 !== enter + 2) {
+        events[enter][1].end = events[index3 - 1][1].end;
+        events.splice(enter + 2, index3 - enter - 2);
+        tailExitIndex -= index3 - enter - 2;
+        index3 = enter + 2;
       }
       enter = void 0;
     }
@@ -51667,12 +51684,12 @@ var init_splice_buffer = __esm({
        * @return {T}
        *   Item.
        */
-      get(index2) {
-        if (index2 < 0 || index2 >= this.left.length + this.right.length) {
-          throw new RangeError("Cannot access index `" + index2 + "` in a splice buffer of size `" + (this.left.length + this.right.length) + "`");
+      get(index3) {
+        if (index3 < 0 || index3 >= this.left.length + this.right.length) {
+          throw new RangeError("Cannot access index `" + index3 + "` in a splice buffer of size `" + (this.left.length + this.right.length) + "`");
         }
-        if (index2 < this.left.length) return this.left[index2];
-        return this.right[this.right.length - index2 + this.left.length - 1];
+        if (index3 < this.left.length) return this.left[index3];
+        return this.right[this.right.length - index3 + this.left.length - 1];
       }
       /**
        * The length of the splice buffer, one greater than the largest index in the
@@ -51833,7 +51850,7 @@ var init_splice_buffer = __esm({
 // node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
-  let index2 = -1;
+  let index3 = -1;
   let event;
   let lineIndex;
   let otherIndex;
@@ -51842,12 +51859,12 @@ function subtokenize(eventsArray) {
   let subevents;
   let more;
   const events = new SpliceBuffer(eventsArray);
-  while (++index2 < events.length) {
-    while (index2 in jumps) {
-      index2 = jumps[index2];
+  while (++index3 < events.length) {
+    while (index3 in jumps) {
+      index3 = jumps[index3];
     }
-    event = events.get(index2);
-    if (index2 && event[1].type === "chunkFlow" && events.get(index2 - 1)[1].type === "listItemPrefix") {
+    event = events.get(index3);
+    if (index3 && event[1].type === "chunkFlow" && events.get(index3 - 1)[1].type === "listItemPrefix") {
       subevents = event[1]._tokenizer.events;
       otherIndex = 0;
       if (otherIndex < subevents.length && subevents[otherIndex][1].type === "lineEndingBlank") {
@@ -51867,12 +51884,12 @@ function subtokenize(eventsArray) {
     }
     if (event[0] === "enter") {
       if (event[1].contentType) {
-        Object.assign(jumps, subcontent(events, index2));
-        index2 = jumps[index2];
+        Object.assign(jumps, subcontent(events, index3));
+        index3 = jumps[index3];
         more = true;
       }
     } else if (event[1]._container) {
-      otherIndex = index2;
+      otherIndex = index3;
       lineIndex = void 0;
       while (otherIndex--) {
         otherEvent = events.get(otherIndex);
@@ -51893,9 +51910,9 @@ function subtokenize(eventsArray) {
         event[1].end = {
           ...events.get(lineIndex)[1].start
         };
-        parameters = events.slice(lineIndex, index2);
+        parameters = events.slice(lineIndex, index3);
         parameters.unshift(event);
-        events.splice(lineIndex, index2 - lineIndex + 1, parameters);
+        events.splice(lineIndex, index3 - lineIndex + 1, parameters);
       }
     }
   }
@@ -51919,7 +51936,7 @@ function subcontent(events, eventIndex) {
   const gaps = {};
   let stream;
   let previous3;
-  let index2 = -1;
+  let index3 = -1;
   let current = token;
   let adjust = 0;
   let start = 0;
@@ -51948,12 +51965,12 @@ function subcontent(events, eventIndex) {
     current = current.next;
   }
   current = token;
-  while (++index2 < childEvents.length) {
+  while (++index3 < childEvents.length) {
     if (
       // Find a void token that includes a break.
-      childEvents[index2][0] === "exit" && childEvents[index2 - 1][0] === "enter" && childEvents[index2][1].type === childEvents[index2 - 1][1].type && childEvents[index2][1].start.line !== childEvents[index2][1].end.line
+      childEvents[index3][0] === "exit" && childEvents[index3 - 1][0] === "enter" && childEvents[index3][1].type === childEvents[index3 - 1][1].type && childEvents[index3][1].start.line !== childEvents[index3][1].end.line
     ) {
-      start = index2 + 1;
+      start = index3 + 1;
       breaks.push(start);
       current._tokenizer = void 0;
       current.previous = void 0;
@@ -51967,18 +51984,18 @@ function subcontent(events, eventIndex) {
   } else {
     breaks.pop();
   }
-  index2 = breaks.length;
-  while (index2--) {
-    const slice = childEvents.slice(breaks[index2], breaks[index2 + 1]);
+  index3 = breaks.length;
+  while (index3--) {
+    const slice = childEvents.slice(breaks[index3], breaks[index3 + 1]);
     const start2 = startPositions.pop();
     jumps.push([start2, start2 + slice.length - 1]);
     events.splice(start2, 2, slice);
   }
   jumps.reverse();
-  index2 = -1;
-  while (++index2 < jumps.length) {
-    gaps[adjust + jumps[index2][0]] = adjust + jumps[index2][1];
-    adjust += jumps[index2][1] - jumps[index2][0] - 1;
+  index3 = -1;
+  while (++index3 < jumps.length) {
+    gaps[adjust + jumps[index3][0]] = adjust + jumps[index3][1];
+    adjust += jumps[index3][1] - jumps[index3][0] - 1;
   }
   return gaps;
 }
@@ -52282,9 +52299,9 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
       return atBreak(code18);
     }
     effects.consume(code18);
-    return code18 === 92 ? escape : inside;
+    return code18 === 92 ? escape2 : inside;
   }
-  function escape(code18) {
+  function escape2(code18) {
     if (code18 === marker || code18 === 92) {
       effects.consume(code18);
       return inside;
@@ -52620,16 +52637,16 @@ var init_micromark_util_html_tag_name = __esm({
 
 // node_modules/micromark-core-commonmark/lib/html-flow.js
 function resolveToHtmlFlow(events) {
-  let index2 = events.length;
-  while (index2--) {
-    if (events[index2][0] === "enter" && events[index2][1].type === "htmlFlow") {
+  let index3 = events.length;
+  while (index3--) {
+    if (events[index3][0] === "enter" && events[index3][1].type === "htmlFlow") {
       break;
     }
   }
-  if (index2 > 1 && events[index2 - 2][1].type === "linePrefix") {
-    events[index2][1].start = events[index2 - 2][1].start;
-    events[index2 + 1][1].start = events[index2 - 2][1].start;
-    events.splice(index2 - 2, 2);
+  if (index3 > 1 && events[index3 - 2][1].type === "linePrefix") {
+    events[index3][1].start = events[index3 - 2][1].start;
+    events[index3 + 1][1].start = events[index3 - 2][1].start;
+    events.splice(index3 - 2, 2);
   }
   return events;
 }
@@ -52638,7 +52655,7 @@ function tokenizeHtmlFlow(effects, ok3, nok) {
   let marker;
   let closingTag;
   let buffer;
-  let index2;
+  let index3;
   let markerB;
   return start;
   function start(code18) {
@@ -52681,7 +52698,7 @@ function tokenizeHtmlFlow(effects, ok3, nok) {
     if (code18 === 91) {
       effects.consume(code18);
       marker = 5;
-      index2 = 0;
+      index3 = 0;
       return cdataOpenInside;
     }
     if (asciiAlpha(code18)) {
@@ -52700,9 +52717,9 @@ function tokenizeHtmlFlow(effects, ok3, nok) {
   }
   function cdataOpenInside(code18) {
     const value = "CDATA[";
-    if (code18 === value.charCodeAt(index2++)) {
+    if (code18 === value.charCodeAt(index3++)) {
       effects.consume(code18);
-      if (index2 === value.length) {
+      if (index3 === value.length) {
         return self2.interrupt ? ok3 : continuation;
       }
       return cdataOpenInside;
@@ -52990,7 +53007,7 @@ var init_html_flow = __esm({
 function tokenizeHtmlText(effects, ok3, nok) {
   const self2 = this;
   let marker;
-  let index2;
+  let index3;
   let returnState;
   return start;
   function start(code18) {
@@ -53025,7 +53042,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
     }
     if (code18 === 91) {
       effects.consume(code18);
-      index2 = 0;
+      index3 = 0;
       return cdataOpenInside;
     }
     if (asciiAlpha(code18)) {
@@ -53068,9 +53085,9 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
   function cdataOpenInside(code18) {
     const value = "CDATA[";
-    if (code18 === value.charCodeAt(index2++)) {
+    if (code18 === value.charCodeAt(index3++)) {
       effects.consume(code18);
-      return index2 === value.length ? cdata : cdataOpenInside;
+      return index3 === value.length ? cdata : cdataOpenInside;
     }
     return nok(code18);
   }
@@ -53301,15 +53318,15 @@ var init_html_text = __esm({
 
 // node_modules/micromark-core-commonmark/lib/label-end.js
 function resolveAllLabelEnd(events) {
-  let index2 = -1;
+  let index3 = -1;
   const newEvents = [];
-  while (++index2 < events.length) {
-    const token = events[index2][1];
-    newEvents.push(events[index2]);
+  while (++index3 < events.length) {
+    const token = events[index3][1];
+    newEvents.push(events[index3]);
     if (token.type === "labelImage" || token.type === "labelLink" || token.type === "labelEnd") {
       const offset = token.type === "labelImage" ? 4 : 2;
       token.type = "data";
-      index2 += offset;
+      index3 += offset;
     }
   }
   if (events.length !== newEvents.length) {
@@ -53318,30 +53335,30 @@ function resolveAllLabelEnd(events) {
   return events;
 }
 function resolveToLabelEnd(events, context) {
-  let index2 = events.length;
+  let index3 = events.length;
   let offset = 0;
   let open3;
   let close;
   let media;
-  while (index2--) {
-    const token = events[index2][1];
+  while (index3--) {
+    const token = events[index3][1];
     if (open3) {
       if (token.type === "link" || token.type === "labelLink" && token._inactive) {
         break;
       }
-      if (events[index2][0] === "enter" && token.type === "labelLink") {
+      if (events[index3][0] === "enter" && token.type === "labelLink") {
         token._inactive = true;
       }
     } else if (close) {
-      if (events[index2][0] === "enter" && (token.type === "labelImage" || token.type === "labelLink") && !token._balanced) {
-        open3 = index2;
+      if (events[index3][0] === "enter" && (token.type === "labelImage" || token.type === "labelLink") && !token._balanced) {
+        open3 = index3;
         if (token.type !== "labelLink") {
           offset = 2;
           break;
         }
       }
     } else if (token.type === "labelEnd") {
-      close = index2;
+      close = index3;
     }
   }
   const group = {
@@ -53824,25 +53841,25 @@ var init_list = __esm({
 // node_modules/micromark-core-commonmark/lib/setext-underline.js
 function resolveToSetextUnderline(events, context) {
   const editMap = new EditMap();
-  let index2 = events.length;
+  let index3 = events.length;
   let content3;
   let text4;
   let definition2;
-  while (index2--) {
-    if (events[index2][0] === "enter") {
-      if (events[index2][1].type === "content") {
-        content3 = index2;
+  while (index3--) {
+    if (events[index3][0] === "enter") {
+      if (events[index3][1].type === "content") {
+        content3 = index3;
         break;
       }
-      if (events[index2][1].type === "paragraph") {
-        text4 = index2;
+      if (events[index3][1].type === "paragraph") {
+        text4 = index3;
       }
     } else {
-      if (events[index2][1].type === "content") {
-        editMap.add(index2, 1, []);
+      if (events[index3][1].type === "content") {
+        editMap.add(index3, 1, []);
       }
-      if (!definition2 && events[index2][1].type === "definition") {
-        definition2 = index2;
+      if (!definition2 && events[index3][1].type === "definition") {
+        definition2 = index3;
       }
     }
   }
@@ -53874,11 +53891,11 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   let marker;
   return start;
   function start(code18) {
-    let index2 = self2.events.length;
+    let index3 = self2.events.length;
     let paragraph;
-    while (index2--) {
-      if (self2.events[index2][1].type !== "lineEnding" && self2.events[index2][1].type !== "linePrefix" && self2.events[index2][1].type !== "content") {
-        paragraph = self2.events[index2][1].type === "paragraph";
+    while (index3--) {
+      if (self2.events[index3][1].type !== "lineEnding" && self2.events[index3][1].type !== "linePrefix" && self2.events[index3][1].type !== "content") {
+        paragraph = self2.events[index3][1].type === "paragraph";
         break;
       }
     }
@@ -54032,10 +54049,10 @@ function initializeFactory(field) {
         return true;
       }
       const list3 = constructs2[code18];
-      let index2 = -1;
+      let index3 = -1;
       if (list3) {
-        while (++index2 < list3.length) {
-          const item = list3[index2];
+        while (++index3 < list3.length) {
+          const item = list3[index3];
           if (!item.previous || item.previous.call(self2, self2.previous)) {
             return true;
           }
@@ -54048,19 +54065,19 @@ function initializeFactory(field) {
 function createResolver(extraResolver) {
   return resolveAllText;
   function resolveAllText(events, context) {
-    let index2 = -1;
+    let index3 = -1;
     let enter;
-    while (++index2 <= events.length) {
+    while (++index3 <= events.length) {
       if (enter === void 0) {
-        if (events[index2] && events[index2][1].type === "data") {
-          enter = index2;
-          index2++;
+        if (events[index3] && events[index3][1].type === "data") {
+          enter = index3;
+          index3++;
         }
-      } else if (!events[index2] || events[index2][1].type !== "data") {
-        if (index2 !== enter + 2) {
-          events[enter][1].end = events[index2 - 1][1].end;
-          events.splice(enter + 2, index2 - enter - 2);
-          index2 = enter + 2;
+      } else if (!events[index3] || events[index3][1].type !== "data") {
+        if (index3 !== enter + 2) {
+          events[enter][1].end = events[index3 - 1][1].end;
+          events.splice(enter + 2, index3 - enter - 2);
+          index3 = enter + 2;
         }
         enter = void 0;
       }
@@ -54075,12 +54092,12 @@ function resolveAllLineSuffixes(events, context) {
     if ((eventIndex === events.length || events[eventIndex][1].type === "lineEnding") && events[eventIndex - 1][1].type === "data") {
       const data = events[eventIndex - 1][1];
       const chunks = context.sliceStream(data);
-      let index2 = chunks.length;
+      let index3 = chunks.length;
       let bufferIndex = -1;
       let size = 0;
       let tabs;
-      while (index2--) {
-        const chunk = chunks[index2];
+      while (index3--) {
+        const chunk = chunks[index3];
         if (typeof chunk === "string") {
           bufferIndex = chunk.length;
           while (chunk.charCodeAt(bufferIndex - 1) === 32) {
@@ -54096,7 +54113,7 @@ function resolveAllLineSuffixes(events, context) {
           size++;
         } else if (chunk === -1) {
         } else {
-          index2++;
+          index3++;
           break;
         }
       }
@@ -54107,8 +54124,8 @@ function resolveAllLineSuffixes(events, context) {
         const token = {
           type: eventIndex === events.length || tabs || size < 2 ? "lineSuffix" : "hardBreakTrailing",
           start: {
-            _bufferIndex: index2 ? bufferIndex : data.start._bufferIndex + bufferIndex,
-            _index: data.start._index + index2,
+            _bufferIndex: index3 ? bufferIndex : data.start._bufferIndex + bufferIndex,
+            _index: data.start._index + index3,
             line: data.end.line,
             column: data.end.column - size,
             offset: data.end.offset - size
@@ -54150,19 +54167,19 @@ __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
   contentInitial: () => contentInitial,
   disable: () => disable,
-  document: () => document2,
+  document: () => document3,
   flow: () => flow2,
   flowInitial: () => flowInitial,
   insideSpan: () => insideSpan,
   string: () => string5,
   text: () => text2
 });
-var document2, contentInitial, flowInitial, flow2, string5, text2, insideSpan, attentionMarkers, disable;
+var document3, contentInitial, flowInitial, flow2, string5, text2, insideSpan, attentionMarkers, disable;
 var init_constructs = __esm({
   "node_modules/micromark/lib/constructs.js"() {
     init_micromark_core_commonmark();
     init_text();
-    document2 = {
+    document3 = {
       [42]: list,
       [43]: list,
       [45]: list,
@@ -54508,11 +54525,11 @@ function sliceChunks(chunks, token) {
   return view;
 }
 function serializeChunks(chunks, expandTabs) {
-  let index2 = -1;
+  let index3 = -1;
   const result = [];
   let atTab;
-  while (++index2 < chunks.length) {
-    const chunk = chunks[index2];
+  while (++index3 < chunks.length) {
+    const chunk = chunks[index3];
     let value;
     if (typeof chunk === "string") {
       value = chunk;
@@ -54570,7 +54587,7 @@ function parse5(options) {
     constructs: constructs2,
     content: create(content),
     defined: [],
-    document: create(document),
+    document: create(document2),
     flow: create(flow),
     lazy: {},
     string: create(string4),
@@ -54578,8 +54595,8 @@ function parse5(options) {
   };
   return parser;
   function create(initial) {
-    return creator;
-    function creator(from) {
+    return creator2;
+    function creator2(from) {
       return createTokenizer(parser, initial, from);
     }
   }
@@ -54713,8 +54730,8 @@ function decode3($0, $1, $2) {
   const head = $2.charCodeAt(0);
   if (head === 35) {
     const head2 = $2.charCodeAt(1);
-    const hex3 = head2 === 120 || head2 === 88;
-    return decodeNumericCharacterReference($2.slice(hex3 ? 2 : 1), hex3 ? 16 : 10);
+    const hex4 = head2 === 120 || head2 === 88;
+    return decodeNumericCharacterReference($2.slice(hex4 ? 2 : 1), hex4 ? 16 : 10);
   }
   return decodeNamedCharacterReference($2) || $0;
 }
@@ -54894,11 +54911,11 @@ function compiler(options) {
     };
     const listStack = [];
     const prepared = [];
-    let index2 = -1;
-    while (++index2 < events.length) {
-      prepared.push(events[index2]);
-      if (events[index2][1].type === "listOrdered" || events[index2][1].type === "listUnordered") {
-        if (events[index2][0] === "enter") {
+    let index3 = -1;
+    while (++index3 < events.length) {
+      prepared.push(events[index3]);
+      if (events[index3][1].type === "listOrdered" || events[index3][1].type === "listUnordered") {
+        if (events[index3][0] === "enter") {
           listStack.push(prepared.length - 1);
         } else {
           const tail = listStack.pop();
@@ -54907,26 +54924,26 @@ function compiler(options) {
       }
     }
     events = prepared;
-    index2 = -1;
-    while (++index2 < events.length) {
-      const handler2 = config2[events[index2][0]];
-      if (events[index2][0] === "enter" && config2.beforeEnter.length > 0) {
+    index3 = -1;
+    while (++index3 < events.length) {
+      const handler2 = config2[events[index3][0]];
+      if (events[index3][0] === "enter" && config2.beforeEnter.length > 0) {
         callListeners(config2.beforeEnter, {
           ...context,
-          sliceSerialize: events[index2][2].sliceSerialize
-        }, events[index2][1]);
+          sliceSerialize: events[index3][2].sliceSerialize
+        }, events[index3][1]);
       }
-      if (own3.call(handler2, events[index2][1].type)) {
-        handler2[events[index2][1].type].call({
+      if (own3.call(handler2, events[index3][1].type)) {
+        handler2[events[index3][1].type].call({
           ...context,
-          sliceSerialize: events[index2][2].sliceSerialize
-        }, events[index2][1]);
+          sliceSerialize: events[index3][2].sliceSerialize
+        }, events[index3][1]);
       }
-      if (events[index2][0] === "exit" && config2.afterExit.length > 0) {
+      if (events[index3][0] === "exit" && config2.afterExit.length > 0) {
         callListeners(config2.afterExit, {
           ...context,
-          sliceSerialize: events[index2][2].sliceSerialize
-        }, events[index2][1]);
+          sliceSerialize: events[index3][2].sliceSerialize
+        }, events[index3][1]);
       }
     }
     if (context.tokenStack.length > 0) {
@@ -54946,21 +54963,21 @@ function compiler(options) {
         offset: 0
       })
     };
-    index2 = -1;
-    while (++index2 < config2.transforms.length) {
-      tree = config2.transforms[index2](tree) || tree;
+    index3 = -1;
+    while (++index3 < config2.transforms.length) {
+      tree = config2.transforms[index3](tree) || tree;
     }
     return tree;
   }
   function callListeners(listeners, context, token) {
-    let index2 = -1;
-    while (++index2 < listeners.length) {
-      listeners[index2].call(context, token);
+    let index3 = -1;
+    while (++index3 < listeners.length) {
+      listeners[index3].call(context, token);
     }
   }
   function prepareList(events, start) {
     const end = events.length - 1;
-    let index2 = start - 1;
+    let index3 = start - 1;
     let containerBalance = -1;
     let listSpread = false;
     let listItem2;
@@ -54968,8 +54985,8 @@ function compiler(options) {
     let firstBlankLineIndex;
     let atMarker;
     const insertions = [];
-    while (++index2 <= end) {
-      const event = events[index2];
+    while (++index3 <= end) {
+      const event = events[index3];
       switch (event[1].type) {
         case "listUnordered":
         case "listOrdered":
@@ -54985,7 +55002,7 @@ function compiler(options) {
         case "lineEndingBlank": {
           if (event[0] === "enter") {
             if (listItem2 && !atMarker && !containerBalance && !firstBlankLineIndex) {
-              firstBlankLineIndex = index2;
+              firstBlankLineIndex = index3;
             }
             atMarker = void 0;
           }
@@ -55004,7 +55021,7 @@ function compiler(options) {
       }
       if (!containerBalance && event[0] === "enter" && event[1].type === "listItemPrefix" || containerBalance === -1 && event[0] === "exit" && (event[1].type === "listUnordered" || event[1].type === "listOrdered")) {
         if (listItem2) {
-          let tailIndex = index2;
+          let tailIndex = index3;
           lineIndex = void 0;
           while (tailIndex--) {
             const tailEvent = events[tailIndex];
@@ -55026,7 +55043,7 @@ function compiler(options) {
           }
           listItem2.end = Object.assign({}, lineIndex ? events[lineIndex][1].start : event[1].end);
           insertions.push({
-            at: lineIndex || index2,
+            at: lineIndex || index3,
             event: ["exit", listItem2, event[2]]
           });
         }
@@ -55040,7 +55057,7 @@ function compiler(options) {
           };
           listItem2 = item;
           insertions.push({
-            at: index2,
+            at: index3,
             event: ["enter", item, event[2]]
           });
           firstBlankLineIndex = void 0;
@@ -55050,12 +55067,12 @@ function compiler(options) {
     }
     const listEvents = events.splice(start);
     let insertion = 0;
-    index2 = -1;
-    while (++index2 < listEvents.length) {
-      while (insertion < insertions.length && insertions[insertion].at === start + index2) {
+    index3 = -1;
+    while (++index3 < listEvents.length) {
+      while (insertion < insertions.length && insertions[insertion].at === start + index3) {
         events.push(insertions[insertion++].event);
       }
-      events.push(listEvents[index2]);
+      events.push(listEvents[index3]);
     }
     events[start][1]._spread = listSpread;
   }
@@ -55468,9 +55485,9 @@ function point2(d3) {
   };
 }
 function configure(combined, extensions) {
-  let index2 = -1;
-  while (++index2 < extensions.length) {
-    const value = extensions[index2];
+  let index3 = -1;
+  while (++index3 < extensions.length) {
+    const value = extensions[index3];
     if (Array.isArray(value)) {
       configure(combined, value);
     } else {
@@ -55560,10 +55577,10 @@ function ccount(value, character) {
     throw new TypeError("Expected character");
   }
   let count2 = 0;
-  let index2 = source.indexOf(character);
-  while (index2 !== -1) {
+  let index3 = source.indexOf(character);
+  while (index3 !== -1) {
     count2++;
-    index2 = source.indexOf(character, index2 + character.length);
+    index3 = source.indexOf(character, index3 + character.length);
   }
   return count2;
 }
@@ -55595,15 +55612,15 @@ var init_escape_string_regexp = __esm({
 // node_modules/unist-util-is/lib/index.js
 function anyFactory(tests) {
   const checks = [];
-  let index2 = -1;
-  while (++index2 < tests.length) {
-    checks[index2] = convert(tests[index2]);
+  let index3 = -1;
+  while (++index3 < tests.length) {
+    checks[index3] = convert(tests[index3]);
   }
   return castFactory(any2);
   function any2(...parameters) {
-    let index3 = -1;
-    while (++index3 < checks.length) {
-      if (checks[index3].apply(this, parameters)) return true;
+    let index4 = -1;
+    while (++index4 < checks.length) {
+      if (checks[index4].apply(this, parameters)) return true;
     }
     return false;
   }
@@ -55635,12 +55652,12 @@ function typeFactory(check2) {
 }
 function castFactory(testFunction) {
   return check2;
-  function check2(value, index2, parent) {
+  function check2(value, index3, parent) {
     return Boolean(
       looksLikeANode(value) && testFunction.call(
         this,
         value,
-        typeof index2 === "number" ? index2 : void 0,
+        typeof index3 === "number" ? index3 : void 0,
         parent || void 0
       )
     );
@@ -55756,7 +55773,7 @@ function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, rev
   const is2 = convert(check2);
   const step = preorder ? 1 : -1;
   factory(tree, void 0, [])();
-  function factory(node3, index2, parents) {
+  function factory(node3, index3, parents) {
     const value = (
       /** @type {Record<string, unknown>} */
       node3 && typeof node3 === "object" ? node3 : {}
@@ -55775,10 +55792,10 @@ function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, rev
     }
     return visit2;
     function visit2() {
-      const matches = !check2 || is2(node3, index2, parents[parents.length - 1] || void 0);
+      const matches = !check2 || is2(node3, index3, parents[parents.length - 1] || void 0);
       let result = empty;
       if (enter && matches) {
-        result = toResult(enter(node3, parents, index2));
+        result = toResult(enter(node3, parents, index3));
         if (result[0] === EXIT) {
           return result;
         }
@@ -55802,7 +55819,7 @@ function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, rev
         }
       }
       if (exit4 && matches) {
-        const exitResult = toResult(exit4(node3, parents, index2));
+        const exitResult = toResult(exit4(node3, parents, index3));
         if (exitResult[0] === SKIP) {
           throw new Error(
             "Unexpected value `" + exitResult[0] + "` from `exit`, expected `CONTINUE`, `EXIT`, index, or nothing"
@@ -55853,13 +55870,13 @@ function findAndReplace(tree, list3, options) {
   while (++pairIndex < pairs.length) {
     visitParents(tree, visitor);
   }
-  function visitor(node3, parents, index2) {
-    if (node3.type === "text" && typeof index2 === "number") {
-      return handler2(node3, parents, index2);
+  function visitor(node3, parents, index3) {
+    if (node3.type === "text" && typeof index3 === "number") {
+      return handler2(node3, parents, index3);
     }
-    if (ignored(node3, index2, parents[parents.length - 1])) return SKIP;
+    if (ignored(node3, index3, parents[parents.length - 1])) return SKIP;
   }
-  function handler2(node3, parents, index2) {
+  function handler2(node3, parents, index3) {
     const parent = parents[parents.length - 1];
     const find = pairs[pairIndex][0];
     const replace2 = pairs[pairIndex][1];
@@ -55902,11 +55919,11 @@ function findAndReplace(tree, list3, options) {
       if (start < node3.value.length) {
         add({ type: "text", value: node3.value.slice(start) });
       }
-      parent.children.splice(index2, 1, ...nodes);
+      parent.children.splice(index3, 1, ...nodes);
     } else {
       nodes = [node3];
     }
-    return index2 + nodes.length;
+    return index3 + nodes.length;
     function add(child) {
       const previous3 = nodes[nodes.length - 1];
       if (previous3 && previous3.type === "text" && child.type === "text") {
@@ -55929,9 +55946,9 @@ function toPairs(tupleOrList) {
     /** @type {FindAndReplaceTuple} */
     tupleOrList
   ];
-  let index2 = -1;
-  while (++index2 < list3.length) {
-    const tuple2 = list3[index2];
+  let index3 = -1;
+  while (++index3 < list3.length) {
+    const tuple2 = list3[index3];
     result.push([toExpression(tuple2[0]), toFunction(tuple2[1])]);
   }
   return result;
@@ -56022,7 +56039,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path20, match) {
+function findUrl(_, protocol, domain3, path21, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -56035,7 +56052,7 @@ function findUrl(_, protocol, domain3, path20, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path20);
+  const parts = splitUrl(domain3 + path21);
   const result = {
     type: "link",
     title: null,
@@ -56094,20 +56111,20 @@ function isCorrectDomain(domain3) {
   return true;
 }
 function splitUrl(url2) {
-  let index2 = url2.length;
-  while (index2 > 0) {
-    const code18 = url2.charCodeAt(index2 - 1);
+  let index3 = url2.length;
+  while (index3 > 0) {
+    const code18 = url2.charCodeAt(index3 - 1);
     if (code18 === 33 || code18 === 34 || code18 === 38 || code18 === 39 || code18 === 41 || code18 === 44 || code18 === 46 || code18 === 58 || code18 === 59 || code18 === 60 || code18 === 62 || code18 === 63 || code18 === 93 || code18 === 125) {
-      index2--;
+      index3--;
     } else {
       break;
     }
   }
-  if (index2 === url2.length) {
+  if (index3 === url2.length) {
     return [url2, void 0];
   }
-  let trail2 = url2.slice(index2);
-  url2 = url2.slice(0, index2);
+  let trail2 = url2.slice(index3);
+  url2 = url2.slice(0, index3);
   let closingParenIndex = trail2.indexOf(")");
   const openingParens = ccount(url2, "(");
   let closingParens = ccount(url2, ")");
@@ -56370,10 +56387,10 @@ function exitParagraphWithTaskListItem(token) {
     const head = node3.children[0];
     if (head && head.type === "text") {
       const siblings = parent.children;
-      let index2 = -1;
+      let index3 = -1;
       let firstParagraph;
-      while (++index2 < siblings.length) {
-        const sibling = siblings[index2];
+      while (++index3 < siblings.length) {
+        const sibling = siblings[index3];
         if (sibling.type === "paragraph") {
           firstParagraph = sibling;
           break;
@@ -56705,10 +56722,10 @@ function gfmAtext(code18) {
   return code18 === 43 || code18 === 45 || code18 === 46 || code18 === 95 || asciiAlphanumeric(code18);
 }
 function previousUnbalanced(events) {
-  let index2 = events.length;
+  let index3 = events.length;
   let result = false;
-  while (index2--) {
-    const token = events[index2][1];
+  while (index3--) {
+    const token = events[index3][1];
     if ((token.type === "labelLink" || token.type === "labelImage") && !token._balanced) {
       result = true;
       break;
@@ -56817,11 +56834,11 @@ function gfmFootnote() {
 }
 function tokenizePotentialGfmFootnoteCall(effects, ok3, nok) {
   const self2 = this;
-  let index2 = self2.events.length;
+  let index3 = self2.events.length;
   const defined = self2.parser.gfmFootnotes || (self2.parser.gfmFootnotes = []);
   let labelStart;
-  while (index2--) {
-    const token = self2.events[index2][1];
+  while (index3--) {
+    const token = self2.events[index3][1];
     if (token.type === "labelImage") {
       labelStart = token;
       break;
@@ -56849,25 +56866,25 @@ function tokenizePotentialGfmFootnoteCall(effects, ok3, nok) {
   }
 }
 function resolveToPotentialGfmFootnoteCall(events, context) {
-  let index2 = events.length;
+  let index3 = events.length;
   let labelStart;
-  while (index2--) {
-    if (events[index2][1].type === "labelImage" && events[index2][0] === "enter") {
-      labelStart = events[index2][1];
+  while (index3--) {
+    if (events[index3][1].type === "labelImage" && events[index3][0] === "enter") {
+      labelStart = events[index3][1];
       break;
     }
   }
-  events[index2 + 1][1].type = "data";
-  events[index2 + 3][1].type = "gfmFootnoteCallLabelMarker";
+  events[index3 + 1][1].type = "data";
+  events[index3 + 3][1].type = "gfmFootnoteCallLabelMarker";
   const call = {
     type: "gfmFootnoteCall",
-    start: Object.assign({}, events[index2 + 3][1].start),
+    start: Object.assign({}, events[index3 + 3][1].start),
     end: Object.assign({}, events[events.length - 1][1].end)
   };
   const marker = {
     type: "gfmFootnoteCallMarker",
-    start: Object.assign({}, events[index2 + 3][1].end),
-    end: Object.assign({}, events[index2 + 3][1].end)
+    start: Object.assign({}, events[index3 + 3][1].end),
+    end: Object.assign({}, events[index3 + 3][1].end)
   };
   marker.end.column++;
   marker.end.offset++;
@@ -56885,12 +56902,12 @@ function resolveToPotentialGfmFootnoteCall(events, context) {
   };
   const replacement = [
     // Take the `labelImageMarker` (now `data`, the `!`)
-    events[index2 + 1],
-    events[index2 + 2],
+    events[index3 + 1],
+    events[index3 + 2],
     ["enter", call, context],
     // The `[`
-    events[index2 + 3],
-    events[index2 + 4],
+    events[index3 + 3],
+    events[index3 + 4],
     // The `^`.
     ["enter", marker, context],
     ["exit", marker, context],
@@ -56904,7 +56921,7 @@ function resolveToPotentialGfmFootnoteCall(events, context) {
     events[events.length - 1],
     ["exit", call, context]
   ];
-  events.splice(index2, events.length - index2 + 1, ...replacement);
+  events.splice(index3, events.length - index3 + 1, ...replacement);
   return events;
 }
 function tokenizeGfmFootnoteCall(effects, ok3, nok) {
@@ -57103,42 +57120,42 @@ function gfmStrikethrough(options) {
     }
   };
   function resolveAllStrikethrough(events, context) {
-    let index2 = -1;
-    while (++index2 < events.length) {
-      if (events[index2][0] === "enter" && events[index2][1].type === "strikethroughSequenceTemporary" && events[index2][1]._close) {
-        let open3 = index2;
+    let index3 = -1;
+    while (++index3 < events.length) {
+      if (events[index3][0] === "enter" && events[index3][1].type === "strikethroughSequenceTemporary" && events[index3][1]._close) {
+        let open3 = index3;
         while (open3--) {
           if (events[open3][0] === "exit" && events[open3][1].type === "strikethroughSequenceTemporary" && events[open3][1]._open && // If the sizes are the same:
-          events[index2][1].end.offset - events[index2][1].start.offset === events[open3][1].end.offset - events[open3][1].start.offset) {
-            events[index2][1].type = "strikethroughSequence";
+          events[index3][1].end.offset - events[index3][1].start.offset === events[open3][1].end.offset - events[open3][1].start.offset) {
+            events[index3][1].type = "strikethroughSequence";
             events[open3][1].type = "strikethroughSequence";
             const strikethrough = {
               type: "strikethrough",
               start: Object.assign({}, events[open3][1].start),
-              end: Object.assign({}, events[index2][1].end)
+              end: Object.assign({}, events[index3][1].end)
             };
             const text4 = {
               type: "strikethroughText",
               start: Object.assign({}, events[open3][1].end),
-              end: Object.assign({}, events[index2][1].start)
+              end: Object.assign({}, events[index3][1].start)
             };
             const nextEvents = [["enter", strikethrough, context], ["enter", events[open3][1], context], ["exit", events[open3][1], context], ["enter", text4, context]];
             const insideSpan2 = context.parser.constructs.insideSpan.null;
             if (insideSpan2) {
-              splice(nextEvents, nextEvents.length, 0, resolveAll(insideSpan2, events.slice(open3 + 1, index2), context));
+              splice(nextEvents, nextEvents.length, 0, resolveAll(insideSpan2, events.slice(open3 + 1, index3), context));
             }
-            splice(nextEvents, nextEvents.length, 0, [["exit", text4, context], ["enter", events[index2][1], context], ["exit", events[index2][1], context], ["exit", strikethrough, context]]);
-            splice(events, open3 - 1, index2 - open3 + 3, nextEvents);
-            index2 = open3 + nextEvents.length - 2;
+            splice(nextEvents, nextEvents.length, 0, [["exit", text4, context], ["enter", events[index3][1], context], ["exit", events[index3][1], context], ["exit", strikethrough, context]]);
+            splice(events, open3 - 1, index3 - open3 + 3, nextEvents);
+            index3 = open3 + nextEvents.length - 2;
             break;
           }
         }
       }
     }
-    index2 = -1;
-    while (++index2 < events.length) {
-      if (events[index2][1].type === "strikethroughSequenceTemporary") {
-        events[index2][1].type = "data";
+    index3 = -1;
+    while (++index3 < events.length) {
+      if (events[index3][1].type === "strikethroughSequenceTemporary") {
+        events[index3][1].type = "data";
       }
     }
     return events;
@@ -57225,8 +57242,8 @@ var init_edit_map = __esm({
        * @returns {undefined}
        *   Nothing.
        */
-      add(index2, remove, add) {
-        addImplementation2(this, index2, remove, add);
+      add(index3, remove, add) {
+        addImplementation2(this, index3, remove, add);
       }
       // To do: add this when moving to `micromark`.
       // /**
@@ -57255,12 +57272,12 @@ var init_edit_map = __esm({
         if (this.map.length === 0) {
           return;
         }
-        let index2 = this.map.length;
+        let index3 = this.map.length;
         const vecs = [];
-        while (index2 > 0) {
-          index2 -= 1;
-          vecs.push(events.slice(this.map[index2][0] + this.map[index2][1]), this.map[index2][2]);
-          events.length = this.map[index2][0];
+        while (index3 > 0) {
+          index3 -= 1;
+          vecs.push(events.slice(this.map[index3][0] + this.map[index3][1]), this.map[index3][2]);
+          events.length = this.map[index3][0];
         }
         vecs.push(events.slice());
         events.length = 0;
@@ -57279,18 +57296,18 @@ var init_edit_map = __esm({
 });
 
 // node_modules/micromark-extension-gfm-table/lib/infer.js
-function gfmTableAlign(events, index2) {
+function gfmTableAlign(events, index3) {
   let inDelimiterRow = false;
   const align = [];
-  while (index2 < events.length) {
-    const event = events[index2];
+  while (index3 < events.length) {
+    const event = events[index3];
     if (inDelimiterRow) {
       if (event[0] === "enter") {
         if (event[1].type === "tableContent") {
-          align.push(events[index2 + 1][1].type === "tableDelimiterMarker" ? "left" : "none");
+          align.push(events[index3 + 1][1].type === "tableDelimiterMarker" ? "left" : "none");
         }
       } else if (event[1].type === "tableContent") {
-        if (events[index2 - 1][1].type === "tableDelimiterMarker") {
+        if (events[index3 - 1][1].type === "tableDelimiterMarker") {
           const alignIndex = align.length - 1;
           align[alignIndex] = align[alignIndex] === "left" ? "center" : "right";
         }
@@ -57300,7 +57317,7 @@ function gfmTableAlign(events, index2) {
     } else if (event[0] === "enter" && event[1].type === "tableDelimiterRow") {
       inDelimiterRow = true;
     }
-    index2 += 1;
+    index3 += 1;
   }
   return align;
 }
@@ -57328,19 +57345,19 @@ function tokenizeTable(effects, ok3, nok) {
   let seen;
   return start;
   function start(code18) {
-    let index2 = self2.events.length - 1;
-    while (index2 > -1) {
+    let index3 = self2.events.length - 1;
+    while (index3 > -1) {
       const {
         type
-      } = self2.events[index2][1];
+      } = self2.events[index3][1];
       if (type === "lineEnding" || // Note: markdown-rs uses `whitespace` instead of `linePrefix`
       type === "linePrefix") {
-        index2--;
+        index3--;
       } else {
         break;
       }
     }
-    const tail = index2 > -1 ? self2.events[index2][1].type : null;
+    const tail = index3 > -1 ? self2.events[index3][1].type : null;
     const next = tail === "tableHead" || tail === "tableRow" ? bodyRowStart : headRowBefore;
     if (next === bodyRowStart && self2.parser.lazy[self2.now().line]) {
       return nok(code18);
@@ -57542,7 +57559,7 @@ function tokenizeTable(effects, ok3, nok) {
   }
 }
 function resolveTable(events, context) {
-  let index2 = -1;
+  let index3 = -1;
   let inFirstCellAwaitingPipe = true;
   let rowKind = 0;
   let lastCell = [0, 0, 0, 0];
@@ -57553,8 +57570,8 @@ function resolveTable(events, context) {
   let currentBody;
   let currentCell;
   const map2 = new EditMap2();
-  while (++index2 < events.length) {
-    const event = events[index2];
+  while (++index3 < events.length) {
+    const event = events[index3];
     const token = event[1];
     if (event[0] === "enter") {
       if (token.type === "tableHead") {
@@ -57570,12 +57587,12 @@ function resolveTable(events, context) {
           // Note: correct end is set later.
           end: Object.assign({}, token.end)
         };
-        map2.add(index2, 0, [["enter", currentTable, context]]);
+        map2.add(index3, 0, [["enter", currentTable, context]]);
       } else if (token.type === "tableRow" || token.type === "tableDelimiterRow") {
         inFirstCellAwaitingPipe = true;
         currentCell = void 0;
         lastCell = [0, 0, 0, 0];
-        cell = [0, index2 + 1, 0, 0];
+        cell = [0, index3 + 1, 0, 0];
         if (afterHeadAwaitingFirstBodyRow) {
           afterHeadAwaitingFirstBodyRow = false;
           currentBody = {
@@ -57584,7 +57601,7 @@ function resolveTable(events, context) {
             // Note: correct end is set later.
             end: Object.assign({}, token.end)
           };
-          map2.add(index2, 0, [["enter", currentBody, context]]);
+          map2.add(index3, 0, [["enter", currentBody, context]]);
         }
         rowKind = token.type === "tableDelimiterRow" ? 2 : currentBody ? 3 : 1;
       } else if (rowKind && (token.type === "data" || token.type === "tableDelimiterMarker" || token.type === "tableDelimiterFiller")) {
@@ -57595,7 +57612,7 @@ function resolveTable(events, context) {
             currentCell = flushCell(map2, context, lastCell, rowKind, void 0, currentCell);
             lastCell = [0, 0, 0, 0];
           }
-          cell[2] = index2;
+          cell[2] = index3;
         }
       } else if (token.type === "tableCellDivider") {
         if (inFirstCellAwaitingPipe) {
@@ -57606,34 +57623,34 @@ function resolveTable(events, context) {
             currentCell = flushCell(map2, context, lastCell, rowKind, void 0, currentCell);
           }
           lastCell = cell;
-          cell = [lastCell[1], index2, 0, 0];
+          cell = [lastCell[1], index3, 0, 0];
         }
       }
     } else if (token.type === "tableHead") {
       afterHeadAwaitingFirstBodyRow = true;
-      lastTableEnd = index2;
+      lastTableEnd = index3;
     } else if (token.type === "tableRow" || token.type === "tableDelimiterRow") {
-      lastTableEnd = index2;
+      lastTableEnd = index3;
       if (lastCell[1] !== 0) {
         cell[0] = cell[1];
-        currentCell = flushCell(map2, context, lastCell, rowKind, index2, currentCell);
+        currentCell = flushCell(map2, context, lastCell, rowKind, index3, currentCell);
       } else if (cell[1] !== 0) {
-        currentCell = flushCell(map2, context, cell, rowKind, index2, currentCell);
+        currentCell = flushCell(map2, context, cell, rowKind, index3, currentCell);
       }
       rowKind = 0;
     } else if (rowKind && (token.type === "data" || token.type === "tableDelimiterMarker" || token.type === "tableDelimiterFiller")) {
-      cell[3] = index2;
+      cell[3] = index3;
     }
   }
   if (lastTableEnd !== 0) {
     flushTableEnd(map2, context, lastTableEnd, currentTable, currentBody);
   }
   map2.consume(context.events);
-  index2 = -1;
-  while (++index2 < context.events.length) {
-    const event = context.events[index2];
+  index3 = -1;
+  while (++index3 < context.events.length) {
+    const event = context.events[index3];
     if (event[0] === "enter" && event[1].type === "table") {
-      event[1]._align = gfmTableAlign(context.events, index2);
+      event[1]._align = gfmTableAlign(context.events, index3);
     }
   }
   return events;
@@ -57683,19 +57700,19 @@ function flushCell(map2, context, range, rowKind, rowEnd, previousCell) {
   }
   return previousCell;
 }
-function flushTableEnd(map2, context, index2, table2, tableBody) {
+function flushTableEnd(map2, context, index3, table2, tableBody) {
   const exits = [];
-  const related = getPoint(context.events, index2);
+  const related = getPoint(context.events, index3);
   if (tableBody) {
     tableBody.end = Object.assign({}, related);
     exits.push(["exit", tableBody, context]);
   }
   table2.end = Object.assign({}, related);
   exits.push(["exit", table2, context]);
-  map2.add(index2 + 1, 0, exits);
+  map2.add(index3 + 1, 0, exits);
 }
-function getPoint(events, index2) {
-  const event = events[index2];
+function getPoint(events, index3) {
+  const event = events[index3];
   const side = event[0] === "enter" ? "start" : "end";
   return event[1][side];
 }
@@ -57843,13 +57860,13 @@ function removeOnce(text4) {
   });
   const found = pieces.map((piece) => /[<[]/.test(piece) ? inspect(piece) : null);
   const bracketed = pieces.length > 1 ? pieces.map(bracketedLabels) : [];
-  const usedElsewhere = (index2, identifier) => bracketed.some((labels, other) => other !== index2 && labels.has(identifier));
-  return pieces.map((piece, index2) => {
-    const f = found[index2];
+  const usedElsewhere = (index3, identifier) => bracketed.some((labels, other) => other !== index3 && labels.has(identifier));
+  return pieces.map((piece, index3) => {
+    const f = found[index3];
     if (!f) return piece;
     const ranges = [...f.ranges];
     for (const node3 of f.definitions) {
-      if (!f.used.has(node3.identifier) && !usedElsewhere(index2, node3.identifier))
+      if (!f.used.has(node3.identifier) && !usedElsewhere(index3, node3.identifier))
         ranges.push(wholeBlock(piece, node3));
       else if (node3.title) ranges.push(...titleRange(piece, node3));
     }
@@ -58581,8 +58598,8 @@ function getAllMatches(string6, regex2) {
     const allmatches = [];
     allmatches.startIndex = regex2.lastIndex - match[0].length;
     const len = match.length;
-    for (let index2 = 0; index2 < len; index2++) {
-      allmatches.push(match[index2]);
+    for (let index3 = 0; index3 < len; index3++) {
+      allmatches.push(match[index3]);
     }
     matches.push(allmatches);
     match = regex2.exec(string6);
@@ -58953,8 +58970,8 @@ function validateAttrName(attrName) {
 function validateTagName(tagname) {
   return isName(tagname);
 }
-function getLineNumberForPosition(xmlData, index2) {
-  const lines = xmlData.substring(0, index2).split(/\r?\n/);
+function getLineNumberForPosition(xmlData, index3) {
+  const lines = xmlData.substring(0, index3).split(/\r?\n/);
   return {
     line: lines.length,
     // column number is last line's length + 1, because column numbering starts at 1:
@@ -59774,14 +59791,14 @@ var init_DocTypeReader = __esm({
                 }
               } else if (hasBody && hasSeq(xmlData, "!ELEMENT", i)) {
                 i += 8;
-                const { index: index2 } = this.readElementExp(xmlData, i + 1);
-                i = index2;
+                const { index: index3 } = this.readElementExp(xmlData, i + 1);
+                i = index3;
               } else if (hasBody && hasSeq(xmlData, "!ATTLIST", i)) {
                 i += 8;
               } else if (hasBody && hasSeq(xmlData, "!NOTATION", i)) {
                 i += 9;
-                const { index: index2 } = this.readNotationExp(xmlData, i + 1, this.suppressValidationErr);
-                i = index2;
+                const { index: index3 } = this.readNotationExp(xmlData, i + 1, this.suppressValidationErr);
+                i = index3;
               } else if (hasSeq(xmlData, "!--", i)) comment = true;
               else throw new Error(`Invalid DOCTYPE`);
               angleBracketsCount++;
@@ -60000,11 +60017,11 @@ var init_DocTypeReader = __esm({
         };
       }
     };
-    skipWhitespace = (data, index2) => {
-      while (index2 < data.length && /\s/.test(data[index2])) {
-        index2++;
+    skipWhitespace = (data, index3) => {
+      while (index3 < data.length && /\s/.test(data[index3])) {
+        index3++;
       }
-      return index2;
+      return index3;
     };
   }
 });
@@ -60783,16 +60800,16 @@ var init_Matcher = __esm({
        * @returns {string|undefined}
        */
       getCurrentTag() {
-        const path20 = this._matcher.path;
-        return path20.length > 0 ? path20[path20.length - 1].tag : void 0;
+        const path21 = this._matcher.path;
+        return path21.length > 0 ? path21[path21.length - 1].tag : void 0;
       }
       /**
        * Get current namespace.
        * @returns {string|undefined}
        */
       getCurrentNamespace() {
-        const path20 = this._matcher.path;
-        return path20.length > 0 ? path20[path20.length - 1].namespace : void 0;
+        const path21 = this._matcher.path;
+        return path21.length > 0 ? path21[path21.length - 1].namespace : void 0;
       }
       /**
        * Get current node's attribute value.
@@ -60800,9 +60817,9 @@ var init_Matcher = __esm({
        * @returns {*}
        */
       getAttrValue(attrName) {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return void 0;
-        return path20[path20.length - 1].values?.[attrName];
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return void 0;
+        return path21[path21.length - 1].values?.[attrName];
       }
       /**
        * Check if current node has an attribute.
@@ -60810,9 +60827,9 @@ var init_Matcher = __esm({
        * @returns {boolean}
        */
       hasAttr(attrName) {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return false;
-        const current = path20[path20.length - 1];
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return false;
+        const current = path21[path21.length - 1];
         return current.values !== void 0 && attrName in current.values;
       }
       /**
@@ -60838,18 +60855,18 @@ var init_Matcher = __esm({
        * @returns {number}
        */
       getPosition() {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return -1;
-        return path20[path20.length - 1].position ?? 0;
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return -1;
+        return path21[path21.length - 1].position ?? 0;
       }
       /**
        * Get current node's repeat counter (occurrence count of this tag name).
        * @returns {number}
        */
       getCounter() {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return -1;
-        return path20[path20.length - 1].counter ?? 0;
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return -1;
+        return path21[path21.length - 1].counter ?? 0;
       }
       /**
        * Get current node's sibling index (alias for getPosition).
@@ -61987,11 +62004,11 @@ var init_sql_strict = __esm({
 // node_modules/is-unsafe/src/util/decode-entities.js
 function decodeEntities(input2) {
   if (input2.indexOf("&") === -1) return input2;
-  return input2.replace(ENTITY_RE, (match, hex3, dec, name) => {
+  return input2.replace(ENTITY_RE, (match, hex4, dec, name) => {
     if (name !== void 0) {
       return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : match;
     }
-    const cp2 = hex3 !== void 0 ? parseInt(hex3, 16) : parseInt(dec, 10);
+    const cp2 = hex4 !== void 0 ? parseInt(hex4, 16) : parseInt(dec, 10);
     if (!Number.isFinite(cp2) || cp2 > 1114111) return match;
     return String.fromCodePoint(cp2);
   });
@@ -62239,15 +62256,15 @@ function buildAttributesMap(attrStr, jPath, tagName, force = false) {
     return attrs;
   }
 }
-function getOriginalIndex(index2, crlfPositions) {
+function getOriginalIndex(index3, crlfPositions) {
   let low = 0;
   let high = crlfPositions.length;
   while (low < high) {
     const middle = Math.floor((low + high) / 2);
-    if (crlfPositions[middle] < index2) low = middle + 1;
+    if (crlfPositions[middle] < index3) low = middle + 1;
     else high = middle;
   }
-  return index2 + low;
+  return index3 + low;
 }
 function addChild(currentNode, childNode, matcher, startIndex) {
   if (!this.options.captureMetaData) startIndex = void 0;
@@ -62308,24 +62325,24 @@ function tagExpWithClosingIndex(xmlData, i, closingChar = ">") {
   const closeCode1 = closingChar.length > 1 ? closingChar.charCodeAt(1) : -1;
   let result = "";
   let segmentStart = i;
-  for (let index2 = i; index2 < len; index2++) {
-    const code18 = xmlData.charCodeAt(index2);
+  for (let index3 = i; index3 < len; index3++) {
+    const code18 = xmlData.charCodeAt(index3);
     if (code18 === 34 || code18 === 39) {
-      index2 = xmlData.indexOf(xmlData[index2], index2 + 1);
-      if (index2 === -1) return;
+      index3 = xmlData.indexOf(xmlData[index3], index3 + 1);
+      if (index3 === -1) return;
     } else if (code18 === closeCode0) {
       if (closeCode1 !== -1) {
-        if (xmlData.charCodeAt(index2 + 1) === closeCode1) {
-          result += xmlData.substring(segmentStart, index2);
-          return { data: result, index: index2 };
+        if (xmlData.charCodeAt(index3 + 1) === closeCode1) {
+          result += xmlData.substring(segmentStart, index3);
+          return { data: result, index: index3 };
         }
       } else {
-        result += xmlData.substring(segmentStart, index2);
-        return { data: result, index: index2 };
+        result += xmlData.substring(segmentStart, index3);
+        return { data: result, index: index3 };
       }
     } else if (code18 === 9) {
-      result += xmlData.substring(segmentStart, index2) + " ";
-      segmentStart = index2 + 1;
+      result += xmlData.substring(segmentStart, index3) + " ";
+      segmentStart = index3 + 1;
     }
   }
 }
@@ -62536,9 +62553,9 @@ var init_OrderedObjParser = __esm({
     parseXml = function(xmlData) {
       const options = this.options;
       const crlfPositions = options.captureMetaData ? [] : void 0;
-      xmlData = xmlData.replace(/\r\n?/g, options.captureMetaData ? (newline, index2) => {
+      xmlData = xmlData.replace(/\r\n?/g, options.captureMetaData ? (newline, index3) => {
         if (newline.length === 2) {
-          crlfPositions.push(index2 - crlfPositions.length);
+          crlfPositions.push(index3 - crlfPositions.length);
         }
         return "\n";
       } : "\n");
@@ -63798,6 +63815,23230 @@ var init_commit_author = __esm({
   }
 });
 
+// src/worker/checkout/held-secrets.ts
+function secretName(name) {
+  if (MODEL_KEYS.has(name)) return true;
+  if (/_URL$/i.test(name)) return false;
+  return looksSecret(name.replace(/^(INPUT_|ACTIONS_)/i, ""));
+}
+function heldSecrets(env, token) {
+  const secrets = [{ name: "the GitHub token (`github-token`)", value: token }];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.startsWith("/") || !secretName(name)) continue;
+    secrets.push({ name, value });
+  }
+  return secrets;
+}
+var MODEL_KEYS;
+var init_held_secrets = __esm({
+  "src/worker/checkout/held-secrets.ts"() {
+    "use strict";
+    init_presets();
+    init_agent_env();
+    MODEL_KEYS = new Set(ALL_MODEL_KEYS);
+  }
+});
+
+// src/core/gates/human-gate.ts
+function caseVariants(part) {
+  const lower = part.toLowerCase();
+  const capital = lower[0].toUpperCase() + lower.slice(1);
+  return `(?:${lower}|${capital}|${lower.toUpperCase()})`;
+}
+function identifierWord(parts, suffix = "") {
+  const separator = "[_\\-. ]?";
+  const variants = parts.map(caseVariants);
+  const tail = variants.slice(1).map((variant) => separator + variant).join("");
+  const first = parts[0].toLowerCase();
+  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
+  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
+  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
+  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
+  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
+}
+function regexFind(re) {
+  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  return (text4) => {
+    global2.lastIndex = 0;
+    const match = global2.exec(text4);
+    return match ? match[0] : null;
+  };
+}
+function wordRule(name, parts, suffix = "") {
+  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
+}
+function forcedRemovals(text4) {
+  const found = [];
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
+      let recursive2 = false;
+      let force = false;
+      const targets = [];
+      let j2 = i + 1;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
+        if (word === "--") continue;
+        if (word === "--recursive") recursive2 = true;
+        else if (word === "--force") force = true;
+        else if (/^-[a-zA-Z]+$/.test(word)) {
+          if (/[rR]/.test(word)) recursive2 = true;
+          if (/f/.test(word)) force = true;
+        } else if (word.startsWith("--")) continue;
+        else targets.push(word.replace(/^["']|["']$/g, ""));
+      }
+      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
+      i = j2;
+    }
+  }
+  return found;
+}
+function removalRule(name, never2, target) {
+  return {
+    name,
+    never: never2,
+    find: (text4) => {
+      const hit = forcedRemovals(text4).find(
+        (removal) => !target || removal.targets.some((t) => target.test(t))
+      );
+      return hit ? hit.match : null;
+    }
+  };
+}
+function forcedPush(text4) {
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
+      let j2 = i + 1;
+      let valueMayFollow = false;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
+        if (word === "push") break;
+        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
+        else break;
+      }
+      if (words[j2] !== "push") {
+        i = j2 - 1;
+        continue;
+      }
+      for (let k2 = j2 + 1; k2 < words.length; k2++) {
+        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
+          return words.slice(i, k2 + 1).join(" ");
+      }
+      break;
+    }
+  }
+  return null;
+}
+function globBody(glob) {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        const slash = glob[i + 2] === "/";
+        out += slash ? "(?:.*/)?" : ".*";
+        i += slash ? 2 : 1;
+      } else out += "[^/]*";
+    } else if (c === "?") out += "[^/]";
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end < 0) out += "\\{";
+      else {
+        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
+        i = end;
+      }
+    } else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
+  }
+  return out;
+}
+function globToRegExp(glob) {
+  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  if (pattern.endsWith("/")) pattern += "**";
+  if (pattern.startsWith("/")) pattern = pattern.slice(1);
+  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
+  return new RegExp(`^${globBody(pattern)}$`);
+}
+function pathRule(glob, never2) {
+  return { name: glob, never: never2, test: pathGlobTest(glob) };
+}
+function pathGlobTest(glob) {
+  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
+  return (path21) => re.test(path21);
+}
+function userPatternRule(source) {
+  const compiled = compileGatePattern(source);
+  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
+  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
+}
+function unquoteGitPath(path21) {
+  const p = path21.trim();
+  if (!p.startsWith('"')) return p;
+  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
+}
+function stripPrefix(path21) {
+  const p = unquoteGitPath(path21).replace(/\t.*$/, "");
+  if (p === "/dev/null") return null;
+  return p.replace(/^[abciow]\//, "");
+}
+function parseUnifiedDiff(diff) {
+  const added = [];
+  const paths = /* @__PURE__ */ new Set();
+  let file2 = "";
+  let oldLeft = 0;
+  let newLeft = 0;
+  let newLine = 0;
+  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      const marker = line[0];
+      if (marker === "+") {
+        added.push({ file: file2, line: newLine, text: line.slice(1) });
+        newLine++;
+        newLeft--;
+      } else if (marker === "-") oldLeft--;
+      else if (marker === " " || line === "") {
+        oldLeft--;
+        newLeft--;
+        newLine++;
+      }
+      continue;
+    }
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
+    if (git) {
+      const path21 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path21) {
+        file2 = path21;
+        paths.add(path21);
+      }
+      continue;
+    }
+    const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
+    if (header2) {
+      const path21 = stripPrefix(header2[1]);
+      if (path21) {
+        paths.add(path21);
+        if (line.startsWith("+++")) file2 = path21;
+        else if (!file2) file2 = path21;
+      }
+      continue;
+    }
+    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (rename2) {
+      paths.add(unquoteGitPath(rename2[1]));
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
+      newLine = Number(hunk[2]);
+      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
+    }
+  }
+  return { added, paths: [...paths] };
+}
+function excerpt(text4, max = 120) {
+  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function normalizePath(path21) {
+  return path21.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+}
+function matchHumanGate(input2, options) {
+  const textRules = [...NEVER_TEXT_RULES];
+  const pathRules = [...NEVER_PATH_RULES];
+  if (options.enabled) {
+    textRules.push(
+      ...DEFAULT_TEXT_RULES,
+      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
+    );
+    pathRules.push(
+      ...DEFAULT_PATH_RULES,
+      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
+    );
+  }
+  const hits = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (rule, where, match) => {
+    const key = `${rule.name}\0${where}\0${match}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
+  };
+  for (const command of input2.commands) {
+    for (const rule of textRules) {
+      const found = rule.find(command);
+      if (found) add(rule, "command", excerpt(found));
+    }
+  }
+  const diff = parseUnifiedDiff(input2.diff);
+  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
+  for (const path21 of paths) {
+    for (const rule of pathRules)
+      if (rule.test(path21)) add(rule, "path", path21.length > 200 ? `${path21.slice(0, 199)}\u2026` : path21);
+  }
+  for (const line of diff.added) {
+    for (const rule of textRules) {
+      const found = rule.find(line.text);
+      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
+    }
+  }
+  const ordered = [
+    ...hits.filter((hit) => hit.neverAutoApprove),
+    ...hits.filter((hit) => !hit.neverAutoApprove)
+  ];
+  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
+}
+var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
+var init_human_gate = __esm({
+  "src/core/gates/human-gate.ts"() {
+    "use strict";
+    init_gate_pattern();
+    HUMAN_GATE_MAX_HITS = 50;
+    SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
+    ROOT_TARGET = /^\/\*?$/;
+    HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
+    GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
+      "-C",
+      "-c",
+      "--git-dir",
+      "--work-tree",
+      "--namespace",
+      "--config-env"
+    ]);
+    FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
+    FORCE_REFSPEC = /^\+[\w./-]/;
+    NEVER_TEXT_RULES = [
+      { name: "push --force", never: true, find: forcedPush },
+      removalRule("rm -rf /", true, ROOT_TARGET),
+      removalRule("rm -rf ~", true, HOME_TARGET),
+      { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
+      { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
+      {
+        name: "production deploy",
+        never: true,
+        find: regexFind(
+          /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
+        )
+      },
+      { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
+    ];
+    DEFAULT_TEXT_RULES = [
+      wordRule("deploy", ["deploy"], "s|ed|ing"),
+      { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
+      wordRule("migrate", ["migrate"], "s|d"),
+      { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
+      {
+        name: "publish",
+        never: false,
+        find: regexFind(
+          /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
+        )
+      },
+      removalRule("rm -rf", false),
+      { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
+      {
+        name: "delete from",
+        never: false,
+        // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
+        find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
+      },
+      {
+        name: "terraform apply",
+        never: false,
+        find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
+      },
+      wordRule("production", ["production"]),
+      wordRule("api.*key", ["api", "key"], "s"),
+      wordRule("secret", ["secret"], "s"),
+      wordRule("password", ["password"], "s")
+    ];
+    DEFAULT_HUMAN_GATE_PATTERNS = [
+      ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
+    ];
+    NEVER_AUTO_APPROVE = [
+      ...NEVER_TEXT_RULES.map((rule) => rule.name),
+      ".github/autopilot.{yml,yaml}"
+    ];
+    DEFAULT_HUMAN_GATE_PATHS = [
+      ".github/workflows/**",
+      // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+      // the repository's secrets and who must review: never merged without a person.
+      ".github/**",
+      "**/migrations/**",
+      "**/db/migrate/**",
+      ".env*",
+      "terraform/**",
+      "*.tf",
+      "*.tfvars",
+      "CODEOWNERS"
+    ];
+    NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
+    DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
+  }
+});
+
+// src/core/gates/secret-leak.ts
+function utf8(value) {
+  return new TextEncoder().encode(value);
+}
+function base643(bytes) {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/=+$/, "");
+}
+function base64Cores(bytes) {
+  const cores = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = new Uint8Array(offset + bytes.length);
+    padded.set(bytes, offset);
+    const start = Math.ceil(8 * offset / 6);
+    const end = Math.floor(8 * (offset + bytes.length) / 6);
+    cores.push(base643(padded).slice(start, end));
+  }
+  return cores;
+}
+function hex3(bytes) {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+function needlesOf(value) {
+  const bytes = utf8(value);
+  const cores = base64Cores(bytes);
+  const needles = [
+    { text: value, form: "plain" },
+    ...cores.map((text4) => ({ text: text4, form: "base64" })),
+    ...cores.map((text4) => ({
+      text: text4.replace(/\+/g, "-").replace(/\//g, "_"),
+      form: "base64url"
+    })),
+    { text: hex3(bytes), form: "hex" },
+    { text: hex3(bytes).toUpperCase(), form: "hex" }
+  ];
+  const seen = /* @__PURE__ */ new Set();
+  return needles.filter((needle) => {
+    if (seen.has(needle.text)) return false;
+    seen.add(needle.text);
+    return true;
+  });
+}
+function percentDecode(text4, form) {
+  const spaced = form ? text4.replace(/\+/g, " ") : text4;
+  return spaced.replace(
+    /%([0-9A-Fa-f]{2})/g,
+    (_, code18) => String.fromCharCode(Number.parseInt(code18, 16))
+  );
+}
+function latin1OfUtf8(value) {
+  let out = "";
+  for (const byte of utf8(value)) out += String.fromCharCode(byte);
+  return out;
+}
+function addedByFile(diff) {
+  const parsed = parseUnifiedDiff(diff);
+  const byPath2 = /* @__PURE__ */ new Map();
+  for (const added of parsed.added) {
+    let file2 = byPath2.get(added.file);
+    if (!file2) {
+      file2 = { path: added.file, lines: [], numbers: [] };
+      byPath2.set(added.file, file2);
+    }
+    file2.lines.push(added.text);
+    file2.numbers.push(added.line);
+  }
+  return { files: [...byPath2.values()], paths: parsed.paths };
+}
+function prepare(secrets) {
+  const byValue = /* @__PURE__ */ new Map();
+  for (const secret of secrets) {
+    if (!secret.value) continue;
+    const names = byValue.get(secret.value) ?? [];
+    if (!names.includes(secret.name)) names.push(secret.name);
+    byValue.set(secret.value, names);
+  }
+  const prepared = [];
+  const tooShort = [];
+  for (const [value, names] of byValue) {
+    const name = names.join(" / ");
+    if (value.length < MIN_SECRET_LENGTH) tooShort.push(name);
+    else prepared.push({ name, needles: needlesOf(value), decoded: latin1OfUtf8(value), plain: value });
+  }
+  return { prepared, tooShort };
+}
+function findIn(plain, squeezed, decoded, secret) {
+  for (const needle of secret.needles) {
+    const within = needle.form === "base64" || needle.form === "base64url" ? squeezed : plain;
+    const index3 = within.text.indexOf(needle.text);
+    if (index3 >= 0) return { form: needle.form, line: within.lineAt(index3) };
+  }
+  for (const text4 of decoded) {
+    const index3 = text4.text.indexOf(secret.decoded);
+    if (index3 >= 0) return { form: "url-encoded", line: text4.lineAt(index3) };
+  }
+  return null;
+}
+function findSecretLeaks(diff, secrets) {
+  const { prepared, tooShort } = prepare(secrets);
+  const leaks = [];
+  if (prepared.length === 0) return { leaks, tooShort };
+  const { files, paths } = addedByFile(diff);
+  for (const file2 of files) {
+    const plain = new JoinedLines(file2.lines, "\n");
+    const squeezed = new JoinedLines(
+      file2.lines.map((line) => line.replace(/\s+/g, "")),
+      ""
+    );
+    const decoded = [false, true].filter((form) => form ? plain.text.includes("+") : plain.text.includes("%")).map(
+      (form) => new JoinedLines(
+        file2.lines.map((line) => percentDecode(line, form)),
+        "\n"
+      )
+    );
+    for (const secret of prepared) {
+      const found = findIn(plain, squeezed, decoded, secret);
+      if (found)
+        leaks.push({
+          path: file2.path,
+          line: file2.numbers[found.line],
+          secret: secret.name,
+          form: found.form
+        });
+    }
+  }
+  for (const path21 of paths) {
+    const one2 = new JoinedLines([path21], "");
+    const decoded = [new JoinedLines([percentDecode(path21, false)], "")];
+    for (const secret of prepared) {
+      const found = findIn(one2, one2, decoded, secret);
+      if (found) leaks.push({ path: path21, line: null, secret: secret.name, form: found.form });
+    }
+  }
+  return { leaks: leaks.slice(0, MAX_SECRET_LEAKS), tooShort };
+}
+function describeSecretLeak(leak) {
+  const path21 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
+  const where = leak.line === null ? `the path \`${path21}\`` : `\`${path21}\` line ${leak.line}`;
+  const form = leak.form === "plain" ? "" : ` (${leak.form})`;
+  return `${where}: the value of ${leak.secret}${form}`;
+}
+var MIN_SECRET_LENGTH, MAX_SECRET_LEAKS, JoinedLines;
+var init_secret_leak = __esm({
+  "src/core/gates/secret-leak.ts"() {
+    "use strict";
+    init_human_gate();
+    MIN_SECRET_LENGTH = 8;
+    MAX_SECRET_LEAKS = 20;
+    JoinedLines = class {
+      text;
+      starts = [];
+      constructor(lines, separator) {
+        let at = 0;
+        for (const line of lines) {
+          this.starts.push(at);
+          at += line.length + separator.length;
+        }
+        this.text = lines.join(separator);
+      }
+      /** The index (into the lines) of the line holding `index`. */
+      lineAt(index3) {
+        let low = 0;
+        let high = this.starts.length - 1;
+        while (low < high) {
+          const mid = low + high + 1 >> 1;
+          if (this.starts[mid] <= index3) low = mid;
+          else high = mid - 1;
+        }
+        return low;
+      }
+    };
+  }
+});
+
+// node_modules/boundary/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/boundary/lib/index.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.binarySearch = exports2.upperBound = exports2.lowerBound = exports2.compare = void 0;
+    function compare(v1, v2) {
+      return v1 < v2;
+    }
+    exports2.compare = compare;
+    function upperBound(array2, value, comp = compare) {
+      let len = array2.length;
+      let i = 0;
+      while (len) {
+        let diff = len >>> 1;
+        let cursor = i + diff;
+        if (comp(value, array2[cursor])) {
+          len = diff;
+        } else {
+          i = cursor + 1;
+          len -= diff + 1;
+        }
+      }
+      return i;
+    }
+    exports2.upperBound = upperBound;
+    function lowerBound(array2, value, comp = compare) {
+      let len = array2.length;
+      let i = 0;
+      while (len) {
+        let diff = len >>> 1;
+        let cursor = i + diff;
+        if (comp(array2[cursor], value)) {
+          i = cursor + 1;
+          len -= diff + 1;
+        } else {
+          len = diff;
+        }
+      }
+      return i;
+    }
+    exports2.lowerBound = lowerBound;
+    function binarySearch(array2, value, comp = compare) {
+      let cursor = lowerBound(array2, value, comp);
+      return cursor !== array2.length && !comp(value, array2[cursor]);
+    }
+    exports2.binarySearch = binarySearch;
+  }
+});
+
+// node_modules/structured-source/lib/structured-source.js
+var require_structured_source = __commonJS({
+  "node_modules/structured-source/lib/structured-source.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.StructuredSource = void 0;
+    var boundary_1 = require_lib();
+    var StructuredSource2 = class {
+      /**
+       * @constructs StructuredSource
+       * @param {string} source - source code text.
+       */
+      constructor(source) {
+        this.indice = [0];
+        let regexp = /[\r\n\u2028\u2029]/g;
+        const length = source.length;
+        regexp.lastIndex = 0;
+        while (true) {
+          let result = regexp.exec(source);
+          if (!result) {
+            break;
+          }
+          let index3 = result.index;
+          if (source.charCodeAt(index3) === 13 && source.charCodeAt(index3 + 1) === 10) {
+            index3 += 1;
+          }
+          let nextIndex = index3 + 1;
+          if (length < nextIndex) {
+            break;
+          }
+          this.indice.push(nextIndex);
+          regexp.lastIndex = nextIndex;
+        }
+      }
+      get line() {
+        return this.indice.length;
+      }
+      /**
+       * @param {SourceLocation} loc - location indicator.
+       * @return {[ number, number ]} range.
+       */
+      locationToRange(loc) {
+        return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
+      }
+      /**
+       * @param {[ number, number ]} range - pair of indice.
+       * @return {SourceLocation} location.
+       */
+      rangeToLocation(range) {
+        return {
+          start: this.indexToPosition(range[0]),
+          end: this.indexToPosition(range[1])
+        };
+      }
+      /**
+       * @param {SourcePosition} pos - position indicator.
+       * @return {number} index.
+       */
+      positionToIndex(pos) {
+        let start = this.indice[pos.line - 1];
+        return start + pos.column;
+      }
+      /**
+       * @param {number} index - index to the source code.
+       * @return {SourcePosition} position.
+       */
+      indexToPosition(index3) {
+        const startLine = (0, boundary_1.upperBound)(this.indice, index3);
+        return {
+          line: startLine,
+          column: index3 - this.indice[startLine - 1]
+        };
+      }
+    };
+    exports2.StructuredSource = StructuredSource2;
+  }
+});
+
+// node_modules/@secretlint/core/module/helper/invariant.js
+function invariant(condition, message) {
+  if (!condition)
+    throw new Error(message);
+}
+var init_invariant = __esm({
+  "node_modules/@secretlint/core/module/helper/invariant.js"() {
+  }
+});
+
+// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+var import_structured_source, SecretLintSourceCodeImpl;
+var init_SecretLintSourceCodeImpl = __esm({
+  "node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js"() {
+    import_structured_source = __toESM(require_structured_source(), 1);
+    init_invariant();
+    SecretLintSourceCodeImpl = class {
+      hasBOM;
+      content;
+      filePath;
+      physicalFilePath;
+      contentType;
+      ext;
+      structuredSource;
+      constructor({ content: content3 = "", ext, filePath, physicalFilePath, contentType }) {
+        invariant(ext || filePath, "should be set either of fileExt or filePath.");
+        this.hasBOM = content3.charCodeAt(0) === 65279;
+        this.content = this.hasBOM ? content3.slice(1) : content3;
+        this.structuredSource = new import_structured_source.StructuredSource(this.content);
+        this.filePath = filePath;
+        this.physicalFilePath = physicalFilePath;
+        this.contentType = contentType;
+        this.ext = ext;
+      }
+      /**
+       * get file path
+       * This return `undefined` if the source code is created without file path.
+       * For example, use core API to create a source code directly.
+       *
+       * You can use this path to detect file type.
+       * However, if you want to read the file content, use `getPhysicalFilePath` instead.
+       * @returns {string|undefined}
+       */
+      getFilePath() {
+        return this.filePath;
+      }
+      /**
+       * get physical file path
+       * This return `undefined` if the source code is not related to file.
+       * For example, the source code is given from the stdin.
+       *
+       * You can use this path to read the file content.
+       */
+      getPhysicalFilePath() {
+        return this.physicalFilePath;
+      }
+      /**
+       * @param {SecretLintSourceNodeLocation} loc - location indicator.
+       * @return {[ number, number ]} range.
+       */
+      locationToRange(loc) {
+        return this.structuredSource.locationToRange(loc);
+      }
+      /**
+       * @param {[ number, number ]} range - pair of indice.
+       * @return {SecretLintSourceNodeLocation} location.
+       */
+      rangeToLocation(range) {
+        const location = this.structuredSource.rangeToLocation(range);
+        return {
+          start: {
+            line: location.start.line,
+            column: location.start.column
+          },
+          end: {
+            line: location.end.line,
+            column: location.end.column
+          }
+        };
+      }
+      /**
+       * @param {Position} pos - position indicator.
+       * @return {number} index.
+       */
+      positionToIndex(pos) {
+        return this.structuredSource.positionToIndex(pos);
+      }
+      /**
+       * @param {number} index - index to the source code.
+       * @return {Position} position.
+       */
+      indexToPosition(index3) {
+        const position2 = this.structuredSource.indexToPosition(index3);
+        return {
+          line: position2.line,
+          column: position2.column
+        };
+      }
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+var EventEmitter, PromiseEventEmitter;
+var init_promise_event_emitter = __esm({
+  "node_modules/@secretlint/core/module/helper/promise-event-emitter.js"() {
+    EventEmitter = class {
+      #listeners = /* @__PURE__ */ new Map();
+      on(type, listener) {
+        const prevSet = this.#listeners.get(type);
+        const listenerSet = prevSet ?? /* @__PURE__ */ new Set();
+        listenerSet?.add(listener);
+        this.#listeners.set(type, listenerSet);
+      }
+      emit(type, ...args) {
+        const listenerSet = this.#listeners.get(type);
+        if (!listenerSet) {
+          return;
+        }
+        for (const listenerSetElement of listenerSet) {
+          listenerSetElement(...args);
+        }
+      }
+      off(type, listener) {
+        const listenerSet = this.#listeners.get(type);
+        if (!listenerSet) {
+          return;
+        }
+        for (const listenerSetElement of listenerSet) {
+          if (listenerSetElement === listener) {
+            listenerSet.delete(listener);
+          }
+        }
+      }
+      removeAllListeners() {
+        this.#listeners.clear();
+      }
+      listenerCount(type) {
+        return this.#listeners.get(type)?.size ?? 0;
+      }
+      listeners(type) {
+        return Array.from(this.#listeners.get(type) ?? []);
+      }
+    };
+    PromiseEventEmitter = class {
+      events;
+      constructor() {
+        this.events = new EventEmitter();
+      }
+      listenerCount(type) {
+        return this.events.listenerCount(type);
+      }
+      on(event, listener) {
+        return this.events.on(event, listener);
+      }
+      emit(event, ...args) {
+        const promises2 = [];
+        this.events.listeners(event).forEach((listener) => {
+          promises2.push(listener(...args));
+        });
+        return Promise.all(promises2);
+      }
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+var DEFAULT_LOCAL, formatMessage, getMatchedLocaleMessage, createTranslator;
+var init_SecretLintRuleMessageTranslator = __esm({
+  "node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js"() {
+    DEFAULT_LOCAL = "en";
+    formatMessage = (messageHandler, props) => {
+      if (typeof props !== "object" || props === null) {
+        return messageHandler();
+      }
+      return messageHandler(props);
+    };
+    getMatchedLocaleMessage = (locale, locales) => {
+      const localKeys = Object.keys(locales);
+      const matchLocale = localKeys.find((key) => {
+        return key === locale;
+      });
+      if (matchLocale) {
+        return matchLocale;
+      }
+      const [lang] = locale.split("-");
+      if (!lang) {
+        return DEFAULT_LOCAL;
+      }
+      const fallbackMatchLocal = localKeys.find((key) => {
+        return key === lang;
+      });
+      if (fallbackMatchLocal) {
+        return fallbackMatchLocal;
+      }
+      return DEFAULT_LOCAL;
+    };
+    createTranslator = (messages2, options) => {
+      return (messageId, props) => {
+        const messageHandler = messages2[messageId];
+        if (!messageHandler) {
+          throw new Error(`messages:${String(messageId)} is missing in messages.`);
+        }
+        if (typeof messageHandler === "function") {
+          if (typeof messageId !== "string") {
+            throw new Error(`message's key:${String(messageId)} should be string`);
+          }
+          return {
+            message: formatMessage(messageHandler, props),
+            messageId,
+            data: props
+          };
+        }
+        const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
+        const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
+        const localizedMessage = messageHandler[locale];
+        if (!localizedMessage) {
+          if (messageHandler[DEFAULT_LOCAL]) {
+            throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
+          }
+          throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
+        }
+        if (typeof messageId !== "string") {
+          throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
+        }
+        return {
+          message: formatMessage(localizedMessage, props),
+          messageId,
+          data: props
+        };
+      };
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/RuleContext.js
+var createContextEvents, createRuleContext;
+var init_RuleContext = __esm({
+  "node_modules/@secretlint/core/module/RuleContext.js"() {
+    init_promise_event_emitter();
+    init_SecretLintRuleMessageTranslator();
+    createContextEvents = () => {
+      const contextEvents = new EventEmitter();
+      const REPORT_SYMBOL = /* @__PURE__ */ Symbol("report");
+      const IGNORE_SYMBOL = /* @__PURE__ */ Symbol("ignore");
+      return {
+        report(descriptor) {
+          contextEvents.emit(REPORT_SYMBOL, descriptor);
+        },
+        onReport(handler2) {
+          const listener = (descriptor) => {
+            handler2(descriptor);
+          };
+          contextEvents.on(REPORT_SYMBOL, listener);
+          return () => {
+            contextEvents.off(REPORT_SYMBOL, listener);
+          };
+        },
+        ignore(descriptor) {
+          contextEvents.emit(IGNORE_SYMBOL, descriptor);
+        },
+        onIgnore(handler2) {
+          const listener = (descriptor) => {
+            handler2(descriptor);
+          };
+          contextEvents.on(IGNORE_SYMBOL, listener);
+          return () => {
+            contextEvents.off(IGNORE_SYMBOL, listener);
+          };
+        }
+      };
+    };
+    createRuleContext = ({ ruleId, ruleParentId, meta: meta3, severity, sourceCode, contextEvents, sharedOptions, locale }) => {
+      return {
+        sharedOptions,
+        createTranslator: (messages2) => {
+          return createTranslator(messages2, {
+            defaultLocale: locale
+          });
+        },
+        ignore(descriptor) {
+          const { message } = descriptor.message;
+          contextEvents.ignore({
+            type: "ignore",
+            ruleId,
+            ruleParentId,
+            range: descriptor.range,
+            targetRuleId: descriptor.targetRuleId,
+            loc: sourceCode.rangeToLocation(descriptor.range),
+            message
+          });
+        },
+        report(descriptor) {
+          const { message, messageId, data } = descriptor.message;
+          const severityLevel = severity ?? "error";
+          if (ruleParentId) {
+            contextEvents.report({
+              ...descriptor,
+              type: "message",
+              ruleId,
+              ruleParentId,
+              loc: sourceCode.rangeToLocation(descriptor.range),
+              severity: severityLevel,
+              message,
+              messageId,
+              docsUrl: meta3.docs?.url ? `${meta3.docs.url}#${messageId}` : void 0,
+              data
+            });
+          } else {
+            contextEvents.report({
+              ...descriptor,
+              type: "message",
+              ruleId,
+              loc: sourceCode.rangeToLocation(descriptor.range),
+              severity: severityLevel,
+              message,
+              messageId,
+              docsUrl: meta3.docs?.url ? `${meta3.docs.url}#${messageId}` : void 0,
+              data
+            });
+          }
+        }
+      };
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+var SecretLintRule;
+var init_SecretLintRuleImpl = __esm({
+  "node_modules/@secretlint/core/module/SecretLintRuleImpl.js"() {
+    SecretLintRule = class {
+      ruleReportHandle;
+      ruleCreator;
+      descriptorRule;
+      constructor({ descriptorRule, context }) {
+        this.descriptorRule = descriptorRule;
+        this.ruleCreator = descriptorRule.rule;
+        const ruleCreatorOptions = descriptorRule.options || {};
+        this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
+      }
+      allowMessageIds() {
+        if (!this.descriptorRule.allowMessageIds) {
+          return [];
+        }
+        const ruleId = this.ruleCreator.meta.id;
+        return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
+          return {
+            messageId: allowMessageId,
+            ruleId
+          };
+        });
+      }
+      supportSourceCode(sourceCode) {
+        const contentType = sourceCode.contentType;
+        if (contentType === "unknown") {
+          return true;
+        }
+        if (this.ruleCreator.meta.supportedContentTypes.includes("all")) {
+          return true;
+        }
+        return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
+      }
+      async file(source) {
+        const file2 = this.ruleReportHandle.file;
+        if (!file2) {
+          return;
+        }
+        return file2(source);
+      }
+    };
+  }
+});
+
+// node_modules/@secretlint/profiler/module/index.js
+var SecretLintProfiler;
+var init_module = __esm({
+  "node_modules/@secretlint/profiler/module/index.js"() {
+    SecretLintProfiler = class {
+      perf;
+      entries = [];
+      measures = [];
+      executionPromises = [];
+      constructor(options) {
+        this.perf = options.perf;
+        const pattern = /(.*?)::end(\|\|.*)?/;
+        const observer = new options.PerformanceObserver((items) => {
+          const entries = items.getEntries();
+          entries.forEach((entry) => {
+            if (entry.entryType === "mark") {
+              const match = entry.name.match(pattern);
+              const endIdentifier = match ? match[1] : void 0;
+              const suffix = match && match[2] ? match[2] : "";
+              if (endIdentifier) {
+                const startIdentifier = `${endIdentifier}::start`;
+                this.entries.find((savedEntry) => {
+                  return savedEntry.name === startIdentifier;
+                });
+                if (startIdentifier) {
+                  this.executionPromises.push(Promise.resolve().then(() => {
+                    this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
+                  }));
+                }
+              }
+              this.entries.push(entry);
+            } else if (entry.entryType === "measure") {
+              this.measures.push(entry);
+            }
+          });
+        });
+        observer.observe({ entryTypes: ["mark", "measure"] });
+      }
+      mark(marker) {
+        if ("id" in marker) {
+          this.perf.mark(`${marker.type}||${marker.id}`);
+        } else {
+          this.perf.mark(marker.type);
+        }
+      }
+      waifForExecutionPromises = () => {
+        return Promise.all(this.executionPromises).finally(() => {
+          this.executionPromises.length = 0;
+        });
+      };
+      async getEntries() {
+        await this.waifForExecutionPromises();
+        return this.entries;
+      }
+      async getMeasures() {
+        await this.waifForExecutionPromises();
+        return this.measures;
+      }
+    };
+  }
+});
+
+// node_modules/@secretlint/profiler/module/node.js
+import perf_hooks from "node:perf_hooks";
+var NullPerformanceObserver, secretLintProfiler;
+var init_node = __esm({
+  "node_modules/@secretlint/profiler/module/node.js"() {
+    init_module();
+    NullPerformanceObserver = class {
+      disconnect() {
+      }
+      observe(_options) {
+      }
+    };
+    secretLintProfiler = new SecretLintProfiler({
+      perf: perf_hooks.performance,
+      PerformanceObserver: perf_hooks.PerformanceObserver ? perf_hooks.PerformanceObserver : NullPerformanceObserver
+    });
+  }
+});
+
+// node_modules/@secretlint/core/module/RunningEvents.js
+var createRunningEvents;
+var init_RunningEvents = __esm({
+  "node_modules/@secretlint/core/module/RunningEvents.js"() {
+    init_promise_event_emitter();
+    init_SecretLintRuleImpl();
+    init_node();
+    createRunningEvents = () => {
+      const contextEvents = new PromiseEventEmitter();
+      const registerSet = /* @__PURE__ */ new Set();
+      const LINT_HANDLE = /* @__PURE__ */ Symbol("lint:start");
+      const rules2 = [];
+      return {
+        collectAllowMessageIds() {
+          const allowMessageIds = [];
+          rules2.forEach((rule) => {
+            allowMessageIds.push(...rule.allowMessageIds());
+          });
+          return allowMessageIds;
+        },
+        /**
+         * Start to run linting
+         * @param options
+         */
+        runLint(options) {
+          return contextEvents.emit(LINT_HANDLE, options);
+        },
+        registerRule({ descriptorRule, context }) {
+          if (registerSet.has(descriptorRule.id)) {
+            throw new Error(`rule.id:${descriptorRule.id} is already registered.
+                
+Duplicated rule.id is something wrong in .secretlintrc.                
+`);
+          }
+          registerSet.add(descriptorRule.id);
+          const rule = new SecretLintRule({
+            descriptorRule,
+            context
+          });
+          rules2.push(rule);
+          contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
+            secretLintProfiler.mark({
+              type: "@core>rule-handler::start",
+              id: descriptorRule.rule.meta.id
+            });
+            if (rule.supportSourceCode(sourceCode)) {
+              await rule.file(sourceCode);
+            }
+            secretLintProfiler.mark({
+              type: "@core>rule-handler::end",
+              id: descriptorRule.rule.meta.id
+            });
+          });
+        },
+        registerRulePreset({ descriptorRulePreset, context }) {
+          const rulePresetCreatorOptions = descriptorRulePreset.options || [];
+          descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
+        },
+        isRegistered(ruleId) {
+          return registerSet.has(ruleId);
+        }
+      };
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/RulePresetContext.js
+var createRulePresetContext;
+var init_RulePresetContext = __esm({
+  "node_modules/@secretlint/core/module/RulePresetContext.js"() {
+    init_RuleContext();
+    createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
+      const presetRules = configRulePreset.rules || [];
+      if (!Array.isArray(presetRules)) {
+        console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
+        throw new Error("preset's rules should be an array of rule definitions");
+      }
+      return {
+        sharedOptions,
+        registerRule(rule, defaultValue) {
+          const descriptorRule = presetRules.find((descriptorRule2) => {
+            return descriptorRule2.id === rule.meta.id;
+          });
+          const descriptorRuleOptions = descriptorRule ? descriptorRule.options : void 0;
+          const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : void 0;
+          const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : void 0;
+          const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : void 0;
+          const context = createRuleContext({
+            // rule id is a single rule in a preset
+            ruleId: rule.meta.id,
+            // parent rule id is rule preset id
+            ruleParentId: configRulePreset.id,
+            meta: rule.meta,
+            severity: descriptorRuleSeverity,
+            sourceCode,
+            contextEvents,
+            sharedOptions,
+            locale
+          });
+          const defaultValueOfPreset = defaultValue ? defaultValue : {};
+          runningEvents.registerRule({
+            descriptorRule: {
+              // options and disabled ...
+              ...defaultValueOfPreset,
+              // Prefer to use user setting
+              // User can override preset setting
+              ...descriptorRule,
+              id: rule.meta.id,
+              options: descriptorRuleOptions,
+              rule,
+              disabled: descriptorRuleDisabled,
+              allowMessageIds: descriptorAllowMessageIds,
+              severity: descriptorRuleSeverity
+            },
+            context
+          });
+        }
+      };
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+function filterIgnoredMessages(options) {
+  const reportedMessages = options.reportedMessages;
+  const ignoreMessages = options.ignoredMessages;
+  return reportedMessages.filter((message) => {
+    return !ignoreMessages.some((ignoreMessage) => {
+      const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) && isContainedRange(message.range[1], ignoreMessage.range);
+      if (isInIgnoringRange && ignoreMessage.targetRuleId) {
+        if (ignoreMessage.targetRuleId === "*") {
+          return true;
+        }
+        return message.ruleId === ignoreMessage.targetRuleId;
+      }
+      return isInIgnoringRange;
+    });
+  });
+}
+var isContainedRange;
+var init_filter_ignored_process = __esm({
+  "node_modules/@secretlint/core/module/messages/filter-ignored-process.js"() {
+    isContainedRange = (index3, range) => {
+      const [start, end] = range;
+      return start <= index3 && index3 <= end;
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+var createMessageProcessor;
+var init_MessageProcessManager = __esm({
+  "node_modules/@secretlint/core/module/messages/MessageProcessManager.js"() {
+    createMessageProcessor = (processors) => {
+      return {
+        /**
+         * process `messages` with registered processes
+         */
+        process(messages2) {
+          const originalMessages = messages2;
+          if (processors.length === 0) {
+            throw new Error("processors should be > 0");
+          }
+          return processors.reduce((messages3, filter) => {
+            return filter(messages3);
+          }, originalMessages);
+        }
+      };
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+function filterDuplicatedMessages(messages2 = []) {
+  return messages2.filter((message, index3) => {
+    const restMessages = messages2.slice(index3 + 1);
+    return !restMessages.some((restMessage) => {
+      return isEqualMessage(message, restMessage);
+    });
+  });
+}
+var isEqualMessage;
+var init_filter_duplicated_process = __esm({
+  "node_modules/@secretlint/core/module/messages/filter-duplicated-process.js"() {
+    isEqualMessage = (aMessage, bMessage) => {
+      return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/sort-messages-process.js
+function sortMessagesByLocation(messages2) {
+  return messages2.sort(function(a, b) {
+    const startIndexDiff = a.range[0] - b.range[0];
+    if (startIndexDiff === 0) {
+      return a.range[1] - b.range[1];
+    } else {
+      return startIndexDiff;
+    }
+  });
+}
+var init_sort_messages_process = __esm({
+  "node_modules/@secretlint/core/module/messages/sort-messages-process.js"() {
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/filter-message-id.js
+var filterByAllowMessageIds;
+var init_filter_message_id = __esm({
+  "node_modules/@secretlint/core/module/messages/filter-message-id.js"() {
+    filterByAllowMessageIds = (messages2, allowMessageIds) => {
+      const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
+        return `${allowMessage.ruleId}--${allowMessage.messageId}`;
+      }));
+      return messages2.filter((message) => {
+        return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
+      });
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+var deepMask, createMaskValue, maskWithValues, filterMaskSecretsData;
+var init_filter_mask_secrets = __esm({
+  "node_modules/@secretlint/core/module/messages/filter-mask-secrets.js"() {
+    deepMask = (object2, handler2) => {
+      for (const key of Object.keys(object2)) {
+        if (typeof object2[key] === "object") {
+          object2[key] = deepMask(object2[key], handler2);
+        } else if (Array.isArray(object2[key])) {
+          object2[key] = object2[key].map((item) => deepMask(item, handler2));
+        } else if (typeof object2[key] === "string") {
+          object2[key] = handler2(object2[key]);
+        }
+      }
+      return object2;
+    };
+    createMaskValue = (value) => {
+      return "*".repeat(value.length);
+    };
+    maskWithValues = (str, maskedValues) => {
+      let result = str;
+      for (const maskValue of maskedValues) {
+        result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
+      }
+      return result;
+    };
+    filterMaskSecretsData = (messages2 = []) => {
+      return messages2.map((message) => {
+        if (message.type !== "message") {
+          return message;
+        }
+        const maskedValues = [];
+        const maskedData = message.data ? deepMask(message.data, (value) => {
+          maskedValues.push(value);
+          return createMaskValue(value);
+        }) : void 0;
+        if (!maskedData) {
+          return message;
+        }
+        const maskedMessage = maskWithValues(message.message, maskedValues);
+        return {
+          ...message,
+          message: maskedMessage,
+          data: maskedData
+        };
+      });
+    };
+  }
+});
+
+// node_modules/@secretlint/core/module/messages/index.js
+var cleanupMessages;
+var init_messages = __esm({
+  "node_modules/@secretlint/core/module/messages/index.js"() {
+    init_filter_ignored_process();
+    init_MessageProcessManager();
+    init_filter_duplicated_process();
+    init_sort_messages_process();
+    init_filter_message_id();
+    init_filter_mask_secrets();
+    cleanupMessages = (options) => {
+      const reportedMessages = filterIgnoredMessages(options);
+      const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
+      const filters = options.maskSecrets ? [filterDuplicatedMessages, filterMaskSecretsData] : [filterDuplicatedMessages];
+      const filterProcess = createMessageProcessor(filters);
+      return sortMessagesByLocation(filterProcess.process(reportedMessagesWithoutAllowMessageIds));
+    };
+  }
+});
+
+// node_modules/ms/index.js
+var require_ms = __commonJS({
+  "node_modules/ms/index.js"(exports2, module) {
+    var s = 1e3;
+    var m = s * 60;
+    var h = m * 60;
+    var d3 = h * 24;
+    var w = d3 * 7;
+    var y = d3 * 365.25;
+    module.exports = function(val, options) {
+      options = options || {};
+      var type = typeof val;
+      if (type === "string" && val.length > 0) {
+        return parse7(val);
+      } else if (type === "number" && isFinite(val)) {
+        return options.long ? fmtLong(val) : fmtShort(val);
+      }
+      throw new Error(
+        "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
+      );
+    };
+    function parse7(str) {
+      str = String(str);
+      if (str.length > 100) {
+        return;
+      }
+      var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
+        str
+      );
+      if (!match) {
+        return;
+      }
+      var n = parseFloat(match[1]);
+      var type = (match[2] || "ms").toLowerCase();
+      switch (type) {
+        case "years":
+        case "year":
+        case "yrs":
+        case "yr":
+        case "y":
+          return n * y;
+        case "weeks":
+        case "week":
+        case "w":
+          return n * w;
+        case "days":
+        case "day":
+        case "d":
+          return n * d3;
+        case "hours":
+        case "hour":
+        case "hrs":
+        case "hr":
+        case "h":
+          return n * h;
+        case "minutes":
+        case "minute":
+        case "mins":
+        case "min":
+        case "m":
+          return n * m;
+        case "seconds":
+        case "second":
+        case "secs":
+        case "sec":
+        case "s":
+          return n * s;
+        case "milliseconds":
+        case "millisecond":
+        case "msecs":
+        case "msec":
+        case "ms":
+          return n;
+        default:
+          return void 0;
+      }
+    }
+    function fmtShort(ms) {
+      var msAbs = Math.abs(ms);
+      if (msAbs >= d3) {
+        return Math.round(ms / d3) + "d";
+      }
+      if (msAbs >= h) {
+        return Math.round(ms / h) + "h";
+      }
+      if (msAbs >= m) {
+        return Math.round(ms / m) + "m";
+      }
+      if (msAbs >= s) {
+        return Math.round(ms / s) + "s";
+      }
+      return ms + "ms";
+    }
+    function fmtLong(ms) {
+      var msAbs = Math.abs(ms);
+      if (msAbs >= d3) {
+        return plural2(ms, msAbs, d3, "day");
+      }
+      if (msAbs >= h) {
+        return plural2(ms, msAbs, h, "hour");
+      }
+      if (msAbs >= m) {
+        return plural2(ms, msAbs, m, "minute");
+      }
+      if (msAbs >= s) {
+        return plural2(ms, msAbs, s, "second");
+      }
+      return ms + " ms";
+    }
+    function plural2(ms, msAbs, n, name) {
+      var isPlural = msAbs >= n * 1.5;
+      return Math.round(ms / n) + " " + name + (isPlural ? "s" : "");
+    }
+  }
+});
+
+// node_modules/debug/src/common.js
+var require_common = __commonJS({
+  "node_modules/debug/src/common.js"(exports2, module) {
+    function setup(env) {
+      createDebug.debug = createDebug;
+      createDebug.default = createDebug;
+      createDebug.coerce = coerce;
+      createDebug.disable = disable2;
+      createDebug.enable = enable;
+      createDebug.enabled = enabled;
+      createDebug.humanize = require_ms();
+      createDebug.destroy = destroy;
+      Object.keys(env).forEach((key) => {
+        createDebug[key] = env[key];
+      });
+      createDebug.names = [];
+      createDebug.skips = [];
+      createDebug.formatters = {};
+      function selectColor(namespace) {
+        let hash2 = 0;
+        for (let i = 0; i < namespace.length; i++) {
+          hash2 = (hash2 << 5) - hash2 + namespace.charCodeAt(i);
+          hash2 |= 0;
+        }
+        return createDebug.colors[Math.abs(hash2) % createDebug.colors.length];
+      }
+      createDebug.selectColor = selectColor;
+      function createDebug(namespace) {
+        let prevTime;
+        let enableOverride = null;
+        let namespacesCache;
+        let enabledCache;
+        function debug3(...args) {
+          if (!debug3.enabled) {
+            return;
+          }
+          const self2 = debug3;
+          const curr = Number(/* @__PURE__ */ new Date());
+          const ms = curr - (prevTime || curr);
+          self2.diff = ms;
+          self2.prev = prevTime;
+          self2.curr = curr;
+          prevTime = curr;
+          args[0] = createDebug.coerce(args[0]);
+          if (typeof args[0] !== "string") {
+            args.unshift("%O");
+          }
+          let index3 = 0;
+          args[0] = args[0].replace(/%([a-zA-Z%])/g, (match, format) => {
+            if (match === "%%") {
+              return "%";
+            }
+            index3++;
+            const formatter2 = createDebug.formatters[format];
+            if (typeof formatter2 === "function") {
+              const val = args[index3];
+              match = formatter2.call(self2, val);
+              args.splice(index3, 1);
+              index3--;
+            }
+            return match;
+          });
+          createDebug.formatArgs.call(self2, args);
+          const logFn = self2.log || createDebug.log;
+          logFn.apply(self2, args);
+        }
+        debug3.namespace = namespace;
+        debug3.useColors = createDebug.useColors();
+        debug3.color = createDebug.selectColor(namespace);
+        debug3.extend = extend2;
+        debug3.destroy = createDebug.destroy;
+        Object.defineProperty(debug3, "enabled", {
+          enumerable: true,
+          configurable: false,
+          get: () => {
+            if (enableOverride !== null) {
+              return enableOverride;
+            }
+            if (namespacesCache !== createDebug.namespaces) {
+              namespacesCache = createDebug.namespaces;
+              enabledCache = createDebug.enabled(namespace);
+            }
+            return enabledCache;
+          },
+          set: (v) => {
+            enableOverride = v;
+          }
+        });
+        if (typeof createDebug.init === "function") {
+          createDebug.init(debug3);
+        }
+        return debug3;
+      }
+      function extend2(namespace, delimiter) {
+        const newDebug = createDebug(this.namespace + (typeof delimiter === "undefined" ? ":" : delimiter) + namespace);
+        newDebug.log = this.log;
+        return newDebug;
+      }
+      function enable(namespaces) {
+        createDebug.save(namespaces);
+        createDebug.namespaces = namespaces;
+        createDebug.names = [];
+        createDebug.skips = [];
+        const split = (typeof namespaces === "string" ? namespaces : "").trim().replace(/\s+/g, ",").split(",").filter(Boolean);
+        for (const ns of split) {
+          if (ns[0] === "-") {
+            createDebug.skips.push(ns.slice(1));
+          } else {
+            createDebug.names.push(ns);
+          }
+        }
+      }
+      function matchesTemplate(search2, template) {
+        let searchIndex = 0;
+        let templateIndex = 0;
+        let starIndex = -1;
+        let matchIndex = 0;
+        while (searchIndex < search2.length) {
+          if (templateIndex < template.length && (template[templateIndex] === search2[searchIndex] || template[templateIndex] === "*")) {
+            if (template[templateIndex] === "*") {
+              starIndex = templateIndex;
+              matchIndex = searchIndex;
+              templateIndex++;
+            } else {
+              searchIndex++;
+              templateIndex++;
+            }
+          } else if (starIndex !== -1) {
+            templateIndex = starIndex + 1;
+            matchIndex++;
+            searchIndex = matchIndex;
+          } else {
+            return false;
+          }
+        }
+        while (templateIndex < template.length && template[templateIndex] === "*") {
+          templateIndex++;
+        }
+        return templateIndex === template.length;
+      }
+      function disable2() {
+        const namespaces = [
+          ...createDebug.names,
+          ...createDebug.skips.map((namespace) => "-" + namespace)
+        ].join(",");
+        createDebug.enable("");
+        return namespaces;
+      }
+      function enabled(name) {
+        for (const skip of createDebug.skips) {
+          if (matchesTemplate(name, skip)) {
+            return false;
+          }
+        }
+        for (const ns of createDebug.names) {
+          if (matchesTemplate(name, ns)) {
+            return true;
+          }
+        }
+        return false;
+      }
+      function coerce(val) {
+        if (val instanceof Error) {
+          return val.stack || val.message;
+        }
+        return val;
+      }
+      function destroy() {
+        console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
+      }
+      createDebug.enable(createDebug.load());
+      return createDebug;
+    }
+    module.exports = setup;
+  }
+});
+
+// node_modules/debug/src/browser.js
+var require_browser = __commonJS({
+  "node_modules/debug/src/browser.js"(exports2, module) {
+    exports2.formatArgs = formatArgs;
+    exports2.save = save;
+    exports2.load = load;
+    exports2.useColors = useColors;
+    exports2.storage = localstorage();
+    exports2.destroy = /* @__PURE__ */ (() => {
+      let warned = false;
+      return () => {
+        if (!warned) {
+          warned = true;
+          console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
+        }
+      };
+    })();
+    exports2.colors = [
+      "#0000CC",
+      "#0000FF",
+      "#0033CC",
+      "#0033FF",
+      "#0066CC",
+      "#0066FF",
+      "#0099CC",
+      "#0099FF",
+      "#00CC00",
+      "#00CC33",
+      "#00CC66",
+      "#00CC99",
+      "#00CCCC",
+      "#00CCFF",
+      "#3300CC",
+      "#3300FF",
+      "#3333CC",
+      "#3333FF",
+      "#3366CC",
+      "#3366FF",
+      "#3399CC",
+      "#3399FF",
+      "#33CC00",
+      "#33CC33",
+      "#33CC66",
+      "#33CC99",
+      "#33CCCC",
+      "#33CCFF",
+      "#6600CC",
+      "#6600FF",
+      "#6633CC",
+      "#6633FF",
+      "#66CC00",
+      "#66CC33",
+      "#9900CC",
+      "#9900FF",
+      "#9933CC",
+      "#9933FF",
+      "#99CC00",
+      "#99CC33",
+      "#CC0000",
+      "#CC0033",
+      "#CC0066",
+      "#CC0099",
+      "#CC00CC",
+      "#CC00FF",
+      "#CC3300",
+      "#CC3333",
+      "#CC3366",
+      "#CC3399",
+      "#CC33CC",
+      "#CC33FF",
+      "#CC6600",
+      "#CC6633",
+      "#CC9900",
+      "#CC9933",
+      "#CCCC00",
+      "#CCCC33",
+      "#FF0000",
+      "#FF0033",
+      "#FF0066",
+      "#FF0099",
+      "#FF00CC",
+      "#FF00FF",
+      "#FF3300",
+      "#FF3333",
+      "#FF3366",
+      "#FF3399",
+      "#FF33CC",
+      "#FF33FF",
+      "#FF6600",
+      "#FF6633",
+      "#FF9900",
+      "#FF9933",
+      "#FFCC00",
+      "#FFCC33"
+    ];
+    function useColors() {
+      if (typeof window !== "undefined" && window.process && (window.process.type === "renderer" || window.process.__nwjs)) {
+        return true;
+      }
+      if (typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/(edge|trident)\/(\d+)/)) {
+        return false;
+      }
+      let m;
+      return typeof document !== "undefined" && document.documentElement && document.documentElement.style && document.documentElement.style.WebkitAppearance || // Is firebug? http://stackoverflow.com/a/398120/376773
+      typeof window !== "undefined" && window.console && (window.console.firebug || window.console.exception && window.console.table) || // Is firefox >= v31?
+      // https://developer.mozilla.org/en-US/docs/Tools/Web_Console#Styling_messages
+      typeof navigator !== "undefined" && navigator.userAgent && (m = navigator.userAgent.toLowerCase().match(/firefox\/(\d+)/)) && parseInt(m[1], 10) >= 31 || // Double check webkit in userAgent just in case we are in a worker
+      typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/applewebkit\/(\d+)/);
+    }
+    function formatArgs(args) {
+      args[0] = (this.useColors ? "%c" : "") + this.namespace + (this.useColors ? " %c" : " ") + args[0] + (this.useColors ? "%c " : " ") + "+" + module.exports.humanize(this.diff);
+      if (!this.useColors) {
+        return;
+      }
+      const c = "color: " + this.color;
+      args.splice(1, 0, c, "color: inherit");
+      let index3 = 0;
+      let lastC = 0;
+      args[0].replace(/%[a-zA-Z%]/g, (match) => {
+        if (match === "%%") {
+          return;
+        }
+        index3++;
+        if (match === "%c") {
+          lastC = index3;
+        }
+      });
+      args.splice(lastC, 0, c);
+    }
+    exports2.log = console.debug || console.log || (() => {
+    });
+    function save(namespaces) {
+      try {
+        if (namespaces) {
+          exports2.storage.setItem("debug", namespaces);
+        } else {
+          exports2.storage.removeItem("debug");
+        }
+      } catch (error63) {
+      }
+    }
+    function load() {
+      let r;
+      try {
+        r = exports2.storage.getItem("debug") || exports2.storage.getItem("DEBUG");
+      } catch (error63) {
+      }
+      if (!r && typeof process !== "undefined" && "env" in process) {
+        r = process.env.DEBUG;
+      }
+      return r;
+    }
+    function localstorage() {
+      try {
+        return localStorage;
+      } catch (error63) {
+      }
+    }
+    module.exports = require_common()(exports2);
+    var { formatters: formatters2 } = module.exports;
+    formatters2.j = function(v) {
+      try {
+        return JSON.stringify(v);
+      } catch (error63) {
+        return "[UnexpectedJSONParseError]: " + error63.message;
+      }
+    };
+  }
+});
+
+// node_modules/has-flag/index.js
+var require_has_flag = __commonJS({
+  "node_modules/has-flag/index.js"(exports2, module) {
+    "use strict";
+    module.exports = (flag, argv = process.argv) => {
+      const prefix = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
+      const position2 = argv.indexOf(prefix + flag);
+      const terminatorPosition = argv.indexOf("--");
+      return position2 !== -1 && (terminatorPosition === -1 || position2 < terminatorPosition);
+    };
+  }
+});
+
+// node_modules/supports-color/index.js
+var require_supports_color = __commonJS({
+  "node_modules/supports-color/index.js"(exports2, module) {
+    "use strict";
+    var os9 = __require("os");
+    var tty = __require("tty");
+    var hasFlag = require_has_flag();
+    var { env } = process;
+    var forceColor;
+    if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) {
+      forceColor = 0;
+    } else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) {
+      forceColor = 1;
+    }
+    if ("FORCE_COLOR" in env) {
+      if (env.FORCE_COLOR === "true") {
+        forceColor = 1;
+      } else if (env.FORCE_COLOR === "false") {
+        forceColor = 0;
+      } else {
+        forceColor = env.FORCE_COLOR.length === 0 ? 1 : Math.min(parseInt(env.FORCE_COLOR, 10), 3);
+      }
+    }
+    function translateLevel(level) {
+      if (level === 0) {
+        return false;
+      }
+      return {
+        level,
+        hasBasic: true,
+        has256: level >= 2,
+        has16m: level >= 3
+      };
+    }
+    function supportsColor(haveStream, streamIsTTY) {
+      if (forceColor === 0) {
+        return 0;
+      }
+      if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) {
+        return 3;
+      }
+      if (hasFlag("color=256")) {
+        return 2;
+      }
+      if (haveStream && !streamIsTTY && forceColor === void 0) {
+        return 0;
+      }
+      const min = forceColor || 0;
+      if (env.TERM === "dumb") {
+        return min;
+      }
+      if (process.platform === "win32") {
+        const osRelease = os9.release().split(".");
+        if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
+          return Number(osRelease[2]) >= 14931 ? 3 : 2;
+        }
+        return 1;
+      }
+      if ("CI" in env) {
+        if (["TRAVIS", "CIRCLECI", "APPVEYOR", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE"].some((sign) => sign in env) || env.CI_NAME === "codeship") {
+          return 1;
+        }
+        return min;
+      }
+      if ("TEAMCITY_VERSION" in env) {
+        return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
+      }
+      if (env.COLORTERM === "truecolor") {
+        return 3;
+      }
+      if ("TERM_PROGRAM" in env) {
+        const version2 = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+        switch (env.TERM_PROGRAM) {
+          case "iTerm.app":
+            return version2 >= 3 ? 3 : 2;
+          case "Apple_Terminal":
+            return 2;
+        }
+      }
+      if (/-256(color)?$/i.test(env.TERM)) {
+        return 2;
+      }
+      if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env.TERM)) {
+        return 1;
+      }
+      if ("COLORTERM" in env) {
+        return 1;
+      }
+      return min;
+    }
+    function getSupportLevel(stream) {
+      const level = supportsColor(stream, stream && stream.isTTY);
+      return translateLevel(level);
+    }
+    module.exports = {
+      supportsColor: getSupportLevel,
+      stdout: translateLevel(supportsColor(true, tty.isatty(1))),
+      stderr: translateLevel(supportsColor(true, tty.isatty(2)))
+    };
+  }
+});
+
+// node_modules/debug/src/node.js
+var require_node = __commonJS({
+  "node_modules/debug/src/node.js"(exports2, module) {
+    var tty = __require("tty");
+    var util2 = __require("util");
+    exports2.init = init;
+    exports2.log = log2;
+    exports2.formatArgs = formatArgs;
+    exports2.save = save;
+    exports2.load = load;
+    exports2.useColors = useColors;
+    exports2.destroy = util2.deprecate(
+      () => {
+      },
+      "Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`."
+    );
+    exports2.colors = [6, 2, 3, 4, 5, 1];
+    try {
+      const supportsColor = require_supports_color();
+      if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
+        exports2.colors = [
+          20,
+          21,
+          26,
+          27,
+          32,
+          33,
+          38,
+          39,
+          40,
+          41,
+          42,
+          43,
+          44,
+          45,
+          56,
+          57,
+          62,
+          63,
+          68,
+          69,
+          74,
+          75,
+          76,
+          77,
+          78,
+          79,
+          80,
+          81,
+          92,
+          93,
+          98,
+          99,
+          112,
+          113,
+          128,
+          129,
+          134,
+          135,
+          148,
+          149,
+          160,
+          161,
+          162,
+          163,
+          164,
+          165,
+          166,
+          167,
+          168,
+          169,
+          170,
+          171,
+          172,
+          173,
+          178,
+          179,
+          184,
+          185,
+          196,
+          197,
+          198,
+          199,
+          200,
+          201,
+          202,
+          203,
+          204,
+          205,
+          206,
+          207,
+          208,
+          209,
+          214,
+          215,
+          220,
+          221
+        ];
+      }
+    } catch (error63) {
+    }
+    exports2.inspectOpts = Object.keys(process.env).filter((key) => {
+      return /^debug_/i.test(key);
+    }).reduce((obj, key) => {
+      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k2) => {
+        return k2.toUpperCase();
+      });
+      let val = process.env[key];
+      if (/^(yes|on|true|enabled)$/i.test(val)) {
+        val = true;
+      } else if (/^(no|off|false|disabled)$/i.test(val)) {
+        val = false;
+      } else if (val === "null") {
+        val = null;
+      } else {
+        val = Number(val);
+      }
+      obj[prop] = val;
+      return obj;
+    }, {});
+    function useColors() {
+      return "colors" in exports2.inspectOpts ? Boolean(exports2.inspectOpts.colors) : tty.isatty(process.stderr.fd);
+    }
+    function formatArgs(args) {
+      const { namespace: name, useColors: useColors2 } = this;
+      if (useColors2) {
+        const c = this.color;
+        const colorCode = "\x1B[3" + (c < 8 ? c : "8;5;" + c);
+        const prefix = `  ${colorCode};1m${name} \x1B[0m`;
+        args[0] = prefix + args[0].split("\n").join("\n" + prefix);
+        args.push(colorCode + "m+" + module.exports.humanize(this.diff) + "\x1B[0m");
+      } else {
+        args[0] = getDate() + name + " " + args[0];
+      }
+    }
+    function getDate() {
+      if (exports2.inspectOpts.hideDate) {
+        return "";
+      }
+      return (/* @__PURE__ */ new Date()).toISOString() + " ";
+    }
+    function log2(...args) {
+      return process.stderr.write(util2.formatWithOptions(exports2.inspectOpts, ...args) + "\n");
+    }
+    function save(namespaces) {
+      if (namespaces) {
+        process.env.DEBUG = namespaces;
+      } else {
+        delete process.env.DEBUG;
+      }
+    }
+    function load() {
+      return process.env.DEBUG;
+    }
+    function init(debug3) {
+      debug3.inspectOpts = {};
+      const keys = Object.keys(exports2.inspectOpts);
+      for (let i = 0; i < keys.length; i++) {
+        debug3.inspectOpts[keys[i]] = exports2.inspectOpts[keys[i]];
+      }
+    }
+    module.exports = require_common()(exports2);
+    var { formatters: formatters2 } = module.exports;
+    formatters2.o = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util2.inspect(v, this.inspectOpts).split("\n").map((str) => str.trim()).join(" ");
+    };
+    formatters2.O = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util2.inspect(v, this.inspectOpts);
+    };
+  }
+});
+
+// node_modules/debug/src/index.js
+var require_src = __commonJS({
+  "node_modules/debug/src/index.js"(exports2, module) {
+    if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
+      module.exports = require_browser();
+    } else {
+      module.exports = require_node();
+    }
+  }
+});
+
+// node_modules/@secretlint/core/module/index.js
+var import_debug, debug2, lintSource, isRulePreset, isRule, registerRule;
+var init_module2 = __esm({
+  "node_modules/@secretlint/core/module/index.js"() {
+    init_SecretLintSourceCodeImpl();
+    init_RuleContext();
+    init_RunningEvents();
+    init_node();
+    init_RulePresetContext();
+    init_messages();
+    import_debug = __toESM(require_src(), 1);
+    debug2 = (0, import_debug.default)("@secretlint/core");
+    lintSource = ({ source, options }) => {
+      secretLintProfiler.mark({
+        type: "@core>lint::start",
+        id: source.filePath
+      });
+      debug2(`source filePath: %O`, source.filePath);
+      debug2(`options: %O`, options);
+      const rules2 = options.config.rules;
+      const locale = options.locale ?? "en";
+      const maskSecrets = options.maskSecrets ?? false;
+      const contextEvents = createContextEvents();
+      const runningEvents = createRunningEvents();
+      const reportedMessages = [];
+      const ignoredMessages = [];
+      contextEvents.onReport((message) => {
+        reportedMessages.push(message);
+      });
+      contextEvents.onIgnore((message) => {
+        ignoredMessages.push(message);
+      });
+      const sourceCode = new SecretLintSourceCodeImpl({
+        content: source.content,
+        filePath: source.filePath,
+        physicalFilePath: options.noPhysicFilePath ? void 0 : source.filePath,
+        ext: source.ext || "",
+        contentType: source.contentType
+      });
+      secretLintProfiler.mark({
+        type: "@core>setup-rules::start"
+      });
+      rules2.forEach((rule) => {
+        secretLintProfiler.mark({
+          type: "@core>setup-rule::start",
+          id: rule.rule.meta.id
+        });
+        registerRule({
+          sourceCode,
+          config: options.config,
+          descriptorRule: rule,
+          contextEvents,
+          runningEvents,
+          locale
+        });
+        secretLintProfiler.mark({
+          type: "@core>setup-rule::end",
+          id: rule.rule.meta.id
+        });
+      });
+      secretLintProfiler.mark({
+        type: "@core>setup-rules::end"
+      });
+      return runningEvents.runLint({
+        sourceCode
+      }).then(() => {
+        return {
+          filePath: source.filePath,
+          // binary content should be skipped
+          sourceContent: source.contentType === "text" ? source.content : void 0,
+          sourceContentType: source.contentType,
+          messages: cleanupMessages({
+            reportedMessages,
+            ignoredMessages,
+            allowMessageIds: runningEvents.collectAllowMessageIds(),
+            maskSecrets
+          })
+        };
+      }).finally(() => {
+        secretLintProfiler.mark({
+          type: "@core>lint::end",
+          id: source.filePath
+        });
+      });
+    };
+    isRulePreset = (ruleDescriptor) => {
+      return ruleDescriptor.rule.meta.type === "preset";
+    };
+    isRule = (ruleDescriptor) => {
+      return ruleDescriptor.rule.meta.type === "scanner";
+    };
+    registerRule = ({ sourceCode, config: config2, descriptorRule, contextEvents, runningEvents, locale }) => {
+      const ruleId = descriptorRule.id;
+      if (descriptorRule.disabled) {
+        debug2("Skip registerRule %s, because it is disabled", ruleId);
+        return;
+      }
+      debug2("registerRule %s", ruleId);
+      const sharedOptionsWithDefault = config2.sharedOptions ?? {};
+      if (isRulePreset(descriptorRule)) {
+        const context = createRulePresetContext({
+          configRulePreset: descriptorRule,
+          sourceCode,
+          contextEvents,
+          runningEvents,
+          sharedOptions: sharedOptionsWithDefault,
+          locale
+        });
+        runningEvents.registerRulePreset({
+          descriptorRulePreset: descriptorRule,
+          context
+        });
+        return;
+      } else if (isRule(descriptorRule)) {
+        const context = createRuleContext({
+          ruleId,
+          severity: descriptorRule.severity,
+          meta: descriptorRule.rule.meta,
+          sourceCode,
+          contextEvents,
+          sharedOptions: sharedOptionsWithDefault,
+          locale
+        });
+        runningEvents.registerRule({
+          descriptorRule,
+          context
+        });
+        return;
+      }
+      throw new Error(`Unknown descriptor type: ${descriptorRule}`);
+    };
+  }
+});
+
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-BDnqZat0.js
+var index_BDnqZat0_exports = {};
+__export(index_BDnqZat0_exports, {
+  i: () => index2
+});
+import require$$4 from "crypto";
+function _mergeNamespaces(n, m) {
+  m.forEach(function(e) {
+    e && typeof e !== "string" && !Array.isArray(e) && Object.keys(e).forEach(function(k2) {
+      if (k2 !== "default" && !(k2 in n)) {
+        var d3 = Object.getOwnPropertyDescriptor(e, k2);
+        Object.defineProperty(n, k2, d3.get ? d3 : {
+          enumerable: true,
+          get: function() {
+            return e[k2];
+          }
+        });
+      }
+    });
+  });
+  return Object.freeze(n);
+}
+function requireForge() {
+  if (hasRequiredForge) return forge;
+  hasRequiredForge = 1;
+  forge = {
+    // default options
+    options: {
+      usePureJavaScript: false
+    }
+  };
+  return forge;
+}
+function requireBaseN() {
+  if (hasRequiredBaseN) return baseN;
+  hasRequiredBaseN = 1;
+  var api = {};
+  baseN = api;
+  var _reverseAlphabets = {};
+  api.encode = function(input2, alphabet, maxline) {
+    if (typeof alphabet !== "string") {
+      throw new TypeError('"alphabet" must be a string.');
+    }
+    if (maxline !== void 0 && typeof maxline !== "number") {
+      throw new TypeError('"maxline" must be a number.');
+    }
+    var output2 = "";
+    if (!(input2 instanceof Uint8Array)) {
+      output2 = _encodeWithByteBuffer(input2, alphabet);
+    } else {
+      var i = 0;
+      var base = alphabet.length;
+      var first = alphabet.charAt(0);
+      var digits = [0];
+      for (i = 0; i < input2.length; ++i) {
+        for (var j2 = 0, carry = input2[i]; j2 < digits.length; ++j2) {
+          carry += digits[j2] << 8;
+          digits[j2] = carry % base;
+          carry = carry / base | 0;
+        }
+        while (carry > 0) {
+          digits.push(carry % base);
+          carry = carry / base | 0;
+        }
+      }
+      for (i = 0; input2[i] === 0 && i < input2.length - 1; ++i) {
+        output2 += first;
+      }
+      for (i = digits.length - 1; i >= 0; --i) {
+        output2 += alphabet[digits[i]];
+      }
+    }
+    if (maxline) {
+      var regex2 = new RegExp(".{1," + maxline + "}", "g");
+      output2 = output2.match(regex2).join("\r\n");
+    }
+    return output2;
+  };
+  api.decode = function(input2, alphabet) {
+    if (typeof input2 !== "string") {
+      throw new TypeError('"input" must be a string.');
+    }
+    if (typeof alphabet !== "string") {
+      throw new TypeError('"alphabet" must be a string.');
+    }
+    var table2 = _reverseAlphabets[alphabet];
+    if (!table2) {
+      table2 = _reverseAlphabets[alphabet] = [];
+      for (var i = 0; i < alphabet.length; ++i) {
+        table2[alphabet.charCodeAt(i)] = i;
+      }
+    }
+    input2 = input2.replace(/\s/g, "");
+    var base = alphabet.length;
+    var first = alphabet.charAt(0);
+    var bytes = [0];
+    for (var i = 0; i < input2.length; i++) {
+      var value = table2[input2.charCodeAt(i)];
+      if (value === void 0) {
+        return;
+      }
+      for (var j2 = 0, carry = value; j2 < bytes.length; ++j2) {
+        carry += bytes[j2] * base;
+        bytes[j2] = carry & 255;
+        carry >>= 8;
+      }
+      while (carry > 0) {
+        bytes.push(carry & 255);
+        carry >>= 8;
+      }
+    }
+    for (var k2 = 0; input2[k2] === first && k2 < input2.length - 1; ++k2) {
+      bytes.push(0);
+    }
+    if (typeof Buffer !== "undefined") {
+      return Buffer.from(bytes.reverse());
+    }
+    return new Uint8Array(bytes.reverse());
+  };
+  function _encodeWithByteBuffer(input2, alphabet) {
+    var i = 0;
+    var base = alphabet.length;
+    var first = alphabet.charAt(0);
+    var digits = [0];
+    for (i = 0; i < input2.length(); ++i) {
+      for (var j2 = 0, carry = input2.at(i); j2 < digits.length; ++j2) {
+        carry += digits[j2] << 8;
+        digits[j2] = carry % base;
+        carry = carry / base | 0;
+      }
+      while (carry > 0) {
+        digits.push(carry % base);
+        carry = carry / base | 0;
+      }
+    }
+    var output2 = "";
+    for (i = 0; input2.at(i) === 0 && i < input2.length() - 1; ++i) {
+      output2 += first;
+    }
+    for (i = digits.length - 1; i >= 0; --i) {
+      output2 += alphabet[digits[i]];
+    }
+    return output2;
+  }
+  return baseN;
+}
+function requireUtil() {
+  if (hasRequiredUtil) return util.exports;
+  hasRequiredUtil = 1;
+  var forge2 = requireForge();
+  var baseN2 = requireBaseN();
+  var util$1 = util.exports = forge2.util = forge2.util || {};
+  (function() {
+    if (typeof process !== "undefined" && process.nextTick && !process.browser) {
+      util$1.nextTick = process.nextTick;
+      if (typeof setImmediate === "function") {
+        util$1.setImmediate = setImmediate;
+      } else {
+        util$1.setImmediate = util$1.nextTick;
+      }
+      return;
+    }
+    if (typeof setImmediate === "function") {
+      util$1.setImmediate = function() {
+        return setImmediate.apply(void 0, arguments);
+      };
+      util$1.nextTick = function(callback) {
+        return setImmediate(callback);
+      };
+      return;
+    }
+    util$1.setImmediate = function(callback) {
+      setTimeout(callback, 0);
+    };
+    if (typeof window !== "undefined" && typeof window.postMessage === "function") {
+      let handler2 = function(event) {
+        if (event.source === window && event.data === msg) {
+          event.stopPropagation();
+          var copy = callbacks.slice();
+          callbacks.length = 0;
+          copy.forEach(function(callback) {
+            callback();
+          });
+        }
+      };
+      var msg = "forge.setImmediate";
+      var callbacks = [];
+      util$1.setImmediate = function(callback) {
+        callbacks.push(callback);
+        if (callbacks.length === 1) {
+          window.postMessage(msg, "*");
+        }
+      };
+      window.addEventListener("message", handler2, true);
+    }
+    if (typeof MutationObserver !== "undefined") {
+      var now = Date.now();
+      var attr = true;
+      var div = document.createElement("div");
+      var callbacks = [];
+      new MutationObserver(function() {
+        var copy = callbacks.slice();
+        callbacks.length = 0;
+        copy.forEach(function(callback) {
+          callback();
+        });
+      }).observe(div, { attributes: true });
+      var oldSetImmediate = util$1.setImmediate;
+      util$1.setImmediate = function(callback) {
+        if (Date.now() - now > 15) {
+          now = Date.now();
+          oldSetImmediate(callback);
+        } else {
+          callbacks.push(callback);
+          if (callbacks.length === 1) {
+            div.setAttribute("a", attr = !attr);
+          }
+        }
+      };
+    }
+    util$1.nextTick = util$1.setImmediate;
+  })();
+  util$1.isNodejs = typeof process !== "undefined" && process.versions && process.versions.node;
+  util$1.globalScope = (function() {
+    if (util$1.isNodejs) {
+      return commonjsGlobal;
+    }
+    return typeof self === "undefined" ? window : self;
+  })();
+  util$1.isArray = Array.isArray || function(x2) {
+    return Object.prototype.toString.call(x2) === "[object Array]";
+  };
+  util$1.isArrayBuffer = function(x2) {
+    return typeof ArrayBuffer !== "undefined" && x2 instanceof ArrayBuffer;
+  };
+  util$1.isArrayBufferView = function(x2) {
+    return x2 && util$1.isArrayBuffer(x2.buffer) && x2.byteLength !== void 0;
+  };
+  function _checkBitsParam(n) {
+    if (!(n === 8 || n === 16 || n === 24 || n === 32)) {
+      throw new Error("Only 8, 16, 24, or 32 bits supported: " + n);
+    }
+  }
+  util$1.ByteBuffer = ByteStringBuffer;
+  function ByteStringBuffer(b) {
+    this.data = "";
+    this.read = 0;
+    if (typeof b === "string") {
+      this.data = b;
+    } else if (util$1.isArrayBuffer(b) || util$1.isArrayBufferView(b)) {
+      if (typeof Buffer !== "undefined" && b instanceof Buffer) {
+        this.data = b.toString("binary");
+      } else {
+        var arr = new Uint8Array(b);
+        try {
+          this.data = String.fromCharCode.apply(null, arr);
+        } catch (e) {
+          for (var i = 0; i < arr.length; ++i) {
+            this.putByte(arr[i]);
+          }
+        }
+      }
+    } else if (b instanceof ByteStringBuffer || typeof b === "object" && typeof b.data === "string" && typeof b.read === "number") {
+      this.data = b.data;
+      this.read = b.read;
+    }
+    this._constructedStringLength = 0;
+  }
+  util$1.ByteStringBuffer = ByteStringBuffer;
+  var _MAX_CONSTRUCTED_STRING_LENGTH = 4096;
+  util$1.ByteStringBuffer.prototype._optimizeConstructedString = function(x2) {
+    this._constructedStringLength += x2;
+    if (this._constructedStringLength > _MAX_CONSTRUCTED_STRING_LENGTH) {
+      this.data.substr(0, 1);
+      this._constructedStringLength = 0;
+    }
+  };
+  util$1.ByteStringBuffer.prototype.length = function() {
+    return this.data.length - this.read;
+  };
+  util$1.ByteStringBuffer.prototype.isEmpty = function() {
+    return this.length() <= 0;
+  };
+  util$1.ByteStringBuffer.prototype.putByte = function(b) {
+    return this.putBytes(String.fromCharCode(b));
+  };
+  util$1.ByteStringBuffer.prototype.fillWithByte = function(b, n) {
+    b = String.fromCharCode(b);
+    var d3 = this.data;
+    while (n > 0) {
+      if (n & 1) {
+        d3 += b;
+      }
+      n >>>= 1;
+      if (n > 0) {
+        b += b;
+      }
+    }
+    this.data = d3;
+    this._optimizeConstructedString(n);
+    return this;
+  };
+  util$1.ByteStringBuffer.prototype.putBytes = function(bytes) {
+    this.data += bytes;
+    this._optimizeConstructedString(bytes.length);
+    return this;
+  };
+  util$1.ByteStringBuffer.prototype.putString = function(str) {
+    return this.putBytes(util$1.encodeUtf8(str));
+  };
+  util$1.ByteStringBuffer.prototype.putInt16 = function(i) {
+    return this.putBytes(
+      String.fromCharCode(i >> 8 & 255) + String.fromCharCode(i & 255)
+    );
+  };
+  util$1.ByteStringBuffer.prototype.putInt24 = function(i) {
+    return this.putBytes(
+      String.fromCharCode(i >> 16 & 255) + String.fromCharCode(i >> 8 & 255) + String.fromCharCode(i & 255)
+    );
+  };
+  util$1.ByteStringBuffer.prototype.putInt32 = function(i) {
+    return this.putBytes(
+      String.fromCharCode(i >> 24 & 255) + String.fromCharCode(i >> 16 & 255) + String.fromCharCode(i >> 8 & 255) + String.fromCharCode(i & 255)
+    );
+  };
+  util$1.ByteStringBuffer.prototype.putInt16Le = function(i) {
+    return this.putBytes(
+      String.fromCharCode(i & 255) + String.fromCharCode(i >> 8 & 255)
+    );
+  };
+  util$1.ByteStringBuffer.prototype.putInt24Le = function(i) {
+    return this.putBytes(
+      String.fromCharCode(i & 255) + String.fromCharCode(i >> 8 & 255) + String.fromCharCode(i >> 16 & 255)
+    );
+  };
+  util$1.ByteStringBuffer.prototype.putInt32Le = function(i) {
+    return this.putBytes(
+      String.fromCharCode(i & 255) + String.fromCharCode(i >> 8 & 255) + String.fromCharCode(i >> 16 & 255) + String.fromCharCode(i >> 24 & 255)
+    );
+  };
+  util$1.ByteStringBuffer.prototype.putInt = function(i, n) {
+    _checkBitsParam(n);
+    var bytes = "";
+    do {
+      n -= 8;
+      bytes += String.fromCharCode(i >> n & 255);
+    } while (n > 0);
+    return this.putBytes(bytes);
+  };
+  util$1.ByteStringBuffer.prototype.putSignedInt = function(i, n) {
+    if (i < 0) {
+      i += 2 << n - 1;
+    }
+    return this.putInt(i, n);
+  };
+  util$1.ByteStringBuffer.prototype.putBuffer = function(buffer) {
+    return this.putBytes(buffer.getBytes());
+  };
+  util$1.ByteStringBuffer.prototype.getByte = function() {
+    return this.data.charCodeAt(this.read++);
+  };
+  util$1.ByteStringBuffer.prototype.getInt16 = function() {
+    var rval = this.data.charCodeAt(this.read) << 8 ^ this.data.charCodeAt(this.read + 1);
+    this.read += 2;
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getInt24 = function() {
+    var rval = this.data.charCodeAt(this.read) << 16 ^ this.data.charCodeAt(this.read + 1) << 8 ^ this.data.charCodeAt(this.read + 2);
+    this.read += 3;
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getInt32 = function() {
+    var rval = this.data.charCodeAt(this.read) << 24 ^ this.data.charCodeAt(this.read + 1) << 16 ^ this.data.charCodeAt(this.read + 2) << 8 ^ this.data.charCodeAt(this.read + 3);
+    this.read += 4;
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getInt16Le = function() {
+    var rval = this.data.charCodeAt(this.read) ^ this.data.charCodeAt(this.read + 1) << 8;
+    this.read += 2;
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getInt24Le = function() {
+    var rval = this.data.charCodeAt(this.read) ^ this.data.charCodeAt(this.read + 1) << 8 ^ this.data.charCodeAt(this.read + 2) << 16;
+    this.read += 3;
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getInt32Le = function() {
+    var rval = this.data.charCodeAt(this.read) ^ this.data.charCodeAt(this.read + 1) << 8 ^ this.data.charCodeAt(this.read + 2) << 16 ^ this.data.charCodeAt(this.read + 3) << 24;
+    this.read += 4;
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getInt = function(n) {
+    _checkBitsParam(n);
+    var rval = 0;
+    do {
+      rval = (rval << 8) + this.data.charCodeAt(this.read++);
+      n -= 8;
+    } while (n > 0);
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.getSignedInt = function(n) {
+    var x2 = this.getInt(n);
+    var max = 2 << n - 2;
+    if (x2 >= max) {
+      x2 -= max << 1;
+    }
+    return x2;
+  };
+  util$1.ByteStringBuffer.prototype.getBytes = function(count2) {
+    var rval;
+    if (count2) {
+      count2 = Math.min(this.length(), count2);
+      rval = this.data.slice(this.read, this.read + count2);
+      this.read += count2;
+    } else if (count2 === 0) {
+      rval = "";
+    } else {
+      rval = this.read === 0 ? this.data : this.data.slice(this.read);
+      this.clear();
+    }
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.bytes = function(count2) {
+    return typeof count2 === "undefined" ? this.data.slice(this.read) : this.data.slice(this.read, this.read + count2);
+  };
+  util$1.ByteStringBuffer.prototype.at = function(i) {
+    return this.data.charCodeAt(this.read + i);
+  };
+  util$1.ByteStringBuffer.prototype.setAt = function(i, b) {
+    this.data = this.data.substr(0, this.read + i) + String.fromCharCode(b) + this.data.substr(this.read + i + 1);
+    return this;
+  };
+  util$1.ByteStringBuffer.prototype.last = function() {
+    return this.data.charCodeAt(this.data.length - 1);
+  };
+  util$1.ByteStringBuffer.prototype.copy = function() {
+    var c = util$1.createBuffer(this.data);
+    c.read = this.read;
+    return c;
+  };
+  util$1.ByteStringBuffer.prototype.compact = function() {
+    if (this.read > 0) {
+      this.data = this.data.slice(this.read);
+      this.read = 0;
+    }
+    return this;
+  };
+  util$1.ByteStringBuffer.prototype.clear = function() {
+    this.data = "";
+    this.read = 0;
+    return this;
+  };
+  util$1.ByteStringBuffer.prototype.truncate = function(count2) {
+    var len = Math.max(0, this.length() - count2);
+    this.data = this.data.substr(this.read, len);
+    this.read = 0;
+    return this;
+  };
+  util$1.ByteStringBuffer.prototype.toHex = function() {
+    var rval = "";
+    for (var i = this.read; i < this.data.length; ++i) {
+      var b = this.data.charCodeAt(i);
+      if (b < 16) {
+        rval += "0";
+      }
+      rval += b.toString(16);
+    }
+    return rval;
+  };
+  util$1.ByteStringBuffer.prototype.toString = function() {
+    return util$1.decodeUtf8(this.bytes());
+  };
+  function DataBuffer(b, options) {
+    options = options || {};
+    this.read = options.readOffset || 0;
+    this.growSize = options.growSize || 1024;
+    var isArrayBuffer = util$1.isArrayBuffer(b);
+    var isArrayBufferView = util$1.isArrayBufferView(b);
+    if (isArrayBuffer || isArrayBufferView) {
+      if (isArrayBuffer) {
+        this.data = new DataView(b);
+      } else {
+        this.data = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      }
+      this.write = "writeOffset" in options ? options.writeOffset : this.data.byteLength;
+      return;
+    }
+    this.data = new DataView(new ArrayBuffer(0));
+    this.write = 0;
+    if (b !== null && b !== void 0) {
+      this.putBytes(b);
+    }
+    if ("writeOffset" in options) {
+      this.write = options.writeOffset;
+    }
+  }
+  util$1.DataBuffer = DataBuffer;
+  util$1.DataBuffer.prototype.length = function() {
+    return this.write - this.read;
+  };
+  util$1.DataBuffer.prototype.isEmpty = function() {
+    return this.length() <= 0;
+  };
+  util$1.DataBuffer.prototype.accommodate = function(amount, growSize) {
+    if (this.length() >= amount) {
+      return this;
+    }
+    growSize = Math.max(growSize || this.growSize, amount);
+    var src = new Uint8Array(
+      this.data.buffer,
+      this.data.byteOffset,
+      this.data.byteLength
+    );
+    var dst = new Uint8Array(this.length() + growSize);
+    dst.set(src);
+    this.data = new DataView(dst.buffer);
+    return this;
+  };
+  util$1.DataBuffer.prototype.putByte = function(b) {
+    this.accommodate(1);
+    this.data.setUint8(this.write++, b);
+    return this;
+  };
+  util$1.DataBuffer.prototype.fillWithByte = function(b, n) {
+    this.accommodate(n);
+    for (var i = 0; i < n; ++i) {
+      this.data.setUint8(b);
+    }
+    return this;
+  };
+  util$1.DataBuffer.prototype.putBytes = function(bytes, encoding) {
+    if (util$1.isArrayBufferView(bytes)) {
+      var src = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      var len = src.byteLength - src.byteOffset;
+      this.accommodate(len);
+      var dst = new Uint8Array(this.data.buffer, this.write);
+      dst.set(src);
+      this.write += len;
+      return this;
+    }
+    if (util$1.isArrayBuffer(bytes)) {
+      var src = new Uint8Array(bytes);
+      this.accommodate(src.byteLength);
+      var dst = new Uint8Array(this.data.buffer);
+      dst.set(src, this.write);
+      this.write += src.byteLength;
+      return this;
+    }
+    if (bytes instanceof util$1.DataBuffer || typeof bytes === "object" && typeof bytes.read === "number" && typeof bytes.write === "number" && util$1.isArrayBufferView(bytes.data)) {
+      var src = new Uint8Array(bytes.data.byteLength, bytes.read, bytes.length());
+      this.accommodate(src.byteLength);
+      var dst = new Uint8Array(bytes.data.byteLength, this.write);
+      dst.set(src);
+      this.write += src.byteLength;
+      return this;
+    }
+    if (bytes instanceof util$1.ByteStringBuffer) {
+      bytes = bytes.data;
+      encoding = "binary";
+    }
+    encoding = encoding || "binary";
+    if (typeof bytes === "string") {
+      var view;
+      if (encoding === "hex") {
+        this.accommodate(Math.ceil(bytes.length / 2));
+        view = new Uint8Array(this.data.buffer, this.write);
+        this.write += util$1.binary.hex.decode(bytes, view, this.write);
+        return this;
+      }
+      if (encoding === "base64") {
+        this.accommodate(Math.ceil(bytes.length / 4) * 3);
+        view = new Uint8Array(this.data.buffer, this.write);
+        this.write += util$1.binary.base64.decode(bytes, view, this.write);
+        return this;
+      }
+      if (encoding === "utf8") {
+        bytes = util$1.encodeUtf8(bytes);
+        encoding = "binary";
+      }
+      if (encoding === "binary" || encoding === "raw") {
+        this.accommodate(bytes.length);
+        view = new Uint8Array(this.data.buffer, this.write);
+        this.write += util$1.binary.raw.decode(view);
+        return this;
+      }
+      if (encoding === "utf16") {
+        this.accommodate(bytes.length * 2);
+        view = new Uint16Array(this.data.buffer, this.write);
+        this.write += util$1.text.utf16.encode(view);
+        return this;
+      }
+      throw new Error("Invalid encoding: " + encoding);
+    }
+    throw Error("Invalid parameter: " + bytes);
+  };
+  util$1.DataBuffer.prototype.putBuffer = function(buffer) {
+    this.putBytes(buffer);
+    buffer.clear();
+    return this;
+  };
+  util$1.DataBuffer.prototype.putString = function(str) {
+    return this.putBytes(str, "utf16");
+  };
+  util$1.DataBuffer.prototype.putInt16 = function(i) {
+    this.accommodate(2);
+    this.data.setInt16(this.write, i);
+    this.write += 2;
+    return this;
+  };
+  util$1.DataBuffer.prototype.putInt24 = function(i) {
+    this.accommodate(3);
+    this.data.setInt16(this.write, i >> 8 & 65535);
+    this.data.setInt8(this.write, i >> 16 & 255);
+    this.write += 3;
+    return this;
+  };
+  util$1.DataBuffer.prototype.putInt32 = function(i) {
+    this.accommodate(4);
+    this.data.setInt32(this.write, i);
+    this.write += 4;
+    return this;
+  };
+  util$1.DataBuffer.prototype.putInt16Le = function(i) {
+    this.accommodate(2);
+    this.data.setInt16(this.write, i, true);
+    this.write += 2;
+    return this;
+  };
+  util$1.DataBuffer.prototype.putInt24Le = function(i) {
+    this.accommodate(3);
+    this.data.setInt8(this.write, i >> 16 & 255);
+    this.data.setInt16(this.write, i >> 8 & 65535, true);
+    this.write += 3;
+    return this;
+  };
+  util$1.DataBuffer.prototype.putInt32Le = function(i) {
+    this.accommodate(4);
+    this.data.setInt32(this.write, i, true);
+    this.write += 4;
+    return this;
+  };
+  util$1.DataBuffer.prototype.putInt = function(i, n) {
+    _checkBitsParam(n);
+    this.accommodate(n / 8);
+    do {
+      n -= 8;
+      this.data.setInt8(this.write++, i >> n & 255);
+    } while (n > 0);
+    return this;
+  };
+  util$1.DataBuffer.prototype.putSignedInt = function(i, n) {
+    _checkBitsParam(n);
+    this.accommodate(n / 8);
+    if (i < 0) {
+      i += 2 << n - 1;
+    }
+    return this.putInt(i, n);
+  };
+  util$1.DataBuffer.prototype.getByte = function() {
+    return this.data.getInt8(this.read++);
+  };
+  util$1.DataBuffer.prototype.getInt16 = function() {
+    var rval = this.data.getInt16(this.read);
+    this.read += 2;
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getInt24 = function() {
+    var rval = this.data.getInt16(this.read) << 8 ^ this.data.getInt8(this.read + 2);
+    this.read += 3;
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getInt32 = function() {
+    var rval = this.data.getInt32(this.read);
+    this.read += 4;
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getInt16Le = function() {
+    var rval = this.data.getInt16(this.read, true);
+    this.read += 2;
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getInt24Le = function() {
+    var rval = this.data.getInt8(this.read) ^ this.data.getInt16(this.read + 1, true) << 8;
+    this.read += 3;
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getInt32Le = function() {
+    var rval = this.data.getInt32(this.read, true);
+    this.read += 4;
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getInt = function(n) {
+    _checkBitsParam(n);
+    var rval = 0;
+    do {
+      rval = (rval << 8) + this.data.getInt8(this.read++);
+      n -= 8;
+    } while (n > 0);
+    return rval;
+  };
+  util$1.DataBuffer.prototype.getSignedInt = function(n) {
+    var x2 = this.getInt(n);
+    var max = 2 << n - 2;
+    if (x2 >= max) {
+      x2 -= max << 1;
+    }
+    return x2;
+  };
+  util$1.DataBuffer.prototype.getBytes = function(count2) {
+    var rval;
+    if (count2) {
+      count2 = Math.min(this.length(), count2);
+      rval = this.data.slice(this.read, this.read + count2);
+      this.read += count2;
+    } else if (count2 === 0) {
+      rval = "";
+    } else {
+      rval = this.read === 0 ? this.data : this.data.slice(this.read);
+      this.clear();
+    }
+    return rval;
+  };
+  util$1.DataBuffer.prototype.bytes = function(count2) {
+    return typeof count2 === "undefined" ? this.data.slice(this.read) : this.data.slice(this.read, this.read + count2);
+  };
+  util$1.DataBuffer.prototype.at = function(i) {
+    return this.data.getUint8(this.read + i);
+  };
+  util$1.DataBuffer.prototype.setAt = function(i, b) {
+    this.data.setUint8(i, b);
+    return this;
+  };
+  util$1.DataBuffer.prototype.last = function() {
+    return this.data.getUint8(this.write - 1);
+  };
+  util$1.DataBuffer.prototype.copy = function() {
+    return new util$1.DataBuffer(this);
+  };
+  util$1.DataBuffer.prototype.compact = function() {
+    if (this.read > 0) {
+      var src = new Uint8Array(this.data.buffer, this.read);
+      var dst = new Uint8Array(src.byteLength);
+      dst.set(src);
+      this.data = new DataView(dst);
+      this.write -= this.read;
+      this.read = 0;
+    }
+    return this;
+  };
+  util$1.DataBuffer.prototype.clear = function() {
+    this.data = new DataView(new ArrayBuffer(0));
+    this.read = this.write = 0;
+    return this;
+  };
+  util$1.DataBuffer.prototype.truncate = function(count2) {
+    this.write = Math.max(0, this.length() - count2);
+    this.read = Math.min(this.read, this.write);
+    return this;
+  };
+  util$1.DataBuffer.prototype.toHex = function() {
+    var rval = "";
+    for (var i = this.read; i < this.data.byteLength; ++i) {
+      var b = this.data.getUint8(i);
+      if (b < 16) {
+        rval += "0";
+      }
+      rval += b.toString(16);
+    }
+    return rval;
+  };
+  util$1.DataBuffer.prototype.toString = function(encoding) {
+    var view = new Uint8Array(this.data, this.read, this.length());
+    encoding = encoding || "utf8";
+    if (encoding === "binary" || encoding === "raw") {
+      return util$1.binary.raw.encode(view);
+    }
+    if (encoding === "hex") {
+      return util$1.binary.hex.encode(view);
+    }
+    if (encoding === "base64") {
+      return util$1.binary.base64.encode(view);
+    }
+    if (encoding === "utf8") {
+      return util$1.text.utf8.decode(view);
+    }
+    if (encoding === "utf16") {
+      return util$1.text.utf16.decode(view);
+    }
+    throw new Error("Invalid encoding: " + encoding);
+  };
+  util$1.createBuffer = function(input2, encoding) {
+    encoding = encoding || "raw";
+    if (input2 !== void 0 && encoding === "utf8") {
+      input2 = util$1.encodeUtf8(input2);
+    }
+    return new util$1.ByteBuffer(input2);
+  };
+  util$1.fillString = function(c, n) {
+    var s = "";
+    while (n > 0) {
+      if (n & 1) {
+        s += c;
+      }
+      n >>>= 1;
+      if (n > 0) {
+        c += c;
+      }
+    }
+    return s;
+  };
+  util$1.xorBytes = function(s1, s2, n) {
+    var s3 = "";
+    var b = "";
+    var t = "";
+    var i = 0;
+    var c = 0;
+    for (; n > 0; --n, ++i) {
+      b = s1.charCodeAt(i) ^ s2.charCodeAt(i);
+      if (c >= 10) {
+        s3 += t;
+        t = "";
+        c = 0;
+      }
+      t += String.fromCharCode(b);
+      ++c;
+    }
+    s3 += t;
+    return s3;
+  };
+  util$1.hexToBytes = function(hex4) {
+    var rval = "";
+    var i = 0;
+    if (hex4.length & true) {
+      i = 1;
+      rval += String.fromCharCode(parseInt(hex4[0], 16));
+    }
+    for (; i < hex4.length; i += 2) {
+      rval += String.fromCharCode(parseInt(hex4.substr(i, 2), 16));
+    }
+    return rval;
+  };
+  util$1.bytesToHex = function(bytes) {
+    return util$1.createBuffer(bytes).toHex();
+  };
+  util$1.int32ToBytes = function(i) {
+    return String.fromCharCode(i >> 24 & 255) + String.fromCharCode(i >> 16 & 255) + String.fromCharCode(i >> 8 & 255) + String.fromCharCode(i & 255);
+  };
+  var _base642 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+  var _base64Idx = [
+    /*43 -43 = 0*/
+    /*'+',  1,  2,  3,'/' */
+    62,
+    -1,
+    -1,
+    -1,
+    63,
+    /*'0','1','2','3','4','5','6','7','8','9' */
+    52,
+    53,
+    54,
+    55,
+    56,
+    57,
+    58,
+    59,
+    60,
+    61,
+    /*15, 16, 17,'=', 19, 20, 21 */
+    -1,
+    -1,
+    -1,
+    64,
+    -1,
+    -1,
+    -1,
+    /*65 - 43 = 22*/
+    /*'A','B','C','D','E','F','G','H','I','J','K','L','M', */
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    /*'N','O','P','Q','R','S','T','U','V','W','X','Y','Z' */
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+    21,
+    22,
+    23,
+    24,
+    25,
+    /*91 - 43 = 48 */
+    /*48, 49, 50, 51, 52, 53 */
+    -1,
+    -1,
+    -1,
+    -1,
+    -1,
+    -1,
+    /*97 - 43 = 54*/
+    /*'a','b','c','d','e','f','g','h','i','j','k','l','m' */
+    26,
+    27,
+    28,
+    29,
+    30,
+    31,
+    32,
+    33,
+    34,
+    35,
+    36,
+    37,
+    38,
+    /*'n','o','p','q','r','s','t','u','v','w','x','y','z' */
+    39,
+    40,
+    41,
+    42,
+    43,
+    44,
+    45,
+    46,
+    47,
+    48,
+    49,
+    50,
+    51
+  ];
+  var _base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  util$1.encode64 = function(input2, maxline) {
+    var line = "";
+    var output2 = "";
+    var chr1, chr2, chr3;
+    var i = 0;
+    while (i < input2.length) {
+      chr1 = input2.charCodeAt(i++);
+      chr2 = input2.charCodeAt(i++);
+      chr3 = input2.charCodeAt(i++);
+      line += _base642.charAt(chr1 >> 2);
+      line += _base642.charAt((chr1 & 3) << 4 | chr2 >> 4);
+      if (isNaN(chr2)) {
+        line += "==";
+      } else {
+        line += _base642.charAt((chr2 & 15) << 2 | chr3 >> 6);
+        line += isNaN(chr3) ? "=" : _base642.charAt(chr3 & 63);
+      }
+      if (maxline && line.length > maxline) {
+        output2 += line.substr(0, maxline) + "\r\n";
+        line = line.substr(maxline);
+      }
+    }
+    output2 += line;
+    return output2;
+  };
+  util$1.decode64 = function(input2) {
+    input2 = input2.replace(/[^A-Za-z0-9\+\/\=]/g, "");
+    var output2 = "";
+    var enc1, enc2, enc3, enc4;
+    var i = 0;
+    while (i < input2.length) {
+      enc1 = _base64Idx[input2.charCodeAt(i++) - 43];
+      enc2 = _base64Idx[input2.charCodeAt(i++) - 43];
+      enc3 = _base64Idx[input2.charCodeAt(i++) - 43];
+      enc4 = _base64Idx[input2.charCodeAt(i++) - 43];
+      output2 += String.fromCharCode(enc1 << 2 | enc2 >> 4);
+      if (enc3 !== 64) {
+        output2 += String.fromCharCode((enc2 & 15) << 4 | enc3 >> 2);
+        if (enc4 !== 64) {
+          output2 += String.fromCharCode((enc3 & 3) << 6 | enc4);
+        }
+      }
+    }
+    return output2;
+  };
+  util$1.encodeUtf8 = function(str) {
+    return unescape(encodeURIComponent(str));
+  };
+  util$1.decodeUtf8 = function(str) {
+    return decodeURIComponent(escape(str));
+  };
+  util$1.binary = {
+    raw: {},
+    hex: {},
+    base64: {},
+    base58: {},
+    baseN: {
+      encode: baseN2.encode,
+      decode: baseN2.decode
+    }
+  };
+  util$1.binary.raw.encode = function(bytes) {
+    return String.fromCharCode.apply(null, bytes);
+  };
+  util$1.binary.raw.decode = function(str, output2, offset) {
+    var out = output2;
+    if (!out) {
+      out = new Uint8Array(str.length);
+    }
+    offset = offset || 0;
+    var j2 = offset;
+    for (var i = 0; i < str.length; ++i) {
+      out[j2++] = str.charCodeAt(i);
+    }
+    return output2 ? j2 - offset : out;
+  };
+  util$1.binary.hex.encode = util$1.bytesToHex;
+  util$1.binary.hex.decode = function(hex4, output2, offset) {
+    var out = output2;
+    if (!out) {
+      out = new Uint8Array(Math.ceil(hex4.length / 2));
+    }
+    offset = offset || 0;
+    var i = 0, j2 = offset;
+    if (hex4.length & 1) {
+      i = 1;
+      out[j2++] = parseInt(hex4[0], 16);
+    }
+    for (; i < hex4.length; i += 2) {
+      out[j2++] = parseInt(hex4.substr(i, 2), 16);
+    }
+    return output2 ? j2 - offset : out;
+  };
+  util$1.binary.base64.encode = function(input2, maxline) {
+    var line = "";
+    var output2 = "";
+    var chr1, chr2, chr3;
+    var i = 0;
+    while (i < input2.byteLength) {
+      chr1 = input2[i++];
+      chr2 = input2[i++];
+      chr3 = input2[i++];
+      line += _base642.charAt(chr1 >> 2);
+      line += _base642.charAt((chr1 & 3) << 4 | chr2 >> 4);
+      if (isNaN(chr2)) {
+        line += "==";
+      } else {
+        line += _base642.charAt((chr2 & 15) << 2 | chr3 >> 6);
+        line += isNaN(chr3) ? "=" : _base642.charAt(chr3 & 63);
+      }
+      if (maxline && line.length > maxline) {
+        output2 += line.substr(0, maxline) + "\r\n";
+        line = line.substr(maxline);
+      }
+    }
+    output2 += line;
+    return output2;
+  };
+  util$1.binary.base64.decode = function(input2, output2, offset) {
+    var out = output2;
+    if (!out) {
+      out = new Uint8Array(Math.ceil(input2.length / 4) * 3);
+    }
+    input2 = input2.replace(/[^A-Za-z0-9\+\/\=]/g, "");
+    offset = offset || 0;
+    var enc1, enc2, enc3, enc4;
+    var i = 0, j2 = offset;
+    while (i < input2.length) {
+      enc1 = _base64Idx[input2.charCodeAt(i++) - 43];
+      enc2 = _base64Idx[input2.charCodeAt(i++) - 43];
+      enc3 = _base64Idx[input2.charCodeAt(i++) - 43];
+      enc4 = _base64Idx[input2.charCodeAt(i++) - 43];
+      out[j2++] = enc1 << 2 | enc2 >> 4;
+      if (enc3 !== 64) {
+        out[j2++] = (enc2 & 15) << 4 | enc3 >> 2;
+        if (enc4 !== 64) {
+          out[j2++] = (enc3 & 3) << 6 | enc4;
+        }
+      }
+    }
+    return output2 ? j2 - offset : out.subarray(0, j2);
+  };
+  util$1.binary.base58.encode = function(input2, maxline) {
+    return util$1.binary.baseN.encode(input2, _base58, maxline);
+  };
+  util$1.binary.base58.decode = function(input2, maxline) {
+    return util$1.binary.baseN.decode(input2, _base58, maxline);
+  };
+  util$1.text = {
+    utf8: {},
+    utf16: {}
+  };
+  util$1.text.utf8.encode = function(str, output2, offset) {
+    str = util$1.encodeUtf8(str);
+    var out = output2;
+    if (!out) {
+      out = new Uint8Array(str.length);
+    }
+    offset = offset || 0;
+    var j2 = offset;
+    for (var i = 0; i < str.length; ++i) {
+      out[j2++] = str.charCodeAt(i);
+    }
+    return output2 ? j2 - offset : out;
+  };
+  util$1.text.utf8.decode = function(bytes) {
+    return util$1.decodeUtf8(String.fromCharCode.apply(null, bytes));
+  };
+  util$1.text.utf16.encode = function(str, output2, offset) {
+    var out = output2;
+    if (!out) {
+      out = new Uint8Array(str.length * 2);
+    }
+    var view = new Uint16Array(out.buffer);
+    offset = offset || 0;
+    var j2 = offset;
+    var k2 = offset;
+    for (var i = 0; i < str.length; ++i) {
+      view[k2++] = str.charCodeAt(i);
+      j2 += 2;
+    }
+    return output2 ? j2 - offset : out;
+  };
+  util$1.text.utf16.decode = function(bytes) {
+    return String.fromCharCode.apply(null, new Uint16Array(bytes.buffer));
+  };
+  util$1.deflate = function(api, bytes, raw) {
+    bytes = util$1.decode64(api.deflate(util$1.encode64(bytes)).rval);
+    if (raw) {
+      var start = 2;
+      var flg = bytes.charCodeAt(1);
+      if (flg & 32) {
+        start = 6;
+      }
+      bytes = bytes.substring(start, bytes.length - 4);
+    }
+    return bytes;
+  };
+  util$1.inflate = function(api, bytes, raw) {
+    var rval = api.inflate(util$1.encode64(bytes)).rval;
+    return rval === null ? null : util$1.decode64(rval);
+  };
+  var _setStorageObject = function(api, id, obj) {
+    if (!api) {
+      throw new Error("WebStorage not available.");
+    }
+    var rval;
+    if (obj === null) {
+      rval = api.removeItem(id);
+    } else {
+      obj = util$1.encode64(JSON.stringify(obj));
+      rval = api.setItem(id, obj);
+    }
+    if (typeof rval !== "undefined" && rval.rval !== true) {
+      var error63 = new Error(rval.error.message);
+      error63.id = rval.error.id;
+      error63.name = rval.error.name;
+      throw error63;
+    }
+  };
+  var _getStorageObject = function(api, id) {
+    if (!api) {
+      throw new Error("WebStorage not available.");
+    }
+    var rval = api.getItem(id);
+    if (api.init) {
+      if (rval.rval === null) {
+        if (rval.error) {
+          var error63 = new Error(rval.error.message);
+          error63.id = rval.error.id;
+          error63.name = rval.error.name;
+          throw error63;
+        }
+        rval = null;
+      } else {
+        rval = rval.rval;
+      }
+    }
+    if (rval !== null) {
+      rval = JSON.parse(util$1.decode64(rval));
+    }
+    return rval;
+  };
+  var _setItem = function(api, id, key, data) {
+    var obj = _getStorageObject(api, id);
+    if (obj === null) {
+      obj = {};
+    }
+    obj[key] = data;
+    _setStorageObject(api, id, obj);
+  };
+  var _getItem = function(api, id, key) {
+    var rval = _getStorageObject(api, id);
+    if (rval !== null) {
+      rval = key in rval ? rval[key] : null;
+    }
+    return rval;
+  };
+  var _removeItem = function(api, id, key) {
+    var obj = _getStorageObject(api, id);
+    if (obj !== null && key in obj) {
+      delete obj[key];
+      var empty2 = true;
+      for (var prop in obj) {
+        empty2 = false;
+        break;
+      }
+      if (empty2) {
+        obj = null;
+      }
+      _setStorageObject(api, id, obj);
+    }
+  };
+  var _clearItems = function(api, id) {
+    _setStorageObject(api, id, null);
+  };
+  var _callStorageFunction = function(func, args, location) {
+    var rval = null;
+    if (typeof location === "undefined") {
+      location = ["web", "flash"];
+    }
+    var type;
+    var done = false;
+    var exception = null;
+    for (var idx in location) {
+      type = location[idx];
+      try {
+        if (type === "flash" || type === "both") {
+          if (args[0] === null) {
+            throw new Error("Flash local storage not available.");
+          }
+          rval = func.apply(this, args);
+          done = type === "flash";
+        }
+        if (type === "web" || type === "both") {
+          args[0] = localStorage;
+          rval = func.apply(this, args);
+          done = true;
+        }
+      } catch (ex) {
+        exception = ex;
+      }
+      if (done) {
+        break;
+      }
+    }
+    if (!done) {
+      throw exception;
+    }
+    return rval;
+  };
+  util$1.setItem = function(api, id, key, data, location) {
+    _callStorageFunction(_setItem, arguments, location);
+  };
+  util$1.getItem = function(api, id, key, location) {
+    return _callStorageFunction(_getItem, arguments, location);
+  };
+  util$1.removeItem = function(api, id, key, location) {
+    _callStorageFunction(_removeItem, arguments, location);
+  };
+  util$1.clearItems = function(api, id, location) {
+    _callStorageFunction(_clearItems, arguments, location);
+  };
+  util$1.isEmpty = function(obj) {
+    for (var prop in obj) {
+      if (obj.hasOwnProperty(prop)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  util$1.format = function(format) {
+    var re = /%./g;
+    var match;
+    var part;
+    var argi = 0;
+    var parts = [];
+    var last = 0;
+    while (match = re.exec(format)) {
+      part = format.substring(last, re.lastIndex - 2);
+      if (part.length > 0) {
+        parts.push(part);
+      }
+      last = re.lastIndex;
+      var code18 = match[0][1];
+      switch (code18) {
+        case "s":
+        case "o":
+          if (argi < arguments.length) {
+            parts.push(arguments[argi++ + 1]);
+          } else {
+            parts.push("<?>");
+          }
+          break;
+        // FIXME: do proper formatting for numbers, etc
+        //case 'f':
+        //case 'd':
+        case "%":
+          parts.push("%");
+          break;
+        default:
+          parts.push("<%" + code18 + "?>");
+      }
+    }
+    parts.push(format.substring(last));
+    return parts.join("");
+  };
+  util$1.formatNumber = function(number4, decimals, dec_point, thousands_sep) {
+    var n = number4, c = isNaN(decimals = Math.abs(decimals)) ? 2 : decimals;
+    var d3 = dec_point === void 0 ? "," : dec_point;
+    var t = thousands_sep === void 0 ? "." : thousands_sep, s = n < 0 ? "-" : "";
+    var i = parseInt(n = Math.abs(+n || 0).toFixed(c), 10) + "";
+    var j2 = i.length > 3 ? i.length % 3 : 0;
+    return s + (j2 ? i.substr(0, j2) + t : "") + i.substr(j2).replace(/(\d{3})(?=\d)/g, "$1" + t) + (c ? d3 + Math.abs(n - i).toFixed(c).slice(2) : "");
+  };
+  util$1.formatSize = function(size) {
+    if (size >= 1073741824) {
+      size = util$1.formatNumber(size / 1073741824, 2, ".", "") + " GiB";
+    } else if (size >= 1048576) {
+      size = util$1.formatNumber(size / 1048576, 2, ".", "") + " MiB";
+    } else if (size >= 1024) {
+      size = util$1.formatNumber(size / 1024, 0) + " KiB";
+    } else {
+      size = util$1.formatNumber(size, 0) + " bytes";
+    }
+    return size;
+  };
+  util$1.bytesFromIP = function(ip) {
+    if (ip.indexOf(".") !== -1) {
+      return util$1.bytesFromIPv4(ip);
+    }
+    if (ip.indexOf(":") !== -1) {
+      return util$1.bytesFromIPv6(ip);
+    }
+    return null;
+  };
+  util$1.bytesFromIPv4 = function(ip) {
+    ip = ip.split(".");
+    if (ip.length !== 4) {
+      return null;
+    }
+    var b = util$1.createBuffer();
+    for (var i = 0; i < ip.length; ++i) {
+      var num = parseInt(ip[i], 10);
+      if (isNaN(num)) {
+        return null;
+      }
+      b.putByte(num);
+    }
+    return b.getBytes();
+  };
+  util$1.bytesFromIPv6 = function(ip) {
+    var blanks = 0;
+    ip = ip.split(":").filter(function(e) {
+      if (e.length === 0) ++blanks;
+      return true;
+    });
+    var zeros = (8 - ip.length + blanks) * 2;
+    var b = util$1.createBuffer();
+    for (var i = 0; i < 8; ++i) {
+      if (!ip[i] || ip[i].length === 0) {
+        b.fillWithByte(0, zeros);
+        zeros = 0;
+        continue;
+      }
+      var bytes = util$1.hexToBytes(ip[i]);
+      if (bytes.length < 2) {
+        b.putByte(0);
+      }
+      b.putBytes(bytes);
+    }
+    return b.getBytes();
+  };
+  util$1.bytesToIP = function(bytes) {
+    if (bytes.length === 4) {
+      return util$1.bytesToIPv4(bytes);
+    }
+    if (bytes.length === 16) {
+      return util$1.bytesToIPv6(bytes);
+    }
+    return null;
+  };
+  util$1.bytesToIPv4 = function(bytes) {
+    if (bytes.length !== 4) {
+      return null;
+    }
+    var ip = [];
+    for (var i = 0; i < bytes.length; ++i) {
+      ip.push(bytes.charCodeAt(i));
+    }
+    return ip.join(".");
+  };
+  util$1.bytesToIPv6 = function(bytes) {
+    if (bytes.length !== 16) {
+      return null;
+    }
+    var ip = [];
+    var zeroGroups = [];
+    var zeroMaxGroup = 0;
+    for (var i = 0; i < bytes.length; i += 2) {
+      var hex4 = util$1.bytesToHex(bytes[i] + bytes[i + 1]);
+      while (hex4[0] === "0" && hex4 !== "0") {
+        hex4 = hex4.substr(1);
+      }
+      if (hex4 === "0") {
+        var last = zeroGroups[zeroGroups.length - 1];
+        var idx = ip.length;
+        if (!last || idx !== last.end + 1) {
+          zeroGroups.push({ start: idx, end: idx });
+        } else {
+          last.end = idx;
+          if (last.end - last.start > zeroGroups[zeroMaxGroup].end - zeroGroups[zeroMaxGroup].start) {
+            zeroMaxGroup = zeroGroups.length - 1;
+          }
+        }
+      }
+      ip.push(hex4);
+    }
+    if (zeroGroups.length > 0) {
+      var group = zeroGroups[zeroMaxGroup];
+      if (group.end - group.start > 0) {
+        ip.splice(group.start, group.end - group.start + 1, "");
+        if (group.start === 0) {
+          ip.unshift("");
+        }
+        if (group.end === 7) {
+          ip.push("");
+        }
+      }
+    }
+    return ip.join(":");
+  };
+  util$1.estimateCores = function(options, callback) {
+    if (typeof options === "function") {
+      callback = options;
+      options = {};
+    }
+    options = options || {};
+    if ("cores" in util$1 && !options.update) {
+      return callback(null, util$1.cores);
+    }
+    if (typeof navigator !== "undefined" && "hardwareConcurrency" in navigator && navigator.hardwareConcurrency > 0) {
+      util$1.cores = navigator.hardwareConcurrency;
+      return callback(null, util$1.cores);
+    }
+    if (typeof Worker === "undefined") {
+      util$1.cores = 1;
+      return callback(null, util$1.cores);
+    }
+    if (typeof Blob === "undefined") {
+      util$1.cores = 2;
+      return callback(null, util$1.cores);
+    }
+    var blobUrl = URL.createObjectURL(new Blob([
+      "(",
+      function() {
+        self.addEventListener("message", function(e) {
+          var st = Date.now();
+          var et = st + 4;
+          self.postMessage({ st, et });
+        });
+      }.toString(),
+      ")()"
+    ], { type: "application/javascript" }));
+    sample([], 5, 16);
+    function sample(max, samples, numWorkers) {
+      if (samples === 0) {
+        var avg = Math.floor(max.reduce(function(avg2, x2) {
+          return avg2 + x2;
+        }, 0) / max.length);
+        util$1.cores = Math.max(1, avg);
+        URL.revokeObjectURL(blobUrl);
+        return callback(null, util$1.cores);
+      }
+      map2(numWorkers, function(err, results) {
+        max.push(reduce(numWorkers, results));
+        sample(max, samples - 1, numWorkers);
+      });
+    }
+    function map2(numWorkers, callback2) {
+      var workers = [];
+      var results = [];
+      for (var i = 0; i < numWorkers; ++i) {
+        var worker = new Worker(blobUrl);
+        worker.addEventListener("message", function(e) {
+          results.push(e.data);
+          if (results.length === numWorkers) {
+            for (var i2 = 0; i2 < numWorkers; ++i2) {
+              workers[i2].terminate();
+            }
+            callback2(null, results);
+          }
+        });
+        workers.push(worker);
+      }
+      for (var i = 0; i < numWorkers; ++i) {
+        workers[i].postMessage(i);
+      }
+    }
+    function reduce(numWorkers, results) {
+      var overlaps = [];
+      for (var n = 0; n < numWorkers; ++n) {
+        var r1 = results[n];
+        var overlap = overlaps[n] = [];
+        for (var i = 0; i < numWorkers; ++i) {
+          if (n === i) {
+            continue;
+          }
+          var r2 = results[i];
+          if (r1.st > r2.st && r1.st < r2.et || r2.st > r1.st && r2.st < r1.et) {
+            overlap.push(i);
+          }
+        }
+      }
+      return overlaps.reduce(function(max, overlap2) {
+        return Math.max(max, overlap2.length);
+      }, 0);
+    }
+  };
+  return util.exports;
+}
+function requireCipher() {
+  if (hasRequiredCipher) return cipher;
+  hasRequiredCipher = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  cipher = forge2.cipher = forge2.cipher || {};
+  forge2.cipher.algorithms = forge2.cipher.algorithms || {};
+  forge2.cipher.createCipher = function(algorithm, key) {
+    var api = algorithm;
+    if (typeof api === "string") {
+      api = forge2.cipher.getAlgorithm(api);
+      if (api) {
+        api = api();
+      }
+    }
+    if (!api) {
+      throw new Error("Unsupported algorithm: " + algorithm);
+    }
+    return new forge2.cipher.BlockCipher({
+      algorithm: api,
+      key,
+      decrypt: false
+    });
+  };
+  forge2.cipher.createDecipher = function(algorithm, key) {
+    var api = algorithm;
+    if (typeof api === "string") {
+      api = forge2.cipher.getAlgorithm(api);
+      if (api) {
+        api = api();
+      }
+    }
+    if (!api) {
+      throw new Error("Unsupported algorithm: " + algorithm);
+    }
+    return new forge2.cipher.BlockCipher({
+      algorithm: api,
+      key,
+      decrypt: true
+    });
+  };
+  forge2.cipher.registerAlgorithm = function(name, algorithm) {
+    name = name.toUpperCase();
+    forge2.cipher.algorithms[name] = algorithm;
+  };
+  forge2.cipher.getAlgorithm = function(name) {
+    name = name.toUpperCase();
+    if (name in forge2.cipher.algorithms) {
+      return forge2.cipher.algorithms[name];
+    }
+    return null;
+  };
+  var BlockCipher = forge2.cipher.BlockCipher = function(options) {
+    this.algorithm = options.algorithm;
+    this.mode = this.algorithm.mode;
+    this.blockSize = this.mode.blockSize;
+    this._finish = false;
+    this._input = null;
+    this.output = null;
+    this._op = options.decrypt ? this.mode.decrypt : this.mode.encrypt;
+    this._decrypt = options.decrypt;
+    this.algorithm.initialize(options);
+  };
+  BlockCipher.prototype.start = function(options) {
+    options = options || {};
+    var opts = {};
+    for (var key in options) {
+      opts[key] = options[key];
+    }
+    opts.decrypt = this._decrypt;
+    this._finish = false;
+    this._input = forge2.util.createBuffer();
+    this.output = options.output || forge2.util.createBuffer();
+    this.mode.start(opts);
+  };
+  BlockCipher.prototype.update = function(input2) {
+    if (input2) {
+      this._input.putBuffer(input2);
+    }
+    while (!this._op.call(this.mode, this._input, this.output, this._finish) && !this._finish) {
+    }
+    this._input.compact();
+  };
+  BlockCipher.prototype.finish = function(pad) {
+    if (pad && (this.mode.name === "ECB" || this.mode.name === "CBC")) {
+      this.mode.pad = function(input2) {
+        return pad(this.blockSize, input2, false);
+      };
+      this.mode.unpad = function(output2) {
+        return pad(this.blockSize, output2, true);
+      };
+    }
+    var options = {};
+    options.decrypt = this._decrypt;
+    options.overflow = this._input.length() % this.blockSize;
+    if (!this._decrypt && this.mode.pad) {
+      if (!this.mode.pad(this._input, options)) {
+        return false;
+      }
+    }
+    this._finish = true;
+    this.update();
+    if (this._decrypt && this.mode.unpad) {
+      if (!this.mode.unpad(this.output, options)) {
+        return false;
+      }
+    }
+    if (this.mode.afterFinish) {
+      if (!this.mode.afterFinish(this.output, options)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  return cipher;
+}
+function requireCipherModes() {
+  if (hasRequiredCipherModes) return cipherModes.exports;
+  hasRequiredCipherModes = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  forge2.cipher = forge2.cipher || {};
+  var modes = cipherModes.exports = forge2.cipher.modes = forge2.cipher.modes || {};
+  modes.ecb = function(options) {
+    options = options || {};
+    this.name = "ECB";
+    this.cipher = options.cipher;
+    this.blockSize = options.blockSize || 16;
+    this._ints = this.blockSize / 4;
+    this._inBlock = new Array(this._ints);
+    this._outBlock = new Array(this._ints);
+  };
+  modes.ecb.prototype.start = function(options) {
+  };
+  modes.ecb.prototype.encrypt = function(input2, output2, finish) {
+    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+      return true;
+    }
+    for (var i = 0; i < this._ints; ++i) {
+      this._inBlock[i] = input2.getInt32();
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    for (var i = 0; i < this._ints; ++i) {
+      output2.putInt32(this._outBlock[i]);
+    }
+  };
+  modes.ecb.prototype.decrypt = function(input2, output2, finish) {
+    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+      return true;
+    }
+    for (var i = 0; i < this._ints; ++i) {
+      this._inBlock[i] = input2.getInt32();
+    }
+    this.cipher.decrypt(this._inBlock, this._outBlock);
+    for (var i = 0; i < this._ints; ++i) {
+      output2.putInt32(this._outBlock[i]);
+    }
+  };
+  modes.ecb.prototype.pad = function(input2, options) {
+    var padding = input2.length() === this.blockSize ? this.blockSize : this.blockSize - input2.length();
+    input2.fillWithByte(padding, padding);
+    return true;
+  };
+  modes.ecb.prototype.unpad = function(output2, options) {
+    if (options.overflow > 0) {
+      return false;
+    }
+    var len = output2.length();
+    var count2 = output2.at(len - 1);
+    if (count2 > this.blockSize << 2) {
+      return false;
+    }
+    output2.truncate(count2);
+    return true;
+  };
+  modes.cbc = function(options) {
+    options = options || {};
+    this.name = "CBC";
+    this.cipher = options.cipher;
+    this.blockSize = options.blockSize || 16;
+    this._ints = this.blockSize / 4;
+    this._inBlock = new Array(this._ints);
+    this._outBlock = new Array(this._ints);
+  };
+  modes.cbc.prototype.start = function(options) {
+    if (options.iv === null) {
+      if (!this._prev) {
+        throw new Error("Invalid IV parameter.");
+      }
+      this._iv = this._prev.slice(0);
+    } else if (!("iv" in options)) {
+      throw new Error("Invalid IV parameter.");
+    } else {
+      this._iv = transformIV(options.iv, this.blockSize);
+      this._prev = this._iv.slice(0);
+    }
+  };
+  modes.cbc.prototype.encrypt = function(input2, output2, finish) {
+    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+      return true;
+    }
+    for (var i = 0; i < this._ints; ++i) {
+      this._inBlock[i] = this._prev[i] ^ input2.getInt32();
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    for (var i = 0; i < this._ints; ++i) {
+      output2.putInt32(this._outBlock[i]);
+    }
+    this._prev = this._outBlock;
+  };
+  modes.cbc.prototype.decrypt = function(input2, output2, finish) {
+    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+      return true;
+    }
+    for (var i = 0; i < this._ints; ++i) {
+      this._inBlock[i] = input2.getInt32();
+    }
+    this.cipher.decrypt(this._inBlock, this._outBlock);
+    for (var i = 0; i < this._ints; ++i) {
+      output2.putInt32(this._prev[i] ^ this._outBlock[i]);
+    }
+    this._prev = this._inBlock.slice(0);
+  };
+  modes.cbc.prototype.pad = function(input2, options) {
+    var padding = input2.length() === this.blockSize ? this.blockSize : this.blockSize - input2.length();
+    input2.fillWithByte(padding, padding);
+    return true;
+  };
+  modes.cbc.prototype.unpad = function(output2, options) {
+    if (options.overflow > 0) {
+      return false;
+    }
+    var len = output2.length();
+    var count2 = output2.at(len - 1);
+    if (count2 > this.blockSize << 2) {
+      return false;
+    }
+    output2.truncate(count2);
+    return true;
+  };
+  modes.cfb = function(options) {
+    options = options || {};
+    this.name = "CFB";
+    this.cipher = options.cipher;
+    this.blockSize = options.blockSize || 16;
+    this._ints = this.blockSize / 4;
+    this._inBlock = null;
+    this._outBlock = new Array(this._ints);
+    this._partialBlock = new Array(this._ints);
+    this._partialOutput = forge2.util.createBuffer();
+    this._partialBytes = 0;
+  };
+  modes.cfb.prototype.start = function(options) {
+    if (!("iv" in options)) {
+      throw new Error("Invalid IV parameter.");
+    }
+    this._iv = transformIV(options.iv, this.blockSize);
+    this._inBlock = this._iv.slice(0);
+    this._partialBytes = 0;
+  };
+  modes.cfb.prototype.encrypt = function(input2, output2, finish) {
+    var inputLength = input2.length();
+    if (inputLength === 0) {
+      return true;
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    if (this._partialBytes === 0 && inputLength >= this.blockSize) {
+      for (var i = 0; i < this._ints; ++i) {
+        this._inBlock[i] = input2.getInt32() ^ this._outBlock[i];
+        output2.putInt32(this._inBlock[i]);
+      }
+      return;
+    }
+    var partialBytes = (this.blockSize - inputLength) % this.blockSize;
+    if (partialBytes > 0) {
+      partialBytes = this.blockSize - partialBytes;
+    }
+    this._partialOutput.clear();
+    for (var i = 0; i < this._ints; ++i) {
+      this._partialBlock[i] = input2.getInt32() ^ this._outBlock[i];
+      this._partialOutput.putInt32(this._partialBlock[i]);
+    }
+    if (partialBytes > 0) {
+      input2.read -= this.blockSize;
+    } else {
+      for (var i = 0; i < this._ints; ++i) {
+        this._inBlock[i] = this._partialBlock[i];
+      }
+    }
+    if (this._partialBytes > 0) {
+      this._partialOutput.getBytes(this._partialBytes);
+    }
+    if (partialBytes > 0 && !finish) {
+      output2.putBytes(this._partialOutput.getBytes(
+        partialBytes - this._partialBytes
+      ));
+      this._partialBytes = partialBytes;
+      return true;
+    }
+    output2.putBytes(this._partialOutput.getBytes(
+      inputLength - this._partialBytes
+    ));
+    this._partialBytes = 0;
+  };
+  modes.cfb.prototype.decrypt = function(input2, output2, finish) {
+    var inputLength = input2.length();
+    if (inputLength === 0) {
+      return true;
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    if (this._partialBytes === 0 && inputLength >= this.blockSize) {
+      for (var i = 0; i < this._ints; ++i) {
+        this._inBlock[i] = input2.getInt32();
+        output2.putInt32(this._inBlock[i] ^ this._outBlock[i]);
+      }
+      return;
+    }
+    var partialBytes = (this.blockSize - inputLength) % this.blockSize;
+    if (partialBytes > 0) {
+      partialBytes = this.blockSize - partialBytes;
+    }
+    this._partialOutput.clear();
+    for (var i = 0; i < this._ints; ++i) {
+      this._partialBlock[i] = input2.getInt32();
+      this._partialOutput.putInt32(this._partialBlock[i] ^ this._outBlock[i]);
+    }
+    if (partialBytes > 0) {
+      input2.read -= this.blockSize;
+    } else {
+      for (var i = 0; i < this._ints; ++i) {
+        this._inBlock[i] = this._partialBlock[i];
+      }
+    }
+    if (this._partialBytes > 0) {
+      this._partialOutput.getBytes(this._partialBytes);
+    }
+    if (partialBytes > 0 && !finish) {
+      output2.putBytes(this._partialOutput.getBytes(
+        partialBytes - this._partialBytes
+      ));
+      this._partialBytes = partialBytes;
+      return true;
+    }
+    output2.putBytes(this._partialOutput.getBytes(
+      inputLength - this._partialBytes
+    ));
+    this._partialBytes = 0;
+  };
+  modes.ofb = function(options) {
+    options = options || {};
+    this.name = "OFB";
+    this.cipher = options.cipher;
+    this.blockSize = options.blockSize || 16;
+    this._ints = this.blockSize / 4;
+    this._inBlock = null;
+    this._outBlock = new Array(this._ints);
+    this._partialOutput = forge2.util.createBuffer();
+    this._partialBytes = 0;
+  };
+  modes.ofb.prototype.start = function(options) {
+    if (!("iv" in options)) {
+      throw new Error("Invalid IV parameter.");
+    }
+    this._iv = transformIV(options.iv, this.blockSize);
+    this._inBlock = this._iv.slice(0);
+    this._partialBytes = 0;
+  };
+  modes.ofb.prototype.encrypt = function(input2, output2, finish) {
+    var inputLength = input2.length();
+    if (input2.length() === 0) {
+      return true;
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    if (this._partialBytes === 0 && inputLength >= this.blockSize) {
+      for (var i = 0; i < this._ints; ++i) {
+        output2.putInt32(input2.getInt32() ^ this._outBlock[i]);
+        this._inBlock[i] = this._outBlock[i];
+      }
+      return;
+    }
+    var partialBytes = (this.blockSize - inputLength) % this.blockSize;
+    if (partialBytes > 0) {
+      partialBytes = this.blockSize - partialBytes;
+    }
+    this._partialOutput.clear();
+    for (var i = 0; i < this._ints; ++i) {
+      this._partialOutput.putInt32(input2.getInt32() ^ this._outBlock[i]);
+    }
+    if (partialBytes > 0) {
+      input2.read -= this.blockSize;
+    } else {
+      for (var i = 0; i < this._ints; ++i) {
+        this._inBlock[i] = this._outBlock[i];
+      }
+    }
+    if (this._partialBytes > 0) {
+      this._partialOutput.getBytes(this._partialBytes);
+    }
+    if (partialBytes > 0 && !finish) {
+      output2.putBytes(this._partialOutput.getBytes(
+        partialBytes - this._partialBytes
+      ));
+      this._partialBytes = partialBytes;
+      return true;
+    }
+    output2.putBytes(this._partialOutput.getBytes(
+      inputLength - this._partialBytes
+    ));
+    this._partialBytes = 0;
+  };
+  modes.ofb.prototype.decrypt = modes.ofb.prototype.encrypt;
+  modes.ctr = function(options) {
+    options = options || {};
+    this.name = "CTR";
+    this.cipher = options.cipher;
+    this.blockSize = options.blockSize || 16;
+    this._ints = this.blockSize / 4;
+    this._inBlock = null;
+    this._outBlock = new Array(this._ints);
+    this._partialOutput = forge2.util.createBuffer();
+    this._partialBytes = 0;
+  };
+  modes.ctr.prototype.start = function(options) {
+    if (!("iv" in options)) {
+      throw new Error("Invalid IV parameter.");
+    }
+    this._iv = transformIV(options.iv, this.blockSize);
+    this._inBlock = this._iv.slice(0);
+    this._partialBytes = 0;
+  };
+  modes.ctr.prototype.encrypt = function(input2, output2, finish) {
+    var inputLength = input2.length();
+    if (inputLength === 0) {
+      return true;
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    if (this._partialBytes === 0 && inputLength >= this.blockSize) {
+      for (var i = 0; i < this._ints; ++i) {
+        output2.putInt32(input2.getInt32() ^ this._outBlock[i]);
+      }
+    } else {
+      var partialBytes = (this.blockSize - inputLength) % this.blockSize;
+      if (partialBytes > 0) {
+        partialBytes = this.blockSize - partialBytes;
+      }
+      this._partialOutput.clear();
+      for (var i = 0; i < this._ints; ++i) {
+        this._partialOutput.putInt32(input2.getInt32() ^ this._outBlock[i]);
+      }
+      if (partialBytes > 0) {
+        input2.read -= this.blockSize;
+      }
+      if (this._partialBytes > 0) {
+        this._partialOutput.getBytes(this._partialBytes);
+      }
+      if (partialBytes > 0 && !finish) {
+        output2.putBytes(this._partialOutput.getBytes(
+          partialBytes - this._partialBytes
+        ));
+        this._partialBytes = partialBytes;
+        return true;
+      }
+      output2.putBytes(this._partialOutput.getBytes(
+        inputLength - this._partialBytes
+      ));
+      this._partialBytes = 0;
+    }
+    inc32(this._inBlock);
+  };
+  modes.ctr.prototype.decrypt = modes.ctr.prototype.encrypt;
+  modes.gcm = function(options) {
+    options = options || {};
+    this.name = "GCM";
+    this.cipher = options.cipher;
+    this.blockSize = options.blockSize || 16;
+    this._ints = this.blockSize / 4;
+    this._inBlock = new Array(this._ints);
+    this._outBlock = new Array(this._ints);
+    this._partialOutput = forge2.util.createBuffer();
+    this._partialBytes = 0;
+    this._R = 3774873600;
+  };
+  modes.gcm.prototype.start = function(options) {
+    if (!("iv" in options)) {
+      throw new Error("Invalid IV parameter.");
+    }
+    var iv = forge2.util.createBuffer(options.iv);
+    this._cipherLength = 0;
+    var additionalData;
+    if ("additionalData" in options) {
+      additionalData = forge2.util.createBuffer(options.additionalData);
+    } else {
+      additionalData = forge2.util.createBuffer();
+    }
+    if ("tagLength" in options) {
+      this._tagLength = options.tagLength;
+    } else {
+      this._tagLength = 128;
+    }
+    this._tag = null;
+    if (options.decrypt) {
+      this._tag = forge2.util.createBuffer(options.tag).getBytes();
+      if (this._tag.length !== this._tagLength / 8) {
+        throw new Error("Authentication tag does not match tag length.");
+      }
+    }
+    this._hashBlock = new Array(this._ints);
+    this.tag = null;
+    this._hashSubkey = new Array(this._ints);
+    this.cipher.encrypt([0, 0, 0, 0], this._hashSubkey);
+    this.componentBits = 4;
+    this._m = this.generateHashTable(this._hashSubkey, this.componentBits);
+    var ivLength = iv.length();
+    if (ivLength === 12) {
+      this._j0 = [iv.getInt32(), iv.getInt32(), iv.getInt32(), 1];
+    } else {
+      this._j0 = [0, 0, 0, 0];
+      while (iv.length() > 0) {
+        this._j0 = this.ghash(
+          this._hashSubkey,
+          this._j0,
+          [iv.getInt32(), iv.getInt32(), iv.getInt32(), iv.getInt32()]
+        );
+      }
+      this._j0 = this.ghash(
+        this._hashSubkey,
+        this._j0,
+        [0, 0].concat(from64To32(ivLength * 8))
+      );
+    }
+    this._inBlock = this._j0.slice(0);
+    inc32(this._inBlock);
+    this._partialBytes = 0;
+    additionalData = forge2.util.createBuffer(additionalData);
+    this._aDataLength = from64To32(additionalData.length() * 8);
+    var overflow = additionalData.length() % this.blockSize;
+    if (overflow) {
+      additionalData.fillWithByte(0, this.blockSize - overflow);
+    }
+    this._s = [0, 0, 0, 0];
+    while (additionalData.length() > 0) {
+      this._s = this.ghash(this._hashSubkey, this._s, [
+        additionalData.getInt32(),
+        additionalData.getInt32(),
+        additionalData.getInt32(),
+        additionalData.getInt32()
+      ]);
+    }
+  };
+  modes.gcm.prototype.encrypt = function(input2, output2, finish) {
+    var inputLength = input2.length();
+    if (inputLength === 0) {
+      return true;
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    if (this._partialBytes === 0 && inputLength >= this.blockSize) {
+      for (var i = 0; i < this._ints; ++i) {
+        output2.putInt32(this._outBlock[i] ^= input2.getInt32());
+      }
+      this._cipherLength += this.blockSize;
+    } else {
+      var partialBytes = (this.blockSize - inputLength) % this.blockSize;
+      if (partialBytes > 0) {
+        partialBytes = this.blockSize - partialBytes;
+      }
+      this._partialOutput.clear();
+      for (var i = 0; i < this._ints; ++i) {
+        this._partialOutput.putInt32(input2.getInt32() ^ this._outBlock[i]);
+      }
+      if (partialBytes <= 0 || finish) {
+        if (finish) {
+          var overflow = inputLength % this.blockSize;
+          this._cipherLength += overflow;
+          this._partialOutput.truncate(this.blockSize - overflow);
+        } else {
+          this._cipherLength += this.blockSize;
+        }
+        for (var i = 0; i < this._ints; ++i) {
+          this._outBlock[i] = this._partialOutput.getInt32();
+        }
+        this._partialOutput.read -= this.blockSize;
+      }
+      if (this._partialBytes > 0) {
+        this._partialOutput.getBytes(this._partialBytes);
+      }
+      if (partialBytes > 0 && !finish) {
+        input2.read -= this.blockSize;
+        output2.putBytes(this._partialOutput.getBytes(
+          partialBytes - this._partialBytes
+        ));
+        this._partialBytes = partialBytes;
+        return true;
+      }
+      output2.putBytes(this._partialOutput.getBytes(
+        inputLength - this._partialBytes
+      ));
+      this._partialBytes = 0;
+    }
+    this._s = this.ghash(this._hashSubkey, this._s, this._outBlock);
+    inc32(this._inBlock);
+  };
+  modes.gcm.prototype.decrypt = function(input2, output2, finish) {
+    var inputLength = input2.length();
+    if (inputLength < this.blockSize && !(finish && inputLength > 0)) {
+      return true;
+    }
+    this.cipher.encrypt(this._inBlock, this._outBlock);
+    inc32(this._inBlock);
+    this._hashBlock[0] = input2.getInt32();
+    this._hashBlock[1] = input2.getInt32();
+    this._hashBlock[2] = input2.getInt32();
+    this._hashBlock[3] = input2.getInt32();
+    this._s = this.ghash(this._hashSubkey, this._s, this._hashBlock);
+    for (var i = 0; i < this._ints; ++i) {
+      output2.putInt32(this._outBlock[i] ^ this._hashBlock[i]);
+    }
+    if (inputLength < this.blockSize) {
+      this._cipherLength += inputLength % this.blockSize;
+    } else {
+      this._cipherLength += this.blockSize;
+    }
+  };
+  modes.gcm.prototype.afterFinish = function(output2, options) {
+    var rval = true;
+    if (options.decrypt && options.overflow) {
+      output2.truncate(this.blockSize - options.overflow);
+    }
+    this.tag = forge2.util.createBuffer();
+    var lengths = this._aDataLength.concat(from64To32(this._cipherLength * 8));
+    this._s = this.ghash(this._hashSubkey, this._s, lengths);
+    var tag = [];
+    this.cipher.encrypt(this._j0, tag);
+    for (var i = 0; i < this._ints; ++i) {
+      this.tag.putInt32(this._s[i] ^ tag[i]);
+    }
+    this.tag.truncate(this.tag.length() % (this._tagLength / 8));
+    if (options.decrypt && this.tag.bytes() !== this._tag) {
+      rval = false;
+    }
+    return rval;
+  };
+  modes.gcm.prototype.multiply = function(x2, y) {
+    var z_i = [0, 0, 0, 0];
+    var v_i = y.slice(0);
+    for (var i = 0; i < 128; ++i) {
+      var x_i = x2[i / 32 | 0] & 1 << 31 - i % 32;
+      if (x_i) {
+        z_i[0] ^= v_i[0];
+        z_i[1] ^= v_i[1];
+        z_i[2] ^= v_i[2];
+        z_i[3] ^= v_i[3];
+      }
+      this.pow(v_i, v_i);
+    }
+    return z_i;
+  };
+  modes.gcm.prototype.pow = function(x2, out) {
+    var lsb = x2[3] & 1;
+    for (var i = 3; i > 0; --i) {
+      out[i] = x2[i] >>> 1 | (x2[i - 1] & 1) << 31;
+    }
+    out[0] = x2[0] >>> 1;
+    if (lsb) {
+      out[0] ^= this._R;
+    }
+  };
+  modes.gcm.prototype.tableMultiply = function(x2) {
+    var z2 = [0, 0, 0, 0];
+    for (var i = 0; i < 32; ++i) {
+      var idx = i / 8 | 0;
+      var x_i = x2[idx] >>> (7 - i % 8) * 4 & 15;
+      var ah = this._m[i][x_i];
+      z2[0] ^= ah[0];
+      z2[1] ^= ah[1];
+      z2[2] ^= ah[2];
+      z2[3] ^= ah[3];
+    }
+    return z2;
+  };
+  modes.gcm.prototype.ghash = function(h, y, x2) {
+    y[0] ^= x2[0];
+    y[1] ^= x2[1];
+    y[2] ^= x2[2];
+    y[3] ^= x2[3];
+    return this.tableMultiply(y);
+  };
+  modes.gcm.prototype.generateHashTable = function(h, bits) {
+    var multiplier = 8 / bits;
+    var perInt = 4 * multiplier;
+    var size = 16 * multiplier;
+    var m = new Array(size);
+    for (var i = 0; i < size; ++i) {
+      var tmp = [0, 0, 0, 0];
+      var idx = i / perInt | 0;
+      var shft = (perInt - 1 - i % perInt) * bits;
+      tmp[idx] = 1 << bits - 1 << shft;
+      m[i] = this.generateSubHashTable(this.multiply(tmp, h), bits);
+    }
+    return m;
+  };
+  modes.gcm.prototype.generateSubHashTable = function(mid, bits) {
+    var size = 1 << bits;
+    var half = size >>> 1;
+    var m = new Array(size);
+    m[half] = mid.slice(0);
+    var i = half >>> 1;
+    while (i > 0) {
+      this.pow(m[2 * i], m[i] = []);
+      i >>= 1;
+    }
+    i = 2;
+    while (i < half) {
+      for (var j2 = 1; j2 < i; ++j2) {
+        var m_i = m[i];
+        var m_j = m[j2];
+        m[i + j2] = [
+          m_i[0] ^ m_j[0],
+          m_i[1] ^ m_j[1],
+          m_i[2] ^ m_j[2],
+          m_i[3] ^ m_j[3]
+        ];
+      }
+      i *= 2;
+    }
+    m[0] = [0, 0, 0, 0];
+    for (i = half + 1; i < size; ++i) {
+      var c = m[i ^ half];
+      m[i] = [mid[0] ^ c[0], mid[1] ^ c[1], mid[2] ^ c[2], mid[3] ^ c[3]];
+    }
+    return m;
+  };
+  function transformIV(iv, blockSize) {
+    if (typeof iv === "string") {
+      iv = forge2.util.createBuffer(iv);
+    }
+    if (forge2.util.isArray(iv) && iv.length > 4) {
+      var tmp = iv;
+      iv = forge2.util.createBuffer();
+      for (var i = 0; i < tmp.length; ++i) {
+        iv.putByte(tmp[i]);
+      }
+    }
+    if (iv.length() < blockSize) {
+      throw new Error(
+        "Invalid IV length; got " + iv.length() + " bytes and expected " + blockSize + " bytes."
+      );
+    }
+    if (!forge2.util.isArray(iv)) {
+      var ints = [];
+      var blocks = blockSize / 4;
+      for (var i = 0; i < blocks; ++i) {
+        ints.push(iv.getInt32());
+      }
+      iv = ints;
+    }
+    return iv;
+  }
+  function inc32(block) {
+    block[block.length - 1] = block[block.length - 1] + 1 & 4294967295;
+  }
+  function from64To32(num) {
+    return [num / 4294967296 | 0, num & 4294967295];
+  }
+  return cipherModes.exports;
+}
+function requireAes() {
+  if (hasRequiredAes) return aes;
+  hasRequiredAes = 1;
+  var forge2 = requireForge();
+  requireCipher();
+  requireCipherModes();
+  requireUtil();
+  aes = forge2.aes = forge2.aes || {};
+  forge2.aes.startEncrypting = function(key, iv, output2, mode) {
+    var cipher2 = _createCipher({
+      key,
+      output: output2,
+      decrypt: false,
+      mode
+    });
+    cipher2.start(iv);
+    return cipher2;
+  };
+  forge2.aes.createEncryptionCipher = function(key, mode) {
+    return _createCipher({
+      key,
+      output: null,
+      decrypt: false,
+      mode
+    });
+  };
+  forge2.aes.startDecrypting = function(key, iv, output2, mode) {
+    var cipher2 = _createCipher({
+      key,
+      output: output2,
+      decrypt: true,
+      mode
+    });
+    cipher2.start(iv);
+    return cipher2;
+  };
+  forge2.aes.createDecryptionCipher = function(key, mode) {
+    return _createCipher({
+      key,
+      output: null,
+      decrypt: true,
+      mode
+    });
+  };
+  forge2.aes.Algorithm = function(name, mode) {
+    if (!init) {
+      initialize();
+    }
+    var self2 = this;
+    self2.name = name;
+    self2.mode = new mode({
+      blockSize: 16,
+      cipher: {
+        encrypt: function(inBlock, outBlock) {
+          return _updateBlock(self2._w, inBlock, outBlock, false);
+        },
+        decrypt: function(inBlock, outBlock) {
+          return _updateBlock(self2._w, inBlock, outBlock, true);
+        }
+      }
+    });
+    self2._init = false;
+  };
+  forge2.aes.Algorithm.prototype.initialize = function(options) {
+    if (this._init) {
+      return;
+    }
+    var key = options.key;
+    var tmp;
+    if (typeof key === "string" && (key.length === 16 || key.length === 24 || key.length === 32)) {
+      key = forge2.util.createBuffer(key);
+    } else if (forge2.util.isArray(key) && (key.length === 16 || key.length === 24 || key.length === 32)) {
+      tmp = key;
+      key = forge2.util.createBuffer();
+      for (var i = 0; i < tmp.length; ++i) {
+        key.putByte(tmp[i]);
+      }
+    }
+    if (!forge2.util.isArray(key)) {
+      tmp = key;
+      key = [];
+      var len = tmp.length();
+      if (len === 16 || len === 24 || len === 32) {
+        len = len >>> 2;
+        for (var i = 0; i < len; ++i) {
+          key.push(tmp.getInt32());
+        }
+      }
+    }
+    if (!forge2.util.isArray(key) || !(key.length === 4 || key.length === 6 || key.length === 8)) {
+      throw new Error("Invalid key parameter.");
+    }
+    var mode = this.mode.name;
+    var encryptOp = ["CFB", "OFB", "CTR", "GCM"].indexOf(mode) !== -1;
+    this._w = _expandKey(key, options.decrypt && !encryptOp);
+    this._init = true;
+  };
+  forge2.aes._expandKey = function(key, decrypt) {
+    if (!init) {
+      initialize();
+    }
+    return _expandKey(key, decrypt);
+  };
+  forge2.aes._updateBlock = _updateBlock;
+  registerAlgorithm("AES-ECB", forge2.cipher.modes.ecb);
+  registerAlgorithm("AES-CBC", forge2.cipher.modes.cbc);
+  registerAlgorithm("AES-CFB", forge2.cipher.modes.cfb);
+  registerAlgorithm("AES-OFB", forge2.cipher.modes.ofb);
+  registerAlgorithm("AES-CTR", forge2.cipher.modes.ctr);
+  registerAlgorithm("AES-GCM", forge2.cipher.modes.gcm);
+  function registerAlgorithm(name, mode) {
+    var factory = function() {
+      return new forge2.aes.Algorithm(name, mode);
+    };
+    forge2.cipher.registerAlgorithm(name, factory);
+  }
+  var init = false;
+  var Nb = 4;
+  var sbox;
+  var isbox;
+  var rcon;
+  var mix;
+  var imix;
+  function initialize() {
+    init = true;
+    rcon = [0, 1, 2, 4, 8, 16, 32, 64, 128, 27, 54];
+    var xtime = new Array(256);
+    for (var i = 0; i < 128; ++i) {
+      xtime[i] = i << 1;
+      xtime[i + 128] = i + 128 << 1 ^ 283;
+    }
+    sbox = new Array(256);
+    isbox = new Array(256);
+    mix = new Array(4);
+    imix = new Array(4);
+    for (var i = 0; i < 4; ++i) {
+      mix[i] = new Array(256);
+      imix[i] = new Array(256);
+    }
+    var e = 0, ei = 0, e2, e4, e8, sx, sx2, me, ime;
+    for (var i = 0; i < 256; ++i) {
+      sx = ei ^ ei << 1 ^ ei << 2 ^ ei << 3 ^ ei << 4;
+      sx = sx >> 8 ^ sx & 255 ^ 99;
+      sbox[e] = sx;
+      isbox[sx] = e;
+      sx2 = xtime[sx];
+      e2 = xtime[e];
+      e4 = xtime[e2];
+      e8 = xtime[e4];
+      me = sx2 << 24 ^ // 2
+      sx << 16 ^ // 1
+      sx << 8 ^ // 1
+      (sx ^ sx2);
+      ime = (e2 ^ e4 ^ e8) << 24 ^ // E (14)
+      (e ^ e8) << 16 ^ // 9
+      (e ^ e4 ^ e8) << 8 ^ // D (13)
+      (e ^ e2 ^ e8);
+      for (var n = 0; n < 4; ++n) {
+        mix[n][e] = me;
+        imix[n][sx] = ime;
+        me = me << 24 | me >>> 8;
+        ime = ime << 24 | ime >>> 8;
+      }
+      if (e === 0) {
+        e = ei = 1;
+      } else {
+        e = e2 ^ xtime[xtime[xtime[e2 ^ e8]]];
+        ei ^= xtime[xtime[ei]];
+      }
+    }
+  }
+  function _expandKey(key, decrypt) {
+    var w = key.slice(0);
+    var temp, iNk = 1;
+    var Nk = w.length;
+    var Nr1 = Nk + 6 + 1;
+    var end = Nb * Nr1;
+    for (var i = Nk; i < end; ++i) {
+      temp = w[i - 1];
+      if (i % Nk === 0) {
+        temp = sbox[temp >>> 16 & 255] << 24 ^ sbox[temp >>> 8 & 255] << 16 ^ sbox[temp & 255] << 8 ^ sbox[temp >>> 24] ^ rcon[iNk] << 24;
+        iNk++;
+      } else if (Nk > 6 && i % Nk === 4) {
+        temp = sbox[temp >>> 24] << 24 ^ sbox[temp >>> 16 & 255] << 16 ^ sbox[temp >>> 8 & 255] << 8 ^ sbox[temp & 255];
+      }
+      w[i] = w[i - Nk] ^ temp;
+    }
+    if (decrypt) {
+      var tmp;
+      var m0 = imix[0];
+      var m1 = imix[1];
+      var m2 = imix[2];
+      var m3 = imix[3];
+      var wnew = w.slice(0);
+      end = w.length;
+      for (var i = 0, wi = end - Nb; i < end; i += Nb, wi -= Nb) {
+        if (i === 0 || i === end - Nb) {
+          wnew[i] = w[wi];
+          wnew[i + 1] = w[wi + 3];
+          wnew[i + 2] = w[wi + 2];
+          wnew[i + 3] = w[wi + 1];
+        } else {
+          for (var n = 0; n < Nb; ++n) {
+            tmp = w[wi + n];
+            wnew[i + (3 & -n)] = m0[sbox[tmp >>> 24]] ^ m1[sbox[tmp >>> 16 & 255]] ^ m2[sbox[tmp >>> 8 & 255]] ^ m3[sbox[tmp & 255]];
+          }
+        }
+      }
+      w = wnew;
+    }
+    return w;
+  }
+  function _updateBlock(w, input2, output2, decrypt) {
+    var Nr = w.length / 4 - 1;
+    var m0, m1, m2, m3, sub;
+    if (decrypt) {
+      m0 = imix[0];
+      m1 = imix[1];
+      m2 = imix[2];
+      m3 = imix[3];
+      sub = isbox;
+    } else {
+      m0 = mix[0];
+      m1 = mix[1];
+      m2 = mix[2];
+      m3 = mix[3];
+      sub = sbox;
+    }
+    var a, b, c, d3, a2, b2, c2;
+    a = input2[0] ^ w[0];
+    b = input2[decrypt ? 3 : 1] ^ w[1];
+    c = input2[2] ^ w[2];
+    d3 = input2[decrypt ? 1 : 3] ^ w[3];
+    var i = 3;
+    for (var round = 1; round < Nr; ++round) {
+      a2 = m0[a >>> 24] ^ m1[b >>> 16 & 255] ^ m2[c >>> 8 & 255] ^ m3[d3 & 255] ^ w[++i];
+      b2 = m0[b >>> 24] ^ m1[c >>> 16 & 255] ^ m2[d3 >>> 8 & 255] ^ m3[a & 255] ^ w[++i];
+      c2 = m0[c >>> 24] ^ m1[d3 >>> 16 & 255] ^ m2[a >>> 8 & 255] ^ m3[b & 255] ^ w[++i];
+      d3 = m0[d3 >>> 24] ^ m1[a >>> 16 & 255] ^ m2[b >>> 8 & 255] ^ m3[c & 255] ^ w[++i];
+      a = a2;
+      b = b2;
+      c = c2;
+    }
+    output2[0] = sub[a >>> 24] << 24 ^ sub[b >>> 16 & 255] << 16 ^ sub[c >>> 8 & 255] << 8 ^ sub[d3 & 255] ^ w[++i];
+    output2[decrypt ? 3 : 1] = sub[b >>> 24] << 24 ^ sub[c >>> 16 & 255] << 16 ^ sub[d3 >>> 8 & 255] << 8 ^ sub[a & 255] ^ w[++i];
+    output2[2] = sub[c >>> 24] << 24 ^ sub[d3 >>> 16 & 255] << 16 ^ sub[a >>> 8 & 255] << 8 ^ sub[b & 255] ^ w[++i];
+    output2[decrypt ? 1 : 3] = sub[d3 >>> 24] << 24 ^ sub[a >>> 16 & 255] << 16 ^ sub[b >>> 8 & 255] << 8 ^ sub[c & 255] ^ w[++i];
+  }
+  function _createCipher(options) {
+    options = options || {};
+    var mode = (options.mode || "CBC").toUpperCase();
+    var algorithm = "AES-" + mode;
+    var cipher2;
+    if (options.decrypt) {
+      cipher2 = forge2.cipher.createDecipher(algorithm, options.key);
+    } else {
+      cipher2 = forge2.cipher.createCipher(algorithm, options.key);
+    }
+    var start = cipher2.start;
+    cipher2.start = function(iv, options2) {
+      var output2 = null;
+      if (options2 instanceof forge2.util.ByteBuffer) {
+        output2 = options2;
+        options2 = {};
+      }
+      options2 = options2 || {};
+      options2.output = output2;
+      options2.iv = iv;
+      start.call(cipher2, options2);
+    };
+    return cipher2;
+  }
+  return aes;
+}
+function requireOids() {
+  if (hasRequiredOids) return oids.exports;
+  hasRequiredOids = 1;
+  var forge2 = requireForge();
+  forge2.pki = forge2.pki || {};
+  var oids$1 = oids.exports = forge2.pki.oids = forge2.oids = forge2.oids || {};
+  function _IN(id, name) {
+    oids$1[id] = name;
+    oids$1[name] = id;
+  }
+  function _I_(id, name) {
+    oids$1[id] = name;
+  }
+  _IN("1.2.840.113549.1.1.1", "rsaEncryption");
+  _IN("1.2.840.113549.1.1.4", "md5WithRSAEncryption");
+  _IN("1.2.840.113549.1.1.5", "sha1WithRSAEncryption");
+  _IN("1.2.840.113549.1.1.7", "RSAES-OAEP");
+  _IN("1.2.840.113549.1.1.8", "mgf1");
+  _IN("1.2.840.113549.1.1.9", "pSpecified");
+  _IN("1.2.840.113549.1.1.10", "RSASSA-PSS");
+  _IN("1.2.840.113549.1.1.11", "sha256WithRSAEncryption");
+  _IN("1.2.840.113549.1.1.12", "sha384WithRSAEncryption");
+  _IN("1.2.840.113549.1.1.13", "sha512WithRSAEncryption");
+  _IN("1.3.101.112", "EdDSA25519");
+  _IN("1.2.840.10040.4.3", "dsa-with-sha1");
+  _IN("1.3.14.3.2.7", "desCBC");
+  _IN("1.3.14.3.2.26", "sha1");
+  _IN("1.3.14.3.2.29", "sha1WithRSASignature");
+  _IN("2.16.840.1.101.3.4.2.1", "sha256");
+  _IN("2.16.840.1.101.3.4.2.2", "sha384");
+  _IN("2.16.840.1.101.3.4.2.3", "sha512");
+  _IN("2.16.840.1.101.3.4.2.4", "sha224");
+  _IN("2.16.840.1.101.3.4.2.5", "sha512-224");
+  _IN("2.16.840.1.101.3.4.2.6", "sha512-256");
+  _IN("1.2.840.113549.2.2", "md2");
+  _IN("1.2.840.113549.2.5", "md5");
+  _IN("1.2.840.113549.1.7.1", "data");
+  _IN("1.2.840.113549.1.7.2", "signedData");
+  _IN("1.2.840.113549.1.7.3", "envelopedData");
+  _IN("1.2.840.113549.1.7.4", "signedAndEnvelopedData");
+  _IN("1.2.840.113549.1.7.5", "digestedData");
+  _IN("1.2.840.113549.1.7.6", "encryptedData");
+  _IN("1.2.840.113549.1.9.1", "emailAddress");
+  _IN("1.2.840.113549.1.9.2", "unstructuredName");
+  _IN("1.2.840.113549.1.9.3", "contentType");
+  _IN("1.2.840.113549.1.9.4", "messageDigest");
+  _IN("1.2.840.113549.1.9.5", "signingTime");
+  _IN("1.2.840.113549.1.9.6", "counterSignature");
+  _IN("1.2.840.113549.1.9.7", "challengePassword");
+  _IN("1.2.840.113549.1.9.8", "unstructuredAddress");
+  _IN("1.2.840.113549.1.9.14", "extensionRequest");
+  _IN("1.2.840.113549.1.9.20", "friendlyName");
+  _IN("1.2.840.113549.1.9.21", "localKeyId");
+  _IN("1.2.840.113549.1.9.22.1", "x509Certificate");
+  _IN("1.2.840.113549.1.12.10.1.1", "keyBag");
+  _IN("1.2.840.113549.1.12.10.1.2", "pkcs8ShroudedKeyBag");
+  _IN("1.2.840.113549.1.12.10.1.3", "certBag");
+  _IN("1.2.840.113549.1.12.10.1.4", "crlBag");
+  _IN("1.2.840.113549.1.12.10.1.5", "secretBag");
+  _IN("1.2.840.113549.1.12.10.1.6", "safeContentsBag");
+  _IN("1.2.840.113549.1.5.13", "pkcs5PBES2");
+  _IN("1.2.840.113549.1.5.12", "pkcs5PBKDF2");
+  _IN("1.2.840.113549.1.12.1.1", "pbeWithSHAAnd128BitRC4");
+  _IN("1.2.840.113549.1.12.1.2", "pbeWithSHAAnd40BitRC4");
+  _IN("1.2.840.113549.1.12.1.3", "pbeWithSHAAnd3-KeyTripleDES-CBC");
+  _IN("1.2.840.113549.1.12.1.4", "pbeWithSHAAnd2-KeyTripleDES-CBC");
+  _IN("1.2.840.113549.1.12.1.5", "pbeWithSHAAnd128BitRC2-CBC");
+  _IN("1.2.840.113549.1.12.1.6", "pbewithSHAAnd40BitRC2-CBC");
+  _IN("1.2.840.113549.2.7", "hmacWithSHA1");
+  _IN("1.2.840.113549.2.8", "hmacWithSHA224");
+  _IN("1.2.840.113549.2.9", "hmacWithSHA256");
+  _IN("1.2.840.113549.2.10", "hmacWithSHA384");
+  _IN("1.2.840.113549.2.11", "hmacWithSHA512");
+  _IN("1.2.840.113549.3.7", "des-EDE3-CBC");
+  _IN("2.16.840.1.101.3.4.1.2", "aes128-CBC");
+  _IN("2.16.840.1.101.3.4.1.22", "aes192-CBC");
+  _IN("2.16.840.1.101.3.4.1.42", "aes256-CBC");
+  _IN("2.5.4.3", "commonName");
+  _IN("2.5.4.4", "surname");
+  _IN("2.5.4.5", "serialNumber");
+  _IN("2.5.4.6", "countryName");
+  _IN("2.5.4.7", "localityName");
+  _IN("2.5.4.8", "stateOrProvinceName");
+  _IN("2.5.4.9", "streetAddress");
+  _IN("2.5.4.10", "organizationName");
+  _IN("2.5.4.11", "organizationalUnitName");
+  _IN("2.5.4.12", "title");
+  _IN("2.5.4.13", "description");
+  _IN("2.5.4.15", "businessCategory");
+  _IN("2.5.4.17", "postalCode");
+  _IN("2.5.4.42", "givenName");
+  _IN("2.5.4.65", "pseudonym");
+  _IN("1.3.6.1.4.1.311.60.2.1.2", "jurisdictionOfIncorporationStateOrProvinceName");
+  _IN("1.3.6.1.4.1.311.60.2.1.3", "jurisdictionOfIncorporationCountryName");
+  _IN("2.16.840.1.113730.1.1", "nsCertType");
+  _IN("2.16.840.1.113730.1.13", "nsComment");
+  _I_("2.5.29.1", "authorityKeyIdentifier");
+  _I_("2.5.29.2", "keyAttributes");
+  _I_("2.5.29.3", "certificatePolicies");
+  _I_("2.5.29.4", "keyUsageRestriction");
+  _I_("2.5.29.5", "policyMapping");
+  _I_("2.5.29.6", "subtreesConstraint");
+  _I_("2.5.29.7", "subjectAltName");
+  _I_("2.5.29.8", "issuerAltName");
+  _I_("2.5.29.9", "subjectDirectoryAttributes");
+  _I_("2.5.29.10", "basicConstraints");
+  _I_("2.5.29.11", "nameConstraints");
+  _I_("2.5.29.12", "policyConstraints");
+  _I_("2.5.29.13", "basicConstraints");
+  _IN("2.5.29.14", "subjectKeyIdentifier");
+  _IN("2.5.29.15", "keyUsage");
+  _I_("2.5.29.16", "privateKeyUsagePeriod");
+  _IN("2.5.29.17", "subjectAltName");
+  _IN("2.5.29.18", "issuerAltName");
+  _IN("2.5.29.19", "basicConstraints");
+  _I_("2.5.29.20", "cRLNumber");
+  _I_("2.5.29.21", "cRLReason");
+  _I_("2.5.29.22", "expirationDate");
+  _I_("2.5.29.23", "instructionCode");
+  _I_("2.5.29.24", "invalidityDate");
+  _I_("2.5.29.25", "cRLDistributionPoints");
+  _I_("2.5.29.26", "issuingDistributionPoint");
+  _I_("2.5.29.27", "deltaCRLIndicator");
+  _I_("2.5.29.28", "issuingDistributionPoint");
+  _I_("2.5.29.29", "certificateIssuer");
+  _I_("2.5.29.30", "nameConstraints");
+  _IN("2.5.29.31", "cRLDistributionPoints");
+  _IN("2.5.29.32", "certificatePolicies");
+  _I_("2.5.29.33", "policyMappings");
+  _I_("2.5.29.34", "policyConstraints");
+  _IN("2.5.29.35", "authorityKeyIdentifier");
+  _I_("2.5.29.36", "policyConstraints");
+  _IN("2.5.29.37", "extKeyUsage");
+  _I_("2.5.29.46", "freshestCRL");
+  _I_("2.5.29.54", "inhibitAnyPolicy");
+  _IN("1.3.6.1.4.1.11129.2.4.2", "timestampList");
+  _IN("1.3.6.1.5.5.7.1.1", "authorityInfoAccess");
+  _IN("1.3.6.1.5.5.7.3.1", "serverAuth");
+  _IN("1.3.6.1.5.5.7.3.2", "clientAuth");
+  _IN("1.3.6.1.5.5.7.3.3", "codeSigning");
+  _IN("1.3.6.1.5.5.7.3.4", "emailProtection");
+  _IN("1.3.6.1.5.5.7.3.8", "timeStamping");
+  return oids.exports;
+}
+function requireAsn1() {
+  if (hasRequiredAsn1) return asn1.exports;
+  hasRequiredAsn1 = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  requireOids();
+  var asn1$1 = asn1.exports = forge2.asn1 = forge2.asn1 || {};
+  asn1$1.Class = {
+    UNIVERSAL: 0,
+    APPLICATION: 64,
+    CONTEXT_SPECIFIC: 128,
+    PRIVATE: 192
+  };
+  asn1$1.Type = {
+    NONE: 0,
+    BOOLEAN: 1,
+    INTEGER: 2,
+    BITSTRING: 3,
+    OCTETSTRING: 4,
+    NULL: 5,
+    OID: 6,
+    ODESC: 7,
+    EXTERNAL: 8,
+    REAL: 9,
+    ENUMERATED: 10,
+    EMBEDDED: 11,
+    UTF8: 12,
+    ROID: 13,
+    SEQUENCE: 16,
+    SET: 17,
+    PRINTABLESTRING: 19,
+    IA5STRING: 22,
+    UTCTIME: 23,
+    GENERALIZEDTIME: 24,
+    BMPSTRING: 30
+  };
+  asn1$1.maxDepth = 256;
+  asn1$1.create = function(tagClass, type, constructed, value, options) {
+    if (forge2.util.isArray(value)) {
+      var tmp = [];
+      for (var i = 0; i < value.length; ++i) {
+        if (value[i] !== void 0) {
+          tmp.push(value[i]);
+        }
+      }
+      value = tmp;
+    }
+    var obj = {
+      tagClass,
+      type,
+      constructed,
+      composed: constructed || forge2.util.isArray(value),
+      value
+    };
+    if (options && "bitStringContents" in options) {
+      obj.bitStringContents = options.bitStringContents;
+      obj.original = asn1$1.copy(obj);
+    }
+    return obj;
+  };
+  asn1$1.copy = function(obj, options) {
+    var copy;
+    if (forge2.util.isArray(obj)) {
+      copy = [];
+      for (var i = 0; i < obj.length; ++i) {
+        copy.push(asn1$1.copy(obj[i], options));
+      }
+      return copy;
+    }
+    if (typeof obj === "string") {
+      return obj;
+    }
+    copy = {
+      tagClass: obj.tagClass,
+      type: obj.type,
+      constructed: obj.constructed,
+      composed: obj.composed,
+      value: asn1$1.copy(obj.value, options)
+    };
+    if (options && !options.excludeBitStringContents) {
+      copy.bitStringContents = obj.bitStringContents;
+    }
+    return copy;
+  };
+  asn1$1.equals = function(obj1, obj2, options) {
+    if (forge2.util.isArray(obj1)) {
+      if (!forge2.util.isArray(obj2)) {
+        return false;
+      }
+      if (obj1.length !== obj2.length) {
+        return false;
+      }
+      for (var i = 0; i < obj1.length; ++i) {
+        if (!asn1$1.equals(obj1[i], obj2[i])) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (typeof obj1 !== typeof obj2) {
+      return false;
+    }
+    if (typeof obj1 === "string") {
+      return obj1 === obj2;
+    }
+    var equal = obj1.tagClass === obj2.tagClass && obj1.type === obj2.type && obj1.constructed === obj2.constructed && obj1.composed === obj2.composed && asn1$1.equals(obj1.value, obj2.value);
+    if (options && options.includeBitStringContents) {
+      equal = equal && obj1.bitStringContents === obj2.bitStringContents;
+    }
+    return equal;
+  };
+  asn1$1.getBerValueLength = function(b) {
+    var b2 = b.getByte();
+    if (b2 === 128) {
+      return void 0;
+    }
+    var length;
+    var longForm = b2 & 128;
+    if (!longForm) {
+      length = b2;
+    } else {
+      length = b.getInt((b2 & 127) << 3);
+    }
+    return length;
+  };
+  function _checkBufferLength(bytes, remaining, n) {
+    if (n > remaining) {
+      var error63 = new Error("Too few bytes to parse DER.");
+      error63.available = bytes.length();
+      error63.remaining = remaining;
+      error63.requested = n;
+      throw error63;
+    }
+  }
+  var _getValueLength = function(bytes, remaining) {
+    var b2 = bytes.getByte();
+    remaining--;
+    if (b2 === 128) {
+      return void 0;
+    }
+    var length;
+    var longForm = b2 & 128;
+    if (!longForm) {
+      length = b2;
+    } else {
+      var longFormBytes = b2 & 127;
+      _checkBufferLength(bytes, remaining, longFormBytes);
+      length = bytes.getInt(longFormBytes << 3);
+    }
+    if (length < 0) {
+      throw new Error("Negative length: " + length);
+    }
+    return length;
+  };
+  asn1$1.fromDer = function(bytes, options) {
+    if (options === void 0) {
+      options = {
+        strict: true,
+        parseAllBytes: true,
+        decodeBitStrings: true
+      };
+    }
+    if (typeof options === "boolean") {
+      options = {
+        strict: options,
+        parseAllBytes: true,
+        decodeBitStrings: true
+      };
+    }
+    if (!("strict" in options)) {
+      options.strict = true;
+    }
+    if (!("parseAllBytes" in options)) {
+      options.parseAllBytes = true;
+    }
+    if (!("decodeBitStrings" in options)) {
+      options.decodeBitStrings = true;
+    }
+    if (!("maxDepth" in options)) {
+      options.maxDepth = asn1$1.maxDepth;
+    }
+    if (typeof bytes === "string") {
+      bytes = forge2.util.createBuffer(bytes);
+    }
+    var byteCount = bytes.length();
+    var value = _fromDer(bytes, bytes.length(), 0, options);
+    if (options.parseAllBytes && bytes.length() !== 0) {
+      var error63 = new Error("Unparsed DER bytes remain after ASN.1 parsing.");
+      error63.byteCount = byteCount;
+      error63.remaining = bytes.length();
+      throw error63;
+    }
+    return value;
+  };
+  function _fromDer(bytes, remaining, depth, options) {
+    if (depth >= options.maxDepth) {
+      throw new Error("ASN.1 parsing error: Max depth exceeded.");
+    }
+    var start;
+    _checkBufferLength(bytes, remaining, 2);
+    var b1 = bytes.getByte();
+    remaining--;
+    var tagClass = b1 & 192;
+    var type = b1 & 31;
+    start = bytes.length();
+    var length = _getValueLength(bytes, remaining);
+    remaining -= start - bytes.length();
+    if (length !== void 0 && length > remaining) {
+      if (options.strict) {
+        var error63 = new Error("Too few bytes to read ASN.1 value.");
+        error63.available = bytes.length();
+        error63.remaining = remaining;
+        error63.requested = length;
+        throw error63;
+      }
+      length = remaining;
+    }
+    var value;
+    var bitStringContents;
+    var constructed = (b1 & 32) === 32;
+    if (constructed) {
+      value = [];
+      if (length === void 0) {
+        for (; ; ) {
+          _checkBufferLength(bytes, remaining, 2);
+          if (bytes.bytes(2) === String.fromCharCode(0, 0)) {
+            bytes.getBytes(2);
+            remaining -= 2;
+            break;
+          }
+          start = bytes.length();
+          value.push(_fromDer(bytes, remaining, depth + 1, options));
+          remaining -= start - bytes.length();
+        }
+      } else {
+        while (length > 0) {
+          start = bytes.length();
+          value.push(_fromDer(bytes, length, depth + 1, options));
+          remaining -= start - bytes.length();
+          length -= start - bytes.length();
+        }
+      }
+    }
+    if (value === void 0 && tagClass === asn1$1.Class.UNIVERSAL && type === asn1$1.Type.BITSTRING) {
+      bitStringContents = bytes.bytes(length);
+    }
+    if (value === void 0 && options.decodeBitStrings && tagClass === asn1$1.Class.UNIVERSAL && // FIXME: OCTET STRINGs not yet supported here
+    // .. other parts of forge expect to decode OCTET STRINGs manually
+    type === asn1$1.Type.BITSTRING && length > 1) {
+      var savedRead = bytes.read;
+      var savedRemaining = remaining;
+      var unused = 0;
+      if (type === asn1$1.Type.BITSTRING) {
+        _checkBufferLength(bytes, remaining, 1);
+        unused = bytes.getByte();
+        remaining--;
+      }
+      if (unused === 0) {
+        try {
+          start = bytes.length();
+          var subOptions = {
+            // enforce strict mode to avoid parsing ASN.1 from plain data
+            strict: true,
+            decodeBitStrings: true
+          };
+          var composed = _fromDer(bytes, remaining, depth + 1, subOptions);
+          var used = start - bytes.length();
+          remaining -= used;
+          if (type == asn1$1.Type.BITSTRING) {
+            used++;
+          }
+          var tc = composed.tagClass;
+          if (used === length && (tc === asn1$1.Class.UNIVERSAL || tc === asn1$1.Class.CONTEXT_SPECIFIC)) {
+            value = [composed];
+          }
+        } catch (ex) {
+        }
+      }
+      if (value === void 0) {
+        bytes.read = savedRead;
+        remaining = savedRemaining;
+      }
+    }
+    if (value === void 0) {
+      if (length === void 0) {
+        if (options.strict) {
+          throw new Error("Non-constructed ASN.1 object of indefinite length.");
+        }
+        length = remaining;
+      }
+      if (type === asn1$1.Type.BMPSTRING) {
+        value = "";
+        for (; length > 0; length -= 2) {
+          _checkBufferLength(bytes, remaining, 2);
+          value += String.fromCharCode(bytes.getInt16());
+          remaining -= 2;
+        }
+      } else {
+        value = bytes.getBytes(length);
+        remaining -= length;
+      }
+    }
+    var asn1Options = bitStringContents === void 0 ? null : {
+      bitStringContents
+    };
+    return asn1$1.create(tagClass, type, constructed, value, asn1Options);
+  }
+  asn1$1.toDer = function(obj) {
+    var bytes = forge2.util.createBuffer();
+    var b1 = obj.tagClass | obj.type;
+    var value = forge2.util.createBuffer();
+    var useBitStringContents = false;
+    if ("bitStringContents" in obj) {
+      useBitStringContents = true;
+      if (obj.original) {
+        useBitStringContents = asn1$1.equals(obj, obj.original);
+      }
+    }
+    if (useBitStringContents) {
+      value.putBytes(obj.bitStringContents);
+    } else if (obj.composed) {
+      if (obj.constructed) {
+        b1 |= 32;
+      } else {
+        value.putByte(0);
+      }
+      for (var i = 0; i < obj.value.length; ++i) {
+        if (obj.value[i] !== void 0) {
+          value.putBuffer(asn1$1.toDer(obj.value[i]));
+        }
+      }
+    } else {
+      if (obj.type === asn1$1.Type.BMPSTRING) {
+        for (var i = 0; i < obj.value.length; ++i) {
+          value.putInt16(obj.value.charCodeAt(i));
+        }
+      } else {
+        if (obj.type === asn1$1.Type.INTEGER && obj.value.length > 1 && // leading 0x00 for positive integer
+        (obj.value.charCodeAt(0) === 0 && (obj.value.charCodeAt(1) & 128) === 0 || // leading 0xFF for negative integer
+        obj.value.charCodeAt(0) === 255 && (obj.value.charCodeAt(1) & 128) === 128)) {
+          value.putBytes(obj.value.substr(1));
+        } else {
+          value.putBytes(obj.value);
+        }
+      }
+    }
+    bytes.putByte(b1);
+    if (value.length() <= 127) {
+      bytes.putByte(value.length() & 127);
+    } else {
+      var len = value.length();
+      var lenBytes = "";
+      do {
+        lenBytes += String.fromCharCode(len & 255);
+        len = len >>> 8;
+      } while (len > 0);
+      bytes.putByte(lenBytes.length | 128);
+      for (var i = lenBytes.length - 1; i >= 0; --i) {
+        bytes.putByte(lenBytes.charCodeAt(i));
+      }
+    }
+    bytes.putBuffer(value);
+    return bytes;
+  };
+  asn1$1.oidToDer = function(oid) {
+    var values = oid.split(".");
+    var bytes = forge2.util.createBuffer();
+    bytes.putByte(40 * parseInt(values[0], 10) + parseInt(values[1], 10));
+    var last, valueBytes, value, b;
+    for (var i = 2; i < values.length; ++i) {
+      last = true;
+      valueBytes = [];
+      value = parseInt(values[i], 10);
+      if (value > 4294967295) {
+        throw new Error("OID value too large; max is 32-bits.");
+      }
+      do {
+        b = value & 127;
+        value = value >>> 7;
+        if (!last) {
+          b |= 128;
+        }
+        valueBytes.push(b);
+        last = false;
+      } while (value > 0);
+      for (var n = valueBytes.length - 1; n >= 0; --n) {
+        bytes.putByte(valueBytes[n]);
+      }
+    }
+    return bytes;
+  };
+  asn1$1.derToOid = function(bytes) {
+    var oid;
+    if (typeof bytes === "string") {
+      bytes = forge2.util.createBuffer(bytes);
+    }
+    var b = bytes.getByte();
+    oid = Math.floor(b / 40) + "." + b % 40;
+    var value = 0;
+    while (bytes.length() > 0) {
+      if (value > 70368744177663) {
+        throw new Error("OID value too large; max is 53-bits.");
+      }
+      b = bytes.getByte();
+      value = value * 128;
+      if (b & 128) {
+        value += b & 127;
+      } else {
+        oid += "." + (value + b);
+        value = 0;
+      }
+    }
+    return oid;
+  };
+  asn1$1.utcTimeToDate = function(utc) {
+    var date5 = /* @__PURE__ */ new Date();
+    var year = parseInt(utc.substr(0, 2), 10);
+    year = year >= 50 ? 1900 + year : 2e3 + year;
+    var MM = parseInt(utc.substr(2, 2), 10) - 1;
+    var DD = parseInt(utc.substr(4, 2), 10);
+    var hh = parseInt(utc.substr(6, 2), 10);
+    var mm = parseInt(utc.substr(8, 2), 10);
+    var ss = 0;
+    if (utc.length > 11) {
+      var c = utc.charAt(10);
+      var end = 10;
+      if (c !== "+" && c !== "-") {
+        ss = parseInt(utc.substr(10, 2), 10);
+        end += 2;
+      }
+    }
+    date5.setUTCFullYear(year, MM, DD);
+    date5.setUTCHours(hh, mm, ss, 0);
+    if (end) {
+      c = utc.charAt(end);
+      if (c === "+" || c === "-") {
+        var hhoffset = parseInt(utc.substr(end + 1, 2), 10);
+        var mmoffset = parseInt(utc.substr(end + 4, 2), 10);
+        var offset = hhoffset * 60 + mmoffset;
+        offset *= 6e4;
+        if (c === "+") {
+          date5.setTime(+date5 - offset);
+        } else {
+          date5.setTime(+date5 + offset);
+        }
+      }
+    }
+    return date5;
+  };
+  asn1$1.generalizedTimeToDate = function(gentime) {
+    var date5 = /* @__PURE__ */ new Date();
+    var YYYY = parseInt(gentime.substr(0, 4), 10);
+    var MM = parseInt(gentime.substr(4, 2), 10) - 1;
+    var DD = parseInt(gentime.substr(6, 2), 10);
+    var hh = parseInt(gentime.substr(8, 2), 10);
+    var mm = parseInt(gentime.substr(10, 2), 10);
+    var ss = parseInt(gentime.substr(12, 2), 10);
+    var fff = 0;
+    var offset = 0;
+    var isUTC = false;
+    if (gentime.charAt(gentime.length - 1) === "Z") {
+      isUTC = true;
+    }
+    var end = gentime.length - 5, c = gentime.charAt(end);
+    if (c === "+" || c === "-") {
+      var hhoffset = parseInt(gentime.substr(end + 1, 2), 10);
+      var mmoffset = parseInt(gentime.substr(end + 4, 2), 10);
+      offset = hhoffset * 60 + mmoffset;
+      offset *= 6e4;
+      if (c === "+") {
+        offset *= -1;
+      }
+      isUTC = true;
+    }
+    if (gentime.charAt(14) === ".") {
+      fff = parseFloat(gentime.substr(14), 10) * 1e3;
+    }
+    if (isUTC) {
+      date5.setUTCFullYear(YYYY, MM, DD);
+      date5.setUTCHours(hh, mm, ss, fff);
+      date5.setTime(+date5 + offset);
+    } else {
+      date5.setFullYear(YYYY, MM, DD);
+      date5.setHours(hh, mm, ss, fff);
+    }
+    return date5;
+  };
+  asn1$1.dateToUtcTime = function(date5) {
+    if (typeof date5 === "string") {
+      return date5;
+    }
+    var rval = "";
+    var format = [];
+    format.push(("" + date5.getUTCFullYear()).substr(2));
+    format.push("" + (date5.getUTCMonth() + 1));
+    format.push("" + date5.getUTCDate());
+    format.push("" + date5.getUTCHours());
+    format.push("" + date5.getUTCMinutes());
+    format.push("" + date5.getUTCSeconds());
+    for (var i = 0; i < format.length; ++i) {
+      if (format[i].length < 2) {
+        rval += "0";
+      }
+      rval += format[i];
+    }
+    rval += "Z";
+    return rval;
+  };
+  asn1$1.dateToGeneralizedTime = function(date5) {
+    if (typeof date5 === "string") {
+      return date5;
+    }
+    var rval = "";
+    var format = [];
+    format.push("" + date5.getUTCFullYear());
+    format.push("" + (date5.getUTCMonth() + 1));
+    format.push("" + date5.getUTCDate());
+    format.push("" + date5.getUTCHours());
+    format.push("" + date5.getUTCMinutes());
+    format.push("" + date5.getUTCSeconds());
+    for (var i = 0; i < format.length; ++i) {
+      if (format[i].length < 2) {
+        rval += "0";
+      }
+      rval += format[i];
+    }
+    rval += "Z";
+    return rval;
+  };
+  asn1$1.integerToDer = function(x2) {
+    var rval = forge2.util.createBuffer();
+    if (x2 >= -128 && x2 < 128) {
+      return rval.putSignedInt(x2, 8);
+    }
+    if (x2 >= -32768 && x2 < 32768) {
+      return rval.putSignedInt(x2, 16);
+    }
+    if (x2 >= -8388608 && x2 < 8388608) {
+      return rval.putSignedInt(x2, 24);
+    }
+    if (x2 >= -2147483648 && x2 < 2147483648) {
+      return rval.putSignedInt(x2, 32);
+    }
+    var error63 = new Error("Integer too large; max is 32-bits.");
+    error63.integer = x2;
+    throw error63;
+  };
+  asn1$1.derToInteger = function(bytes) {
+    if (typeof bytes === "string") {
+      bytes = forge2.util.createBuffer(bytes);
+    }
+    var n = bytes.length() * 8;
+    if (n > 32) {
+      throw new Error("Integer too large; max is 32-bits.");
+    }
+    return bytes.getSignedInt(n);
+  };
+  asn1$1.validate = function(obj, v, capture, errors) {
+    var rval = false;
+    if ((obj.tagClass === v.tagClass || typeof v.tagClass === "undefined") && (obj.type === v.type || typeof v.type === "undefined")) {
+      if (obj.constructed === v.constructed || typeof v.constructed === "undefined") {
+        rval = true;
+        if (v.value && forge2.util.isArray(v.value)) {
+          var j2 = 0;
+          for (var i = 0; rval && i < v.value.length; ++i) {
+            var schemaItem = v.value[i];
+            rval = !!schemaItem.optional;
+            var objChild = obj.value[j2];
+            if (!objChild) {
+              if (!schemaItem.optional) {
+                rval = false;
+                if (errors) {
+                  errors.push("[" + v.name + '] Missing required element. Expected tag class "' + schemaItem.tagClass + '", type "' + schemaItem.type + '"');
+                }
+              }
+              continue;
+            }
+            var schemaHasTag = typeof schemaItem.tagClass !== "undefined" && typeof schemaItem.type !== "undefined";
+            if (schemaHasTag && (objChild.tagClass !== schemaItem.tagClass || objChild.type !== schemaItem.type)) {
+              if (schemaItem.optional) {
+                rval = true;
+                continue;
+              } else {
+                rval = false;
+                if (errors) {
+                  errors.push("[" + v.name + "] Tag mismatch. Expected (" + schemaItem.tagClass + "," + schemaItem.type + "), got (" + objChild.tagClass + "," + objChild.type + ")");
+                }
+                break;
+              }
+            }
+            var childRval = asn1$1.validate(objChild, schemaItem, capture, errors);
+            if (childRval) {
+              ++j2;
+              rval = true;
+            } else if (schemaItem.optional) {
+              rval = true;
+            } else {
+              rval = false;
+              break;
+            }
+          }
+        }
+        if (rval && capture) {
+          if (v.capture) {
+            capture[v.capture] = obj.value;
+          }
+          if (v.captureAsn1) {
+            capture[v.captureAsn1] = obj;
+          }
+          if (v.captureBitStringContents && "bitStringContents" in obj) {
+            capture[v.captureBitStringContents] = obj.bitStringContents;
+          }
+          if (v.captureBitStringValue && "bitStringContents" in obj) {
+            if (obj.bitStringContents.length < 2) {
+              capture[v.captureBitStringValue] = "";
+            } else {
+              var unused = obj.bitStringContents.charCodeAt(0);
+              if (unused !== 0) {
+                throw new Error(
+                  "captureBitStringValue only supported for zero unused bits"
+                );
+              }
+              capture[v.captureBitStringValue] = obj.bitStringContents.slice(1);
+            }
+          }
+        }
+      } else if (errors) {
+        errors.push(
+          "[" + v.name + '] Expected constructed "' + v.constructed + '", got "' + obj.constructed + '"'
+        );
+      }
+    } else if (errors) {
+      if (obj.tagClass !== v.tagClass) {
+        errors.push(
+          "[" + v.name + '] Expected tag class "' + v.tagClass + '", got "' + obj.tagClass + '"'
+        );
+      }
+      if (obj.type !== v.type) {
+        errors.push(
+          "[" + v.name + '] Expected type "' + v.type + '", got "' + obj.type + '"'
+        );
+      }
+    }
+    return rval;
+  };
+  var _nonLatinRegex = /[^\\u0000-\\u00ff]/;
+  asn1$1.prettyPrint = function(obj, level, indentation) {
+    var rval = "";
+    level = level || 0;
+    indentation = indentation || 2;
+    if (level > 0) {
+      rval += "\n";
+    }
+    var indent2 = "";
+    for (var i = 0; i < level * indentation; ++i) {
+      indent2 += " ";
+    }
+    rval += indent2 + "Tag: ";
+    switch (obj.tagClass) {
+      case asn1$1.Class.UNIVERSAL:
+        rval += "Universal:";
+        break;
+      case asn1$1.Class.APPLICATION:
+        rval += "Application:";
+        break;
+      case asn1$1.Class.CONTEXT_SPECIFIC:
+        rval += "Context-Specific:";
+        break;
+      case asn1$1.Class.PRIVATE:
+        rval += "Private:";
+        break;
+    }
+    if (obj.tagClass === asn1$1.Class.UNIVERSAL) {
+      rval += obj.type;
+      switch (obj.type) {
+        case asn1$1.Type.NONE:
+          rval += " (None)";
+          break;
+        case asn1$1.Type.BOOLEAN:
+          rval += " (Boolean)";
+          break;
+        case asn1$1.Type.INTEGER:
+          rval += " (Integer)";
+          break;
+        case asn1$1.Type.BITSTRING:
+          rval += " (Bit string)";
+          break;
+        case asn1$1.Type.OCTETSTRING:
+          rval += " (Octet string)";
+          break;
+        case asn1$1.Type.NULL:
+          rval += " (Null)";
+          break;
+        case asn1$1.Type.OID:
+          rval += " (Object Identifier)";
+          break;
+        case asn1$1.Type.ODESC:
+          rval += " (Object Descriptor)";
+          break;
+        case asn1$1.Type.EXTERNAL:
+          rval += " (External or Instance of)";
+          break;
+        case asn1$1.Type.REAL:
+          rval += " (Real)";
+          break;
+        case asn1$1.Type.ENUMERATED:
+          rval += " (Enumerated)";
+          break;
+        case asn1$1.Type.EMBEDDED:
+          rval += " (Embedded PDV)";
+          break;
+        case asn1$1.Type.UTF8:
+          rval += " (UTF8)";
+          break;
+        case asn1$1.Type.ROID:
+          rval += " (Relative Object Identifier)";
+          break;
+        case asn1$1.Type.SEQUENCE:
+          rval += " (Sequence)";
+          break;
+        case asn1$1.Type.SET:
+          rval += " (Set)";
+          break;
+        case asn1$1.Type.PRINTABLESTRING:
+          rval += " (Printable String)";
+          break;
+        case asn1$1.Type.IA5String:
+          rval += " (IA5String (ASCII))";
+          break;
+        case asn1$1.Type.UTCTIME:
+          rval += " (UTC time)";
+          break;
+        case asn1$1.Type.GENERALIZEDTIME:
+          rval += " (Generalized time)";
+          break;
+        case asn1$1.Type.BMPSTRING:
+          rval += " (BMP String)";
+          break;
+      }
+    } else {
+      rval += obj.type;
+    }
+    rval += "\n";
+    rval += indent2 + "Constructed: " + obj.constructed + "\n";
+    if (obj.composed) {
+      var subvalues = 0;
+      var sub = "";
+      for (var i = 0; i < obj.value.length; ++i) {
+        if (obj.value[i] !== void 0) {
+          subvalues += 1;
+          sub += asn1$1.prettyPrint(obj.value[i], level + 1, indentation);
+          if (i + 1 < obj.value.length) {
+            sub += ",";
+          }
+        }
+      }
+      rval += indent2 + "Sub values: " + subvalues + sub;
+    } else {
+      rval += indent2 + "Value: ";
+      if (obj.type === asn1$1.Type.OID) {
+        var oid = asn1$1.derToOid(obj.value);
+        rval += oid;
+        if (forge2.pki && forge2.pki.oids) {
+          if (oid in forge2.pki.oids) {
+            rval += " (" + forge2.pki.oids[oid] + ") ";
+          }
+        }
+      }
+      if (obj.type === asn1$1.Type.INTEGER) {
+        try {
+          rval += asn1$1.derToInteger(obj.value);
+        } catch (ex) {
+          rval += "0x" + forge2.util.bytesToHex(obj.value);
+        }
+      } else if (obj.type === asn1$1.Type.BITSTRING) {
+        if (obj.value.length > 1) {
+          rval += "0x" + forge2.util.bytesToHex(obj.value.slice(1));
+        } else {
+          rval += "(none)";
+        }
+        if (obj.value.length > 0) {
+          var unused = obj.value.charCodeAt(0);
+          if (unused == 1) {
+            rval += " (1 unused bit shown)";
+          } else if (unused > 1) {
+            rval += " (" + unused + " unused bits shown)";
+          }
+        }
+      } else if (obj.type === asn1$1.Type.OCTETSTRING) {
+        if (!_nonLatinRegex.test(obj.value)) {
+          rval += "(" + obj.value + ") ";
+        }
+        rval += "0x" + forge2.util.bytesToHex(obj.value);
+      } else if (obj.type === asn1$1.Type.UTF8) {
+        try {
+          rval += forge2.util.decodeUtf8(obj.value);
+        } catch (e) {
+          if (e.message === "URI malformed") {
+            rval += "0x" + forge2.util.bytesToHex(obj.value) + " (malformed UTF8)";
+          } else {
+            throw e;
+          }
+        }
+      } else if (obj.type === asn1$1.Type.PRINTABLESTRING || obj.type === asn1$1.Type.IA5String) {
+        rval += obj.value;
+      } else if (_nonLatinRegex.test(obj.value)) {
+        rval += "0x" + forge2.util.bytesToHex(obj.value);
+      } else if (obj.value.length === 0) {
+        rval += "[null]";
+      } else {
+        rval += obj.value;
+      }
+    }
+    return rval;
+  };
+  return asn1.exports;
+}
+function requireMd() {
+  if (hasRequiredMd) return md;
+  hasRequiredMd = 1;
+  var forge2 = requireForge();
+  md = forge2.md = forge2.md || {};
+  forge2.md.algorithms = forge2.md.algorithms || {};
+  return md;
+}
+function requireHmac() {
+  if (hasRequiredHmac) return hmac.exports;
+  hasRequiredHmac = 1;
+  var forge2 = requireForge();
+  requireMd();
+  requireUtil();
+  var hmac$1 = hmac.exports = forge2.hmac = forge2.hmac || {};
+  hmac$1.create = function() {
+    var _key = null;
+    var _md = null;
+    var _ipadding = null;
+    var _opadding = null;
+    var ctx = {};
+    ctx.start = function(md2, key) {
+      if (md2 !== null) {
+        if (typeof md2 === "string") {
+          md2 = md2.toLowerCase();
+          if (md2 in forge2.md.algorithms) {
+            _md = forge2.md.algorithms[md2].create();
+          } else {
+            throw new Error('Unknown hash algorithm "' + md2 + '"');
+          }
+        } else {
+          _md = md2;
+        }
+      }
+      if (key === null) {
+        key = _key;
+      } else {
+        if (typeof key === "string") {
+          key = forge2.util.createBuffer(key);
+        } else if (forge2.util.isArray(key)) {
+          var tmp = key;
+          key = forge2.util.createBuffer();
+          for (var i = 0; i < tmp.length; ++i) {
+            key.putByte(tmp[i]);
+          }
+        }
+        var keylen = key.length();
+        if (keylen > _md.blockLength) {
+          _md.start();
+          _md.update(key.bytes());
+          key = _md.digest();
+        }
+        _ipadding = forge2.util.createBuffer();
+        _opadding = forge2.util.createBuffer();
+        keylen = key.length();
+        for (var i = 0; i < keylen; ++i) {
+          var tmp = key.at(i);
+          _ipadding.putByte(54 ^ tmp);
+          _opadding.putByte(92 ^ tmp);
+        }
+        if (keylen < _md.blockLength) {
+          var tmp = _md.blockLength - keylen;
+          for (var i = 0; i < tmp; ++i) {
+            _ipadding.putByte(54);
+            _opadding.putByte(92);
+          }
+        }
+        _key = key;
+        _ipadding = _ipadding.bytes();
+        _opadding = _opadding.bytes();
+      }
+      _md.start();
+      _md.update(_ipadding);
+    };
+    ctx.update = function(bytes) {
+      _md.update(bytes);
+    };
+    ctx.getMac = function() {
+      var inner = _md.digest().bytes();
+      _md.start();
+      _md.update(_opadding);
+      _md.update(inner);
+      return _md.digest();
+    };
+    ctx.digest = ctx.getMac;
+    return ctx;
+  };
+  return hmac.exports;
+}
+function requireMd5() {
+  if (hasRequiredMd5) return md5.exports;
+  hasRequiredMd5 = 1;
+  var forge2 = requireForge();
+  requireMd();
+  requireUtil();
+  var md5$1 = md5.exports = forge2.md5 = forge2.md5 || {};
+  forge2.md.md5 = forge2.md.algorithms.md5 = md5$1;
+  md5$1.create = function() {
+    if (!_initialized) {
+      _init();
+    }
+    var _state = null;
+    var _input = forge2.util.createBuffer();
+    var _w = new Array(16);
+    var md2 = {
+      algorithm: "md5",
+      blockLength: 64,
+      digestLength: 16,
+      // 56-bit length of message so far (does not including padding)
+      messageLength: 0,
+      // true message length
+      fullMessageLength: null,
+      // size of message length in bytes
+      messageLengthSize: 8
+    };
+    md2.start = function() {
+      md2.messageLength = 0;
+      md2.fullMessageLength = md2.messageLength64 = [];
+      var int32s = md2.messageLengthSize / 4;
+      for (var i = 0; i < int32s; ++i) {
+        md2.fullMessageLength.push(0);
+      }
+      _input = forge2.util.createBuffer();
+      _state = {
+        h0: 1732584193,
+        h1: 4023233417,
+        h2: 2562383102,
+        h3: 271733878
+      };
+      return md2;
+    };
+    md2.start();
+    md2.update = function(msg, encoding) {
+      if (encoding === "utf8") {
+        msg = forge2.util.encodeUtf8(msg);
+      }
+      var len = msg.length;
+      md2.messageLength += len;
+      len = [len / 4294967296 >>> 0, len >>> 0];
+      for (var i = md2.fullMessageLength.length - 1; i >= 0; --i) {
+        md2.fullMessageLength[i] += len[1];
+        len[1] = len[0] + (md2.fullMessageLength[i] / 4294967296 >>> 0);
+        md2.fullMessageLength[i] = md2.fullMessageLength[i] >>> 0;
+        len[0] = len[1] / 4294967296 >>> 0;
+      }
+      _input.putBytes(msg);
+      _update(_state, _w, _input);
+      if (_input.read > 2048 || _input.length() === 0) {
+        _input.compact();
+      }
+      return md2;
+    };
+    md2.digest = function() {
+      var finalBlock = forge2.util.createBuffer();
+      finalBlock.putBytes(_input.bytes());
+      var remaining = md2.fullMessageLength[md2.fullMessageLength.length - 1] + md2.messageLengthSize;
+      var overflow = remaining & md2.blockLength - 1;
+      finalBlock.putBytes(_padding.substr(0, md2.blockLength - overflow));
+      var bits, carry = 0;
+      for (var i = md2.fullMessageLength.length - 1; i >= 0; --i) {
+        bits = md2.fullMessageLength[i] * 8 + carry;
+        carry = bits / 4294967296 >>> 0;
+        finalBlock.putInt32Le(bits >>> 0);
+      }
+      var s2 = {
+        h0: _state.h0,
+        h1: _state.h1,
+        h2: _state.h2,
+        h3: _state.h3
+      };
+      _update(s2, _w, finalBlock);
+      var rval = forge2.util.createBuffer();
+      rval.putInt32Le(s2.h0);
+      rval.putInt32Le(s2.h1);
+      rval.putInt32Le(s2.h2);
+      rval.putInt32Le(s2.h3);
+      return rval;
+    };
+    return md2;
+  };
+  var _padding = null;
+  var _g = null;
+  var _r = null;
+  var _k = null;
+  var _initialized = false;
+  function _init() {
+    _padding = String.fromCharCode(128);
+    _padding += forge2.util.fillString(String.fromCharCode(0), 64);
+    _g = [
+      0,
+      1,
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      8,
+      9,
+      10,
+      11,
+      12,
+      13,
+      14,
+      15,
+      1,
+      6,
+      11,
+      0,
+      5,
+      10,
+      15,
+      4,
+      9,
+      14,
+      3,
+      8,
+      13,
+      2,
+      7,
+      12,
+      5,
+      8,
+      11,
+      14,
+      1,
+      4,
+      7,
+      10,
+      13,
+      0,
+      3,
+      6,
+      9,
+      12,
+      15,
+      2,
+      0,
+      7,
+      14,
+      5,
+      12,
+      3,
+      10,
+      1,
+      8,
+      15,
+      6,
+      13,
+      4,
+      11,
+      2,
+      9
+    ];
+    _r = [
+      7,
+      12,
+      17,
+      22,
+      7,
+      12,
+      17,
+      22,
+      7,
+      12,
+      17,
+      22,
+      7,
+      12,
+      17,
+      22,
+      5,
+      9,
+      14,
+      20,
+      5,
+      9,
+      14,
+      20,
+      5,
+      9,
+      14,
+      20,
+      5,
+      9,
+      14,
+      20,
+      4,
+      11,
+      16,
+      23,
+      4,
+      11,
+      16,
+      23,
+      4,
+      11,
+      16,
+      23,
+      4,
+      11,
+      16,
+      23,
+      6,
+      10,
+      15,
+      21,
+      6,
+      10,
+      15,
+      21,
+      6,
+      10,
+      15,
+      21,
+      6,
+      10,
+      15,
+      21
+    ];
+    _k = new Array(64);
+    for (var i = 0; i < 64; ++i) {
+      _k[i] = Math.floor(Math.abs(Math.sin(i + 1)) * 4294967296);
+    }
+    _initialized = true;
+  }
+  function _update(s, w, bytes) {
+    var t, a, b, c, d3, f, r, i;
+    var len = bytes.length();
+    while (len >= 64) {
+      a = s.h0;
+      b = s.h1;
+      c = s.h2;
+      d3 = s.h3;
+      for (i = 0; i < 16; ++i) {
+        w[i] = bytes.getInt32Le();
+        f = d3 ^ b & (c ^ d3);
+        t = a + f + _k[i] + w[i];
+        r = _r[i];
+        a = d3;
+        d3 = c;
+        c = b;
+        b += t << r | t >>> 32 - r;
+      }
+      for (; i < 32; ++i) {
+        f = c ^ d3 & (b ^ c);
+        t = a + f + _k[i] + w[_g[i]];
+        r = _r[i];
+        a = d3;
+        d3 = c;
+        c = b;
+        b += t << r | t >>> 32 - r;
+      }
+      for (; i < 48; ++i) {
+        f = b ^ c ^ d3;
+        t = a + f + _k[i] + w[_g[i]];
+        r = _r[i];
+        a = d3;
+        d3 = c;
+        c = b;
+        b += t << r | t >>> 32 - r;
+      }
+      for (; i < 64; ++i) {
+        f = c ^ (b | ~d3);
+        t = a + f + _k[i] + w[_g[i]];
+        r = _r[i];
+        a = d3;
+        d3 = c;
+        c = b;
+        b += t << r | t >>> 32 - r;
+      }
+      s.h0 = s.h0 + a | 0;
+      s.h1 = s.h1 + b | 0;
+      s.h2 = s.h2 + c | 0;
+      s.h3 = s.h3 + d3 | 0;
+      len -= 64;
+    }
+  }
+  return md5.exports;
+}
+function requirePem() {
+  if (hasRequiredPem) return pem.exports;
+  hasRequiredPem = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  var pem$1 = pem.exports = forge2.pem = forge2.pem || {};
+  pem$1.encode = function(msg, options) {
+    options = options || {};
+    var rval = "-----BEGIN " + msg.type + "-----\r\n";
+    var header2;
+    if (msg.procType) {
+      header2 = {
+        name: "Proc-Type",
+        values: [String(msg.procType.version), msg.procType.type]
+      };
+      rval += foldHeader(header2);
+    }
+    if (msg.contentDomain) {
+      header2 = { name: "Content-Domain", values: [msg.contentDomain] };
+      rval += foldHeader(header2);
+    }
+    if (msg.dekInfo) {
+      header2 = { name: "DEK-Info", values: [msg.dekInfo.algorithm] };
+      if (msg.dekInfo.parameters) {
+        header2.values.push(msg.dekInfo.parameters);
+      }
+      rval += foldHeader(header2);
+    }
+    if (msg.headers) {
+      for (var i = 0; i < msg.headers.length; ++i) {
+        rval += foldHeader(msg.headers[i]);
+      }
+    }
+    if (msg.procType) {
+      rval += "\r\n";
+    }
+    rval += forge2.util.encode64(msg.body, options.maxline || 64) + "\r\n";
+    rval += "-----END " + msg.type + "-----\r\n";
+    return rval;
+  };
+  pem$1.decode = function(str) {
+    var rval = [];
+    var rMessage = /\s*-----BEGIN ([A-Z0-9- ]+)-----\r?\n?([\x21-\x7e\s]+?(?:\r?\n\r?\n))?([:A-Za-z0-9+\/=\s]+?)-----END \1-----/g;
+    var rHeader = /([\x21-\x7e]+):\s*([\x21-\x7e\s^:]+)/;
+    var rCRLF = /\r?\n/;
+    var match;
+    while (true) {
+      match = rMessage.exec(str);
+      if (!match) {
+        break;
+      }
+      var type = match[1];
+      if (type === "NEW CERTIFICATE REQUEST") {
+        type = "CERTIFICATE REQUEST";
+      }
+      var msg = {
+        type,
+        procType: null,
+        contentDomain: null,
+        dekInfo: null,
+        headers: [],
+        body: forge2.util.decode64(match[3])
+      };
+      rval.push(msg);
+      if (!match[2]) {
+        continue;
+      }
+      var lines = match[2].split(rCRLF);
+      var li = 0;
+      while (match && li < lines.length) {
+        var line = lines[li].replace(/\s+$/, "");
+        for (var nl = li + 1; nl < lines.length; ++nl) {
+          var next = lines[nl];
+          if (!/\s/.test(next[0])) {
+            break;
+          }
+          line += next;
+          li = nl;
+        }
+        match = line.match(rHeader);
+        if (match) {
+          var header2 = { name: match[1], values: [] };
+          var values = match[2].split(",");
+          for (var vi = 0; vi < values.length; ++vi) {
+            header2.values.push(ltrim(values[vi]));
+          }
+          if (!msg.procType) {
+            if (header2.name !== "Proc-Type") {
+              throw new Error('Invalid PEM formatted message. The first encapsulated header must be "Proc-Type".');
+            } else if (header2.values.length !== 2) {
+              throw new Error('Invalid PEM formatted message. The "Proc-Type" header must have two subfields.');
+            }
+            msg.procType = { version: values[0], type: values[1] };
+          } else if (!msg.contentDomain && header2.name === "Content-Domain") {
+            msg.contentDomain = values[0] || "";
+          } else if (!msg.dekInfo && header2.name === "DEK-Info") {
+            if (header2.values.length === 0) {
+              throw new Error('Invalid PEM formatted message. The "DEK-Info" header must have at least one subfield.');
+            }
+            msg.dekInfo = { algorithm: values[0], parameters: values[1] || null };
+          } else {
+            msg.headers.push(header2);
+          }
+        }
+        ++li;
+      }
+      if (msg.procType === "ENCRYPTED" && !msg.dekInfo) {
+        throw new Error('Invalid PEM formatted message. The "DEK-Info" header must be present if "Proc-Type" is "ENCRYPTED".');
+      }
+    }
+    if (rval.length === 0) {
+      throw new Error("Invalid PEM formatted message.");
+    }
+    return rval;
+  };
+  function foldHeader(header2) {
+    var rval = header2.name + ": ";
+    var values = [];
+    var insertSpace = function(match, $1) {
+      return " " + $1;
+    };
+    for (var i = 0; i < header2.values.length; ++i) {
+      values.push(header2.values[i].replace(/^(\S+\r\n)/, insertSpace));
+    }
+    rval += values.join(",") + "\r\n";
+    var length = 0;
+    var candidate = -1;
+    for (var i = 0; i < rval.length; ++i, ++length) {
+      if (length > 65 && candidate !== -1) {
+        var insert = rval[candidate];
+        if (insert === ",") {
+          ++candidate;
+          rval = rval.substr(0, candidate) + "\r\n " + rval.substr(candidate);
+        } else {
+          rval = rval.substr(0, candidate) + "\r\n" + insert + rval.substr(candidate + 1);
+        }
+        length = i - candidate - 1;
+        candidate = -1;
+        ++i;
+      } else if (rval[i] === " " || rval[i] === "	" || rval[i] === ",") {
+        candidate = i;
+      }
+    }
+    return rval;
+  }
+  function ltrim(str) {
+    return str.replace(/^\s+/, "");
+  }
+  return pem.exports;
+}
+function requireDes() {
+  if (hasRequiredDes) return des;
+  hasRequiredDes = 1;
+  var forge2 = requireForge();
+  requireCipher();
+  requireCipherModes();
+  requireUtil();
+  des = forge2.des = forge2.des || {};
+  forge2.des.startEncrypting = function(key, iv, output2, mode) {
+    var cipher2 = _createCipher({
+      key,
+      output: output2,
+      decrypt: false,
+      mode: mode || (iv === null ? "ECB" : "CBC")
+    });
+    cipher2.start(iv);
+    return cipher2;
+  };
+  forge2.des.createEncryptionCipher = function(key, mode) {
+    return _createCipher({
+      key,
+      output: null,
+      decrypt: false,
+      mode
+    });
+  };
+  forge2.des.startDecrypting = function(key, iv, output2, mode) {
+    var cipher2 = _createCipher({
+      key,
+      output: output2,
+      decrypt: true,
+      mode: mode || (iv === null ? "ECB" : "CBC")
+    });
+    cipher2.start(iv);
+    return cipher2;
+  };
+  forge2.des.createDecryptionCipher = function(key, mode) {
+    return _createCipher({
+      key,
+      output: null,
+      decrypt: true,
+      mode
+    });
+  };
+  forge2.des.Algorithm = function(name, mode) {
+    var self2 = this;
+    self2.name = name;
+    self2.mode = new mode({
+      blockSize: 8,
+      cipher: {
+        encrypt: function(inBlock, outBlock) {
+          return _updateBlock(self2._keys, inBlock, outBlock, false);
+        },
+        decrypt: function(inBlock, outBlock) {
+          return _updateBlock(self2._keys, inBlock, outBlock, true);
+        }
+      }
+    });
+    self2._init = false;
+  };
+  forge2.des.Algorithm.prototype.initialize = function(options) {
+    if (this._init) {
+      return;
+    }
+    var key = forge2.util.createBuffer(options.key);
+    if (this.name.indexOf("3DES") === 0) {
+      if (key.length() !== 24) {
+        throw new Error("Invalid Triple-DES key size: " + key.length() * 8);
+      }
+    }
+    this._keys = _createKeys(key);
+    this._init = true;
+  };
+  registerAlgorithm("DES-ECB", forge2.cipher.modes.ecb);
+  registerAlgorithm("DES-CBC", forge2.cipher.modes.cbc);
+  registerAlgorithm("DES-CFB", forge2.cipher.modes.cfb);
+  registerAlgorithm("DES-OFB", forge2.cipher.modes.ofb);
+  registerAlgorithm("DES-CTR", forge2.cipher.modes.ctr);
+  registerAlgorithm("3DES-ECB", forge2.cipher.modes.ecb);
+  registerAlgorithm("3DES-CBC", forge2.cipher.modes.cbc);
+  registerAlgorithm("3DES-CFB", forge2.cipher.modes.cfb);
+  registerAlgorithm("3DES-OFB", forge2.cipher.modes.ofb);
+  registerAlgorithm("3DES-CTR", forge2.cipher.modes.ctr);
+  function registerAlgorithm(name, mode) {
+    var factory = function() {
+      return new forge2.des.Algorithm(name, mode);
+    };
+    forge2.cipher.registerAlgorithm(name, factory);
+  }
+  var spfunction1 = [16843776, 0, 65536, 16843780, 16842756, 66564, 4, 65536, 1024, 16843776, 16843780, 1024, 16778244, 16842756, 16777216, 4, 1028, 16778240, 16778240, 66560, 66560, 16842752, 16842752, 16778244, 65540, 16777220, 16777220, 65540, 0, 1028, 66564, 16777216, 65536, 16843780, 4, 16842752, 16843776, 16777216, 16777216, 1024, 16842756, 65536, 66560, 16777220, 1024, 4, 16778244, 66564, 16843780, 65540, 16842752, 16778244, 16777220, 1028, 66564, 16843776, 1028, 16778240, 16778240, 0, 65540, 66560, 0, 16842756];
+  var spfunction2 = [-2146402272, -2147450880, 32768, 1081376, 1048576, 32, -2146435040, -2147450848, -2147483616, -2146402272, -2146402304, -2147483648, -2147450880, 1048576, 32, -2146435040, 1081344, 1048608, -2147450848, 0, -2147483648, 32768, 1081376, -2146435072, 1048608, -2147483616, 0, 1081344, 32800, -2146402304, -2146435072, 32800, 0, 1081376, -2146435040, 1048576, -2147450848, -2146435072, -2146402304, 32768, -2146435072, -2147450880, 32, -2146402272, 1081376, 32, 32768, -2147483648, 32800, -2146402304, 1048576, -2147483616, 1048608, -2147450848, -2147483616, 1048608, 1081344, 0, -2147450880, 32800, -2147483648, -2146435040, -2146402272, 1081344];
+  var spfunction3 = [520, 134349312, 0, 134348808, 134218240, 0, 131592, 134218240, 131080, 134217736, 134217736, 131072, 134349320, 131080, 134348800, 520, 134217728, 8, 134349312, 512, 131584, 134348800, 134348808, 131592, 134218248, 131584, 131072, 134218248, 8, 134349320, 512, 134217728, 134349312, 134217728, 131080, 520, 131072, 134349312, 134218240, 0, 512, 131080, 134349320, 134218240, 134217736, 512, 0, 134348808, 134218248, 131072, 134217728, 134349320, 8, 131592, 131584, 134217736, 134348800, 134218248, 520, 134348800, 131592, 8, 134348808, 131584];
+  var spfunction4 = [8396801, 8321, 8321, 128, 8396928, 8388737, 8388609, 8193, 0, 8396800, 8396800, 8396929, 129, 0, 8388736, 8388609, 1, 8192, 8388608, 8396801, 128, 8388608, 8193, 8320, 8388737, 1, 8320, 8388736, 8192, 8396928, 8396929, 129, 8388736, 8388609, 8396800, 8396929, 129, 0, 0, 8396800, 8320, 8388736, 8388737, 1, 8396801, 8321, 8321, 128, 8396929, 129, 1, 8192, 8388609, 8193, 8396928, 8388737, 8193, 8320, 8388608, 8396801, 128, 8388608, 8192, 8396928];
+  var spfunction5 = [256, 34078976, 34078720, 1107296512, 524288, 256, 1073741824, 34078720, 1074266368, 524288, 33554688, 1074266368, 1107296512, 1107820544, 524544, 1073741824, 33554432, 1074266112, 1074266112, 0, 1073742080, 1107820800, 1107820800, 33554688, 1107820544, 1073742080, 0, 1107296256, 34078976, 33554432, 1107296256, 524544, 524288, 1107296512, 256, 33554432, 1073741824, 34078720, 1107296512, 1074266368, 33554688, 1073741824, 1107820544, 34078976, 1074266368, 256, 33554432, 1107820544, 1107820800, 524544, 1107296256, 1107820800, 34078720, 0, 1074266112, 1107296256, 524544, 33554688, 1073742080, 524288, 0, 1074266112, 34078976, 1073742080];
+  var spfunction6 = [536870928, 541065216, 16384, 541081616, 541065216, 16, 541081616, 4194304, 536887296, 4210704, 4194304, 536870928, 4194320, 536887296, 536870912, 16400, 0, 4194320, 536887312, 16384, 4210688, 536887312, 16, 541065232, 541065232, 0, 4210704, 541081600, 16400, 4210688, 541081600, 536870912, 536887296, 16, 541065232, 4210688, 541081616, 4194304, 16400, 536870928, 4194304, 536887296, 536870912, 16400, 536870928, 541081616, 4210688, 541065216, 4210704, 541081600, 0, 541065232, 16, 16384, 541065216, 4210704, 16384, 4194320, 536887312, 0, 541081600, 536870912, 4194320, 536887312];
+  var spfunction7 = [2097152, 69206018, 67110914, 0, 2048, 67110914, 2099202, 69208064, 69208066, 2097152, 0, 67108866, 2, 67108864, 69206018, 2050, 67110912, 2099202, 2097154, 67110912, 67108866, 69206016, 69208064, 2097154, 69206016, 2048, 2050, 69208066, 2099200, 2, 67108864, 2099200, 67108864, 2099200, 2097152, 67110914, 67110914, 69206018, 69206018, 2, 2097154, 67108864, 67110912, 2097152, 69208064, 2050, 2099202, 69208064, 2050, 67108866, 69208066, 69206016, 2099200, 0, 2, 69208066, 0, 2099202, 69206016, 2048, 67108866, 67110912, 2048, 2097154];
+  var spfunction8 = [268439616, 4096, 262144, 268701760, 268435456, 268439616, 64, 268435456, 262208, 268697600, 268701760, 266240, 268701696, 266304, 4096, 64, 268697600, 268435520, 268439552, 4160, 266240, 262208, 268697664, 268701696, 4160, 0, 0, 268697664, 268435520, 268439552, 266304, 262144, 266304, 262144, 268701696, 4096, 64, 268697664, 4096, 266304, 268439552, 64, 268435520, 268697600, 268697664, 268435456, 262144, 268439616, 0, 268701760, 262208, 268435520, 268697600, 268439552, 268439616, 0, 268701760, 266240, 266240, 4160, 4160, 262208, 268435456, 268701696];
+  function _createKeys(key) {
+    var pc2bytes0 = [0, 4, 536870912, 536870916, 65536, 65540, 536936448, 536936452, 512, 516, 536871424, 536871428, 66048, 66052, 536936960, 536936964], pc2bytes1 = [0, 1, 1048576, 1048577, 67108864, 67108865, 68157440, 68157441, 256, 257, 1048832, 1048833, 67109120, 67109121, 68157696, 68157697], pc2bytes2 = [0, 8, 2048, 2056, 16777216, 16777224, 16779264, 16779272, 0, 8, 2048, 2056, 16777216, 16777224, 16779264, 16779272], pc2bytes3 = [0, 2097152, 134217728, 136314880, 8192, 2105344, 134225920, 136323072, 131072, 2228224, 134348800, 136445952, 139264, 2236416, 134356992, 136454144], pc2bytes4 = [0, 262144, 16, 262160, 0, 262144, 16, 262160, 4096, 266240, 4112, 266256, 4096, 266240, 4112, 266256], pc2bytes5 = [0, 1024, 32, 1056, 0, 1024, 32, 1056, 33554432, 33555456, 33554464, 33555488, 33554432, 33555456, 33554464, 33555488], pc2bytes6 = [0, 268435456, 524288, 268959744, 2, 268435458, 524290, 268959746, 0, 268435456, 524288, 268959744, 2, 268435458, 524290, 268959746], pc2bytes7 = [0, 65536, 2048, 67584, 536870912, 536936448, 536872960, 536938496, 131072, 196608, 133120, 198656, 537001984, 537067520, 537004032, 537069568], pc2bytes8 = [0, 262144, 0, 262144, 2, 262146, 2, 262146, 33554432, 33816576, 33554432, 33816576, 33554434, 33816578, 33554434, 33816578], pc2bytes9 = [0, 268435456, 8, 268435464, 0, 268435456, 8, 268435464, 1024, 268436480, 1032, 268436488, 1024, 268436480, 1032, 268436488], pc2bytes10 = [0, 32, 0, 32, 1048576, 1048608, 1048576, 1048608, 8192, 8224, 8192, 8224, 1056768, 1056800, 1056768, 1056800], pc2bytes11 = [0, 16777216, 512, 16777728, 2097152, 18874368, 2097664, 18874880, 67108864, 83886080, 67109376, 83886592, 69206016, 85983232, 69206528, 85983744], pc2bytes12 = [0, 4096, 134217728, 134221824, 524288, 528384, 134742016, 134746112, 16, 4112, 134217744, 134221840, 524304, 528400, 134742032, 134746128], pc2bytes13 = [0, 4, 256, 260, 0, 4, 256, 260, 1, 5, 257, 261, 1, 5, 257, 261];
+    var iterations = key.length() > 8 ? 3 : 1;
+    var keys = [];
+    var shifts = [0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0];
+    var n = 0, tmp;
+    for (var j2 = 0; j2 < iterations; j2++) {
+      var left = key.getInt32();
+      var right = key.getInt32();
+      tmp = (left >>> 4 ^ right) & 252645135;
+      right ^= tmp;
+      left ^= tmp << 4;
+      tmp = (right >>> -16 ^ left) & 65535;
+      left ^= tmp;
+      right ^= tmp << -16;
+      tmp = (left >>> 2 ^ right) & 858993459;
+      right ^= tmp;
+      left ^= tmp << 2;
+      tmp = (right >>> -16 ^ left) & 65535;
+      left ^= tmp;
+      right ^= tmp << -16;
+      tmp = (left >>> 1 ^ right) & 1431655765;
+      right ^= tmp;
+      left ^= tmp << 1;
+      tmp = (right >>> 8 ^ left) & 16711935;
+      left ^= tmp;
+      right ^= tmp << 8;
+      tmp = (left >>> 1 ^ right) & 1431655765;
+      right ^= tmp;
+      left ^= tmp << 1;
+      tmp = left << 8 | right >>> 20 & 240;
+      left = right << 24 | right << 8 & 16711680 | right >>> 8 & 65280 | right >>> 24 & 240;
+      right = tmp;
+      for (var i = 0; i < shifts.length; ++i) {
+        if (shifts[i]) {
+          left = left << 2 | left >>> 26;
+          right = right << 2 | right >>> 26;
+        } else {
+          left = left << 1 | left >>> 27;
+          right = right << 1 | right >>> 27;
+        }
+        left &= -15;
+        right &= -15;
+        var lefttmp = pc2bytes0[left >>> 28] | pc2bytes1[left >>> 24 & 15] | pc2bytes2[left >>> 20 & 15] | pc2bytes3[left >>> 16 & 15] | pc2bytes4[left >>> 12 & 15] | pc2bytes5[left >>> 8 & 15] | pc2bytes6[left >>> 4 & 15];
+        var righttmp = pc2bytes7[right >>> 28] | pc2bytes8[right >>> 24 & 15] | pc2bytes9[right >>> 20 & 15] | pc2bytes10[right >>> 16 & 15] | pc2bytes11[right >>> 12 & 15] | pc2bytes12[right >>> 8 & 15] | pc2bytes13[right >>> 4 & 15];
+        tmp = (righttmp >>> 16 ^ lefttmp) & 65535;
+        keys[n++] = lefttmp ^ tmp;
+        keys[n++] = righttmp ^ tmp << 16;
+      }
+    }
+    return keys;
+  }
+  function _updateBlock(keys, input2, output2, decrypt) {
+    var iterations = keys.length === 32 ? 3 : 9;
+    var looping;
+    if (iterations === 3) {
+      looping = decrypt ? [30, -2, -2] : [0, 32, 2];
+    } else {
+      looping = decrypt ? [94, 62, -2, 32, 64, 2, 30, -2, -2] : [0, 32, 2, 62, 30, -2, 64, 96, 2];
+    }
+    var tmp;
+    var left = input2[0];
+    var right = input2[1];
+    tmp = (left >>> 4 ^ right) & 252645135;
+    right ^= tmp;
+    left ^= tmp << 4;
+    tmp = (left >>> 16 ^ right) & 65535;
+    right ^= tmp;
+    left ^= tmp << 16;
+    tmp = (right >>> 2 ^ left) & 858993459;
+    left ^= tmp;
+    right ^= tmp << 2;
+    tmp = (right >>> 8 ^ left) & 16711935;
+    left ^= tmp;
+    right ^= tmp << 8;
+    tmp = (left >>> 1 ^ right) & 1431655765;
+    right ^= tmp;
+    left ^= tmp << 1;
+    left = left << 1 | left >>> 31;
+    right = right << 1 | right >>> 31;
+    for (var j2 = 0; j2 < iterations; j2 += 3) {
+      var endloop = looping[j2 + 1];
+      var loopinc = looping[j2 + 2];
+      for (var i = looping[j2]; i != endloop; i += loopinc) {
+        var right1 = right ^ keys[i];
+        var right2 = (right >>> 4 | right << 28) ^ keys[i + 1];
+        tmp = left;
+        left = right;
+        right = tmp ^ (spfunction2[right1 >>> 24 & 63] | spfunction4[right1 >>> 16 & 63] | spfunction6[right1 >>> 8 & 63] | spfunction8[right1 & 63] | spfunction1[right2 >>> 24 & 63] | spfunction3[right2 >>> 16 & 63] | spfunction5[right2 >>> 8 & 63] | spfunction7[right2 & 63]);
+      }
+      tmp = left;
+      left = right;
+      right = tmp;
+    }
+    left = left >>> 1 | left << 31;
+    right = right >>> 1 | right << 31;
+    tmp = (left >>> 1 ^ right) & 1431655765;
+    right ^= tmp;
+    left ^= tmp << 1;
+    tmp = (right >>> 8 ^ left) & 16711935;
+    left ^= tmp;
+    right ^= tmp << 8;
+    tmp = (right >>> 2 ^ left) & 858993459;
+    left ^= tmp;
+    right ^= tmp << 2;
+    tmp = (left >>> 16 ^ right) & 65535;
+    right ^= tmp;
+    left ^= tmp << 16;
+    tmp = (left >>> 4 ^ right) & 252645135;
+    right ^= tmp;
+    left ^= tmp << 4;
+    output2[0] = left;
+    output2[1] = right;
+  }
+  function _createCipher(options) {
+    options = options || {};
+    var mode = (options.mode || "CBC").toUpperCase();
+    var algorithm = "DES-" + mode;
+    var cipher2;
+    if (options.decrypt) {
+      cipher2 = forge2.cipher.createDecipher(algorithm, options.key);
+    } else {
+      cipher2 = forge2.cipher.createCipher(algorithm, options.key);
+    }
+    var start = cipher2.start;
+    cipher2.start = function(iv, options2) {
+      var output2 = null;
+      if (options2 instanceof forge2.util.ByteBuffer) {
+        output2 = options2;
+        options2 = {};
+      }
+      options2 = options2 || {};
+      options2.output = output2;
+      options2.iv = iv;
+      start.call(cipher2, options2);
+    };
+    return cipher2;
+  }
+  return des;
+}
+function requirePbkdf2() {
+  if (hasRequiredPbkdf2) return pbkdf2;
+  hasRequiredPbkdf2 = 1;
+  var forge2 = requireForge();
+  requireHmac();
+  requireMd();
+  requireUtil();
+  var pkcs5 = forge2.pkcs5 = forge2.pkcs5 || {};
+  var crypto2;
+  if (forge2.util.isNodejs && !forge2.options.usePureJavaScript) {
+    crypto2 = require$$4;
+  }
+  pbkdf2 = forge2.pbkdf2 = pkcs5.pbkdf2 = function(p, s, c, dkLen, md2, callback) {
+    if (typeof md2 === "function") {
+      callback = md2;
+      md2 = null;
+    }
+    if (forge2.util.isNodejs && !forge2.options.usePureJavaScript && crypto2.pbkdf2 && (md2 === null || typeof md2 !== "object") && (crypto2.pbkdf2Sync.length > 4 || (!md2 || md2 === "sha1"))) {
+      if (typeof md2 !== "string") {
+        md2 = "sha1";
+      }
+      p = Buffer.from(p, "binary");
+      s = Buffer.from(s, "binary");
+      if (!callback) {
+        if (crypto2.pbkdf2Sync.length === 4) {
+          return crypto2.pbkdf2Sync(p, s, c, dkLen).toString("binary");
+        }
+        return crypto2.pbkdf2Sync(p, s, c, dkLen, md2).toString("binary");
+      }
+      if (crypto2.pbkdf2Sync.length === 4) {
+        return crypto2.pbkdf2(p, s, c, dkLen, function(err2, key) {
+          if (err2) {
+            return callback(err2);
+          }
+          callback(null, key.toString("binary"));
+        });
+      }
+      return crypto2.pbkdf2(p, s, c, dkLen, md2, function(err2, key) {
+        if (err2) {
+          return callback(err2);
+        }
+        callback(null, key.toString("binary"));
+      });
+    }
+    if (typeof md2 === "undefined" || md2 === null) {
+      md2 = "sha1";
+    }
+    if (typeof md2 === "string") {
+      if (!(md2 in forge2.md.algorithms)) {
+        throw new Error("Unknown hash algorithm: " + md2);
+      }
+      md2 = forge2.md[md2].create();
+    }
+    var hLen = md2.digestLength;
+    if (dkLen > 4294967295 * hLen) {
+      var err = new Error("Derived key is too long.");
+      if (callback) {
+        return callback(err);
+      }
+      throw err;
+    }
+    var len = Math.ceil(dkLen / hLen);
+    var r = dkLen - (len - 1) * hLen;
+    var prf = forge2.hmac.create();
+    prf.start(md2, p);
+    var dk = "";
+    var xor2, u_c, u_c1;
+    if (!callback) {
+      for (var i = 1; i <= len; ++i) {
+        prf.start(null, null);
+        prf.update(s);
+        prf.update(forge2.util.int32ToBytes(i));
+        xor2 = u_c1 = prf.digest().getBytes();
+        for (var j2 = 2; j2 <= c; ++j2) {
+          prf.start(null, null);
+          prf.update(u_c1);
+          u_c = prf.digest().getBytes();
+          xor2 = forge2.util.xorBytes(xor2, u_c, hLen);
+          u_c1 = u_c;
+        }
+        dk += i < len ? xor2 : xor2.substr(0, r);
+      }
+      return dk;
+    }
+    var i = 1, j2;
+    function outer() {
+      if (i > len) {
+        return callback(null, dk);
+      }
+      prf.start(null, null);
+      prf.update(s);
+      prf.update(forge2.util.int32ToBytes(i));
+      xor2 = u_c1 = prf.digest().getBytes();
+      j2 = 2;
+      inner();
+    }
+    function inner() {
+      if (j2 <= c) {
+        prf.start(null, null);
+        prf.update(u_c1);
+        u_c = prf.digest().getBytes();
+        xor2 = forge2.util.xorBytes(xor2, u_c, hLen);
+        u_c1 = u_c;
+        ++j2;
+        return forge2.util.setImmediate(inner);
+      }
+      dk += i < len ? xor2 : xor2.substr(0, r);
+      ++i;
+      outer();
+    }
+    outer();
+  };
+  return pbkdf2;
+}
+function requireSha256() {
+  if (hasRequiredSha256) return sha256.exports;
+  hasRequiredSha256 = 1;
+  var forge2 = requireForge();
+  requireMd();
+  requireUtil();
+  var sha256$1 = sha256.exports = forge2.sha256 = forge2.sha256 || {};
+  forge2.md.sha256 = forge2.md.algorithms.sha256 = sha256$1;
+  sha256$1.create = function() {
+    if (!_initialized) {
+      _init();
+    }
+    var _state = null;
+    var _input = forge2.util.createBuffer();
+    var _w = new Array(64);
+    var md2 = {
+      algorithm: "sha256",
+      blockLength: 64,
+      digestLength: 32,
+      // 56-bit length of message so far (does not including padding)
+      messageLength: 0,
+      // true message length
+      fullMessageLength: null,
+      // size of message length in bytes
+      messageLengthSize: 8
+    };
+    md2.start = function() {
+      md2.messageLength = 0;
+      md2.fullMessageLength = md2.messageLength64 = [];
+      var int32s = md2.messageLengthSize / 4;
+      for (var i = 0; i < int32s; ++i) {
+        md2.fullMessageLength.push(0);
+      }
+      _input = forge2.util.createBuffer();
+      _state = {
+        h0: 1779033703,
+        h1: 3144134277,
+        h2: 1013904242,
+        h3: 2773480762,
+        h4: 1359893119,
+        h5: 2600822924,
+        h6: 528734635,
+        h7: 1541459225
+      };
+      return md2;
+    };
+    md2.start();
+    md2.update = function(msg, encoding) {
+      if (encoding === "utf8") {
+        msg = forge2.util.encodeUtf8(msg);
+      }
+      var len = msg.length;
+      md2.messageLength += len;
+      len = [len / 4294967296 >>> 0, len >>> 0];
+      for (var i = md2.fullMessageLength.length - 1; i >= 0; --i) {
+        md2.fullMessageLength[i] += len[1];
+        len[1] = len[0] + (md2.fullMessageLength[i] / 4294967296 >>> 0);
+        md2.fullMessageLength[i] = md2.fullMessageLength[i] >>> 0;
+        len[0] = len[1] / 4294967296 >>> 0;
+      }
+      _input.putBytes(msg);
+      _update(_state, _w, _input);
+      if (_input.read > 2048 || _input.length() === 0) {
+        _input.compact();
+      }
+      return md2;
+    };
+    md2.digest = function() {
+      var finalBlock = forge2.util.createBuffer();
+      finalBlock.putBytes(_input.bytes());
+      var remaining = md2.fullMessageLength[md2.fullMessageLength.length - 1] + md2.messageLengthSize;
+      var overflow = remaining & md2.blockLength - 1;
+      finalBlock.putBytes(_padding.substr(0, md2.blockLength - overflow));
+      var next, carry;
+      var bits = md2.fullMessageLength[0] * 8;
+      for (var i = 0; i < md2.fullMessageLength.length - 1; ++i) {
+        next = md2.fullMessageLength[i + 1] * 8;
+        carry = next / 4294967296 >>> 0;
+        bits += carry;
+        finalBlock.putInt32(bits >>> 0);
+        bits = next >>> 0;
+      }
+      finalBlock.putInt32(bits);
+      var s2 = {
+        h0: _state.h0,
+        h1: _state.h1,
+        h2: _state.h2,
+        h3: _state.h3,
+        h4: _state.h4,
+        h5: _state.h5,
+        h6: _state.h6,
+        h7: _state.h7
+      };
+      _update(s2, _w, finalBlock);
+      var rval = forge2.util.createBuffer();
+      rval.putInt32(s2.h0);
+      rval.putInt32(s2.h1);
+      rval.putInt32(s2.h2);
+      rval.putInt32(s2.h3);
+      rval.putInt32(s2.h4);
+      rval.putInt32(s2.h5);
+      rval.putInt32(s2.h6);
+      rval.putInt32(s2.h7);
+      return rval;
+    };
+    return md2;
+  };
+  var _padding = null;
+  var _initialized = false;
+  var _k = null;
+  function _init() {
+    _padding = String.fromCharCode(128);
+    _padding += forge2.util.fillString(String.fromCharCode(0), 64);
+    _k = [
+      1116352408,
+      1899447441,
+      3049323471,
+      3921009573,
+      961987163,
+      1508970993,
+      2453635748,
+      2870763221,
+      3624381080,
+      310598401,
+      607225278,
+      1426881987,
+      1925078388,
+      2162078206,
+      2614888103,
+      3248222580,
+      3835390401,
+      4022224774,
+      264347078,
+      604807628,
+      770255983,
+      1249150122,
+      1555081692,
+      1996064986,
+      2554220882,
+      2821834349,
+      2952996808,
+      3210313671,
+      3336571891,
+      3584528711,
+      113926993,
+      338241895,
+      666307205,
+      773529912,
+      1294757372,
+      1396182291,
+      1695183700,
+      1986661051,
+      2177026350,
+      2456956037,
+      2730485921,
+      2820302411,
+      3259730800,
+      3345764771,
+      3516065817,
+      3600352804,
+      4094571909,
+      275423344,
+      430227734,
+      506948616,
+      659060556,
+      883997877,
+      958139571,
+      1322822218,
+      1537002063,
+      1747873779,
+      1955562222,
+      2024104815,
+      2227730452,
+      2361852424,
+      2428436474,
+      2756734187,
+      3204031479,
+      3329325298
+    ];
+    _initialized = true;
+  }
+  function _update(s, w, bytes) {
+    var t1, t2, s0, s1, ch, maj, i, a, b, c, d3, e, f, g, h;
+    var len = bytes.length();
+    while (len >= 64) {
+      for (i = 0; i < 16; ++i) {
+        w[i] = bytes.getInt32();
+      }
+      for (; i < 64; ++i) {
+        t1 = w[i - 2];
+        t1 = (t1 >>> 17 | t1 << 15) ^ (t1 >>> 19 | t1 << 13) ^ t1 >>> 10;
+        t2 = w[i - 15];
+        t2 = (t2 >>> 7 | t2 << 25) ^ (t2 >>> 18 | t2 << 14) ^ t2 >>> 3;
+        w[i] = t1 + w[i - 7] + t2 + w[i - 16] | 0;
+      }
+      a = s.h0;
+      b = s.h1;
+      c = s.h2;
+      d3 = s.h3;
+      e = s.h4;
+      f = s.h5;
+      g = s.h6;
+      h = s.h7;
+      for (i = 0; i < 64; ++i) {
+        s1 = (e >>> 6 | e << 26) ^ (e >>> 11 | e << 21) ^ (e >>> 25 | e << 7);
+        ch = g ^ e & (f ^ g);
+        s0 = (a >>> 2 | a << 30) ^ (a >>> 13 | a << 19) ^ (a >>> 22 | a << 10);
+        maj = a & b | c & (a ^ b);
+        t1 = h + s1 + ch + _k[i] + w[i];
+        t2 = s0 + maj;
+        h = g;
+        g = f;
+        f = e;
+        e = d3 + t1 >>> 0;
+        d3 = c;
+        c = b;
+        b = a;
+        a = t1 + t2 >>> 0;
+      }
+      s.h0 = s.h0 + a | 0;
+      s.h1 = s.h1 + b | 0;
+      s.h2 = s.h2 + c | 0;
+      s.h3 = s.h3 + d3 | 0;
+      s.h4 = s.h4 + e | 0;
+      s.h5 = s.h5 + f | 0;
+      s.h6 = s.h6 + g | 0;
+      s.h7 = s.h7 + h | 0;
+      len -= 64;
+    }
+  }
+  return sha256.exports;
+}
+function requirePrng() {
+  if (hasRequiredPrng) return prng.exports;
+  hasRequiredPrng = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  var _crypto = null;
+  if (forge2.util.isNodejs && !forge2.options.usePureJavaScript && !process.versions["node-webkit"]) {
+    _crypto = require$$4;
+  }
+  var prng$1 = prng.exports = forge2.prng = forge2.prng || {};
+  prng$1.create = function(plugin) {
+    var ctx = {
+      plugin,
+      key: null,
+      seed: null,
+      time: null,
+      // number of reseeds so far
+      reseeds: 0,
+      // amount of data generated so far
+      generated: 0,
+      // no initial key bytes
+      keyBytes: ""
+    };
+    var md2 = plugin.md;
+    var pools = new Array(32);
+    for (var i = 0; i < 32; ++i) {
+      pools[i] = md2.create();
+    }
+    ctx.pools = pools;
+    ctx.pool = 0;
+    ctx.generate = function(count2, callback) {
+      if (!callback) {
+        return ctx.generateSync(count2);
+      }
+      var cipher2 = ctx.plugin.cipher;
+      var increment = ctx.plugin.increment;
+      var formatKey = ctx.plugin.formatKey;
+      var formatSeed = ctx.plugin.formatSeed;
+      var b = forge2.util.createBuffer();
+      ctx.key = null;
+      generate();
+      function generate(err) {
+        if (err) {
+          return callback(err);
+        }
+        if (b.length() >= count2) {
+          return callback(null, b.getBytes(count2));
+        }
+        if (ctx.generated > 1048575) {
+          ctx.key = null;
+        }
+        if (ctx.key === null) {
+          return forge2.util.nextTick(function() {
+            _reseed(generate);
+          });
+        }
+        var bytes = cipher2(ctx.key, ctx.seed);
+        ctx.generated += bytes.length;
+        b.putBytes(bytes);
+        ctx.key = formatKey(cipher2(ctx.key, increment(ctx.seed)));
+        ctx.seed = formatSeed(cipher2(ctx.key, ctx.seed));
+        forge2.util.setImmediate(generate);
+      }
+    };
+    ctx.generateSync = function(count2) {
+      var cipher2 = ctx.plugin.cipher;
+      var increment = ctx.plugin.increment;
+      var formatKey = ctx.plugin.formatKey;
+      var formatSeed = ctx.plugin.formatSeed;
+      ctx.key = null;
+      var b = forge2.util.createBuffer();
+      while (b.length() < count2) {
+        if (ctx.generated > 1048575) {
+          ctx.key = null;
+        }
+        if (ctx.key === null) {
+          _reseedSync();
+        }
+        var bytes = cipher2(ctx.key, ctx.seed);
+        ctx.generated += bytes.length;
+        b.putBytes(bytes);
+        ctx.key = formatKey(cipher2(ctx.key, increment(ctx.seed)));
+        ctx.seed = formatSeed(cipher2(ctx.key, ctx.seed));
+      }
+      return b.getBytes(count2);
+    };
+    function _reseed(callback) {
+      if (ctx.pools[0].messageLength >= 32) {
+        _seed();
+        return callback();
+      }
+      var needed = 32 - ctx.pools[0].messageLength << 5;
+      ctx.seedFile(needed, function(err, bytes) {
+        if (err) {
+          return callback(err);
+        }
+        ctx.collect(bytes);
+        _seed();
+        callback();
+      });
+    }
+    function _reseedSync() {
+      if (ctx.pools[0].messageLength >= 32) {
+        return _seed();
+      }
+      var needed = 32 - ctx.pools[0].messageLength << 5;
+      ctx.collect(ctx.seedFileSync(needed));
+      _seed();
+    }
+    function _seed() {
+      ctx.reseeds = ctx.reseeds === 4294967295 ? 0 : ctx.reseeds + 1;
+      var md3 = ctx.plugin.md.create();
+      md3.update(ctx.keyBytes);
+      var _2powK = 1;
+      for (var k2 = 0; k2 < 32; ++k2) {
+        if (ctx.reseeds % _2powK === 0) {
+          md3.update(ctx.pools[k2].digest().getBytes());
+          ctx.pools[k2].start();
+        }
+        _2powK = _2powK << 1;
+      }
+      ctx.keyBytes = md3.digest().getBytes();
+      md3.start();
+      md3.update(ctx.keyBytes);
+      var seedBytes = md3.digest().getBytes();
+      ctx.key = ctx.plugin.formatKey(ctx.keyBytes);
+      ctx.seed = ctx.plugin.formatSeed(seedBytes);
+      ctx.generated = 0;
+    }
+    function defaultSeedFile(needed) {
+      var getRandomValues = null;
+      var globalScope = forge2.util.globalScope;
+      var _crypto2 = globalScope.crypto || globalScope.msCrypto;
+      if (_crypto2 && _crypto2.getRandomValues) {
+        getRandomValues = function(arr) {
+          return _crypto2.getRandomValues(arr);
+        };
+      }
+      var b = forge2.util.createBuffer();
+      if (getRandomValues) {
+        while (b.length() < needed) {
+          var count2 = Math.max(1, Math.min(needed - b.length(), 65536) / 4);
+          var entropy = new Uint32Array(Math.floor(count2));
+          try {
+            getRandomValues(entropy);
+            for (var i2 = 0; i2 < entropy.length; ++i2) {
+              b.putInt32(entropy[i2]);
+            }
+          } catch (e) {
+            if (!(typeof QuotaExceededError !== "undefined" && e instanceof QuotaExceededError)) {
+              throw e;
+            }
+          }
+        }
+      }
+      if (b.length() < needed) {
+        var hi, lo, next;
+        var seed = Math.floor(Math.random() * 65536);
+        while (b.length() < needed) {
+          lo = 16807 * (seed & 65535);
+          hi = 16807 * (seed >> 16);
+          lo += (hi & 32767) << 16;
+          lo += hi >> 15;
+          lo = (lo & 2147483647) + (lo >> 31);
+          seed = lo & 4294967295;
+          for (var i2 = 0; i2 < 3; ++i2) {
+            next = seed >>> (i2 << 3);
+            next ^= Math.floor(Math.random() * 256);
+            b.putByte(next & 255);
+          }
+        }
+      }
+      return b.getBytes(needed);
+    }
+    if (_crypto) {
+      ctx.seedFile = function(needed, callback) {
+        _crypto.randomBytes(needed, function(err, bytes) {
+          if (err) {
+            return callback(err);
+          }
+          callback(null, bytes.toString());
+        });
+      };
+      ctx.seedFileSync = function(needed) {
+        return _crypto.randomBytes(needed).toString();
+      };
+    } else {
+      ctx.seedFile = function(needed, callback) {
+        try {
+          callback(null, defaultSeedFile(needed));
+        } catch (e) {
+          callback(e);
+        }
+      };
+      ctx.seedFileSync = defaultSeedFile;
+    }
+    ctx.collect = function(bytes) {
+      var count2 = bytes.length;
+      for (var i2 = 0; i2 < count2; ++i2) {
+        ctx.pools[ctx.pool].update(bytes.substr(i2, 1));
+        ctx.pool = ctx.pool === 31 ? 0 : ctx.pool + 1;
+      }
+    };
+    ctx.collectInt = function(i2, n) {
+      var bytes = "";
+      for (var x2 = 0; x2 < n; x2 += 8) {
+        bytes += String.fromCharCode(i2 >> x2 & 255);
+      }
+      ctx.collect(bytes);
+    };
+    ctx.registerWorker = function(worker) {
+      if (worker === self) {
+        ctx.seedFile = function(needed, callback) {
+          function listener2(e) {
+            var data = e.data;
+            if (data.forge && data.forge.prng) {
+              self.removeEventListener("message", listener2);
+              callback(data.forge.prng.err, data.forge.prng.bytes);
+            }
+          }
+          self.addEventListener("message", listener2);
+          self.postMessage({ forge: { prng: { needed } } });
+        };
+      } else {
+        var listener = function(e) {
+          var data = e.data;
+          if (data.forge && data.forge.prng) {
+            ctx.seedFile(data.forge.prng.needed, function(err, bytes) {
+              worker.postMessage({ forge: { prng: { err, bytes } } });
+            });
+          }
+        };
+        worker.addEventListener("message", listener);
+      }
+    };
+    return ctx;
+  };
+  return prng.exports;
+}
+function requireRandom() {
+  if (hasRequiredRandom) return random.exports;
+  hasRequiredRandom = 1;
+  var forge2 = requireForge();
+  requireAes();
+  requireSha256();
+  requirePrng();
+  requireUtil();
+  (function() {
+    if (forge2.random && forge2.random.getBytes) {
+      random.exports = forge2.random;
+      return;
+    }
+    (function(jQuery2) {
+      var prng_aes = {};
+      var _prng_aes_output = new Array(4);
+      var _prng_aes_buffer = forge2.util.createBuffer();
+      prng_aes.formatKey = function(key2) {
+        var tmp = forge2.util.createBuffer(key2);
+        key2 = new Array(4);
+        key2[0] = tmp.getInt32();
+        key2[1] = tmp.getInt32();
+        key2[2] = tmp.getInt32();
+        key2[3] = tmp.getInt32();
+        return forge2.aes._expandKey(key2, false);
+      };
+      prng_aes.formatSeed = function(seed) {
+        var tmp = forge2.util.createBuffer(seed);
+        seed = new Array(4);
+        seed[0] = tmp.getInt32();
+        seed[1] = tmp.getInt32();
+        seed[2] = tmp.getInt32();
+        seed[3] = tmp.getInt32();
+        return seed;
+      };
+      prng_aes.cipher = function(key2, seed) {
+        forge2.aes._updateBlock(key2, seed, _prng_aes_output, false);
+        _prng_aes_buffer.putInt32(_prng_aes_output[0]);
+        _prng_aes_buffer.putInt32(_prng_aes_output[1]);
+        _prng_aes_buffer.putInt32(_prng_aes_output[2]);
+        _prng_aes_buffer.putInt32(_prng_aes_output[3]);
+        return _prng_aes_buffer.getBytes();
+      };
+      prng_aes.increment = function(seed) {
+        ++seed[3];
+        return seed;
+      };
+      prng_aes.md = forge2.md.sha256;
+      function spawnPrng() {
+        var ctx = forge2.prng.create(prng_aes);
+        ctx.getBytes = function(count2, callback) {
+          return ctx.generate(count2, callback);
+        };
+        ctx.getBytesSync = function(count2) {
+          return ctx.generate(count2);
+        };
+        return ctx;
+      }
+      var _ctx = spawnPrng();
+      var getRandomValues = null;
+      var globalScope = forge2.util.globalScope;
+      var _crypto = globalScope.crypto || globalScope.msCrypto;
+      if (_crypto && _crypto.getRandomValues) {
+        getRandomValues = function(arr) {
+          return _crypto.getRandomValues(arr);
+        };
+      }
+      if (forge2.options.usePureJavaScript || !forge2.util.isNodejs && !getRandomValues) {
+        _ctx.collectInt(+/* @__PURE__ */ new Date(), 32);
+        if (typeof navigator !== "undefined") {
+          var _navBytes = "";
+          for (var key in navigator) {
+            try {
+              if (typeof navigator[key] == "string") {
+                _navBytes += navigator[key];
+              }
+            } catch (e) {
+            }
+          }
+          _ctx.collect(_navBytes);
+          _navBytes = null;
+        }
+        if (jQuery2) {
+          jQuery2().mousemove(function(e) {
+            _ctx.collectInt(e.clientX, 16);
+            _ctx.collectInt(e.clientY, 16);
+          });
+          jQuery2().keypress(function(e) {
+            _ctx.collectInt(e.charCode, 8);
+          });
+        }
+      }
+      if (!forge2.random) {
+        forge2.random = _ctx;
+      } else {
+        for (var key in _ctx) {
+          forge2.random[key] = _ctx[key];
+        }
+      }
+      forge2.random.createInstance = spawnPrng;
+      random.exports = forge2.random;
+    })(typeof jQuery !== "undefined" ? jQuery : null);
+  })();
+  return random.exports;
+}
+function requireRc2() {
+  if (hasRequiredRc2) return rc2;
+  hasRequiredRc2 = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  var piTable = [
+    217,
+    120,
+    249,
+    196,
+    25,
+    221,
+    181,
+    237,
+    40,
+    233,
+    253,
+    121,
+    74,
+    160,
+    216,
+    157,
+    198,
+    126,
+    55,
+    131,
+    43,
+    118,
+    83,
+    142,
+    98,
+    76,
+    100,
+    136,
+    68,
+    139,
+    251,
+    162,
+    23,
+    154,
+    89,
+    245,
+    135,
+    179,
+    79,
+    19,
+    97,
+    69,
+    109,
+    141,
+    9,
+    129,
+    125,
+    50,
+    189,
+    143,
+    64,
+    235,
+    134,
+    183,
+    123,
+    11,
+    240,
+    149,
+    33,
+    34,
+    92,
+    107,
+    78,
+    130,
+    84,
+    214,
+    101,
+    147,
+    206,
+    96,
+    178,
+    28,
+    115,
+    86,
+    192,
+    20,
+    167,
+    140,
+    241,
+    220,
+    18,
+    117,
+    202,
+    31,
+    59,
+    190,
+    228,
+    209,
+    66,
+    61,
+    212,
+    48,
+    163,
+    60,
+    182,
+    38,
+    111,
+    191,
+    14,
+    218,
+    70,
+    105,
+    7,
+    87,
+    39,
+    242,
+    29,
+    155,
+    188,
+    148,
+    67,
+    3,
+    248,
+    17,
+    199,
+    246,
+    144,
+    239,
+    62,
+    231,
+    6,
+    195,
+    213,
+    47,
+    200,
+    102,
+    30,
+    215,
+    8,
+    232,
+    234,
+    222,
+    128,
+    82,
+    238,
+    247,
+    132,
+    170,
+    114,
+    172,
+    53,
+    77,
+    106,
+    42,
+    150,
+    26,
+    210,
+    113,
+    90,
+    21,
+    73,
+    116,
+    75,
+    159,
+    208,
+    94,
+    4,
+    24,
+    164,
+    236,
+    194,
+    224,
+    65,
+    110,
+    15,
+    81,
+    203,
+    204,
+    36,
+    145,
+    175,
+    80,
+    161,
+    244,
+    112,
+    57,
+    153,
+    124,
+    58,
+    133,
+    35,
+    184,
+    180,
+    122,
+    252,
+    2,
+    54,
+    91,
+    37,
+    85,
+    151,
+    49,
+    45,
+    93,
+    250,
+    152,
+    227,
+    138,
+    146,
+    174,
+    5,
+    223,
+    41,
+    16,
+    103,
+    108,
+    186,
+    201,
+    211,
+    0,
+    230,
+    207,
+    225,
+    158,
+    168,
+    44,
+    99,
+    22,
+    1,
+    63,
+    88,
+    226,
+    137,
+    169,
+    13,
+    56,
+    52,
+    27,
+    171,
+    51,
+    255,
+    176,
+    187,
+    72,
+    12,
+    95,
+    185,
+    177,
+    205,
+    46,
+    197,
+    243,
+    219,
+    71,
+    229,
+    165,
+    156,
+    119,
+    10,
+    166,
+    32,
+    104,
+    254,
+    127,
+    193,
+    173
+  ];
+  var s = [1, 2, 3, 5];
+  var rol = function(word, bits) {
+    return word << bits & 65535 | (word & 65535) >> 16 - bits;
+  };
+  var ror = function(word, bits) {
+    return (word & 65535) >> bits | word << 16 - bits & 65535;
+  };
+  rc2 = forge2.rc2 = forge2.rc2 || {};
+  forge2.rc2.expandKey = function(key, effKeyBits) {
+    if (typeof key === "string") {
+      key = forge2.util.createBuffer(key);
+    }
+    effKeyBits = effKeyBits || 128;
+    var L2 = key;
+    var T2 = key.length();
+    var T1 = effKeyBits;
+    var T8 = Math.ceil(T1 / 8);
+    var TM = 255 >> (T1 & 7);
+    var i;
+    for (i = T2; i < 128; i++) {
+      L2.putByte(piTable[L2.at(i - 1) + L2.at(i - T2) & 255]);
+    }
+    L2.setAt(128 - T8, piTable[L2.at(128 - T8) & TM]);
+    for (i = 127 - T8; i >= 0; i--) {
+      L2.setAt(i, piTable[L2.at(i + 1) ^ L2.at(i + T8)]);
+    }
+    return L2;
+  };
+  var createCipher = function(key, bits, encrypt) {
+    var _finish = false, _input = null, _output = null, _iv = null;
+    var mixRound, mashRound;
+    var i, j2, K2 = [];
+    key = forge2.rc2.expandKey(key, bits);
+    for (i = 0; i < 64; i++) {
+      K2.push(key.getInt16Le());
+    }
+    if (encrypt) {
+      mixRound = function(R2) {
+        for (i = 0; i < 4; i++) {
+          R2[i] += K2[j2] + (R2[(i + 3) % 4] & R2[(i + 2) % 4]) + (~R2[(i + 3) % 4] & R2[(i + 1) % 4]);
+          R2[i] = rol(R2[i], s[i]);
+          j2++;
+        }
+      };
+      mashRound = function(R2) {
+        for (i = 0; i < 4; i++) {
+          R2[i] += K2[R2[(i + 3) % 4] & 63];
+        }
+      };
+    } else {
+      mixRound = function(R2) {
+        for (i = 3; i >= 0; i--) {
+          R2[i] = ror(R2[i], s[i]);
+          R2[i] -= K2[j2] + (R2[(i + 3) % 4] & R2[(i + 2) % 4]) + (~R2[(i + 3) % 4] & R2[(i + 1) % 4]);
+          j2--;
+        }
+      };
+      mashRound = function(R2) {
+        for (i = 3; i >= 0; i--) {
+          R2[i] -= K2[R2[(i + 3) % 4] & 63];
+        }
+      };
+    }
+    var runPlan = function(plan) {
+      var R2 = [];
+      for (i = 0; i < 4; i++) {
+        var val = _input.getInt16Le();
+        if (_iv !== null) {
+          if (encrypt) {
+            val ^= _iv.getInt16Le();
+          } else {
+            _iv.putInt16Le(val);
+          }
+        }
+        R2.push(val & 65535);
+      }
+      j2 = encrypt ? 0 : 63;
+      for (var ptr = 0; ptr < plan.length; ptr++) {
+        for (var ctr = 0; ctr < plan[ptr][0]; ctr++) {
+          plan[ptr][1](R2);
+        }
+      }
+      for (i = 0; i < 4; i++) {
+        if (_iv !== null) {
+          if (encrypt) {
+            _iv.putInt16Le(R2[i]);
+          } else {
+            R2[i] ^= _iv.getInt16Le();
+          }
+        }
+        _output.putInt16Le(R2[i]);
+      }
+    };
+    var cipher2 = null;
+    cipher2 = {
+      /**
+       * Starts or restarts the encryption or decryption process, whichever
+       * was previously configured.
+       *
+       * To use the cipher in CBC mode, iv may be given either as a string
+       * of bytes, or as a byte buffer.  For ECB mode, give null as iv.
+       *
+       * @param iv the initialization vector to use, null for ECB mode.
+       * @param output the output the buffer to write to, null to create one.
+       */
+      start: function(iv, output2) {
+        if (iv) {
+          if (typeof iv === "string") {
+            iv = forge2.util.createBuffer(iv);
+          }
+        }
+        _finish = false;
+        _input = forge2.util.createBuffer();
+        _output = output2 || new forge2.util.createBuffer();
+        _iv = iv;
+        cipher2.output = _output;
+      },
+      /**
+       * Updates the next block.
+       *
+       * @param input the buffer to read from.
+       */
+      update: function(input2) {
+        if (!_finish) {
+          _input.putBuffer(input2);
+        }
+        while (_input.length() >= 8) {
+          runPlan([
+            [5, mixRound],
+            [1, mashRound],
+            [6, mixRound],
+            [1, mashRound],
+            [5, mixRound]
+          ]);
+        }
+      },
+      /**
+       * Finishes encrypting or decrypting.
+       *
+       * @param pad a padding function to use, null for PKCS#7 padding,
+       *           signature(blockSize, buffer, decrypt).
+       *
+       * @return true if successful, false on error.
+       */
+      finish: function(pad) {
+        var rval = true;
+        if (encrypt) {
+          if (pad) {
+            rval = pad(8, _input, !encrypt);
+          } else {
+            var padding = _input.length() === 8 ? 8 : 8 - _input.length();
+            _input.fillWithByte(padding, padding);
+          }
+        }
+        if (rval) {
+          _finish = true;
+          cipher2.update();
+        }
+        if (!encrypt) {
+          rval = _input.length() === 0;
+          if (rval) {
+            if (pad) {
+              rval = pad(8, _output, !encrypt);
+            } else {
+              var len = _output.length();
+              var count2 = _output.at(len - 1);
+              if (count2 > len) {
+                rval = false;
+              } else {
+                _output.truncate(count2);
+              }
+            }
+          }
+        }
+        return rval;
+      }
+    };
+    return cipher2;
+  };
+  forge2.rc2.startEncrypting = function(key, iv, output2) {
+    var cipher2 = forge2.rc2.createEncryptionCipher(key, 128);
+    cipher2.start(iv, output2);
+    return cipher2;
+  };
+  forge2.rc2.createEncryptionCipher = function(key, bits) {
+    return createCipher(key, bits, true);
+  };
+  forge2.rc2.startDecrypting = function(key, iv, output2) {
+    var cipher2 = forge2.rc2.createDecryptionCipher(key, 128);
+    cipher2.start(iv, output2);
+    return cipher2;
+  };
+  forge2.rc2.createDecryptionCipher = function(key, bits) {
+    return createCipher(key, bits, false);
+  };
+  return rc2;
+}
+function requireJsbn() {
+  if (hasRequiredJsbn) return jsbn;
+  hasRequiredJsbn = 1;
+  var forge2 = requireForge();
+  jsbn = forge2.jsbn = forge2.jsbn || {};
+  var dbits;
+  function BigInteger(a, b, c) {
+    this.data = [];
+    if (a != null)
+      if ("number" == typeof a) this.fromNumber(a, b, c);
+      else if (b == null && "string" != typeof a) this.fromString(a, 256);
+      else this.fromString(a, b);
+  }
+  forge2.jsbn.BigInteger = BigInteger;
+  function nbi() {
+    return new BigInteger(null);
+  }
+  function am1(i, x2, w, j2, c, n) {
+    while (--n >= 0) {
+      var v = x2 * this.data[i++] + w.data[j2] + c;
+      c = Math.floor(v / 67108864);
+      w.data[j2++] = v & 67108863;
+    }
+    return c;
+  }
+  function am2(i, x2, w, j2, c, n) {
+    var xl = x2 & 32767, xh = x2 >> 15;
+    while (--n >= 0) {
+      var l = this.data[i] & 32767;
+      var h = this.data[i++] >> 15;
+      var m = xh * l + h * xl;
+      l = xl * l + ((m & 32767) << 15) + w.data[j2] + (c & 1073741823);
+      c = (l >>> 30) + (m >>> 15) + xh * h + (c >>> 30);
+      w.data[j2++] = l & 1073741823;
+    }
+    return c;
+  }
+  function am3(i, x2, w, j2, c, n) {
+    var xl = x2 & 16383, xh = x2 >> 14;
+    while (--n >= 0) {
+      var l = this.data[i] & 16383;
+      var h = this.data[i++] >> 14;
+      var m = xh * l + h * xl;
+      l = xl * l + ((m & 16383) << 14) + w.data[j2] + c;
+      c = (l >> 28) + (m >> 14) + xh * h;
+      w.data[j2++] = l & 268435455;
+    }
+    return c;
+  }
+  if (typeof navigator === "undefined") {
+    BigInteger.prototype.am = am3;
+    dbits = 28;
+  } else if (navigator.appName == "Microsoft Internet Explorer") {
+    BigInteger.prototype.am = am2;
+    dbits = 30;
+  } else if (navigator.appName != "Netscape") {
+    BigInteger.prototype.am = am1;
+    dbits = 26;
+  } else {
+    BigInteger.prototype.am = am3;
+    dbits = 28;
+  }
+  BigInteger.prototype.DB = dbits;
+  BigInteger.prototype.DM = (1 << dbits) - 1;
+  BigInteger.prototype.DV = 1 << dbits;
+  var BI_FP = 52;
+  BigInteger.prototype.FV = Math.pow(2, BI_FP);
+  BigInteger.prototype.F1 = BI_FP - dbits;
+  BigInteger.prototype.F2 = 2 * dbits - BI_FP;
+  var BI_RM = "0123456789abcdefghijklmnopqrstuvwxyz";
+  var BI_RC = new Array();
+  var rr, vv;
+  rr = "0".charCodeAt(0);
+  for (vv = 0; vv <= 9; ++vv) BI_RC[rr++] = vv;
+  rr = "a".charCodeAt(0);
+  for (vv = 10; vv < 36; ++vv) BI_RC[rr++] = vv;
+  rr = "A".charCodeAt(0);
+  for (vv = 10; vv < 36; ++vv) BI_RC[rr++] = vv;
+  function int2char(n) {
+    return BI_RM.charAt(n);
+  }
+  function intAt(s, i) {
+    var c = BI_RC[s.charCodeAt(i)];
+    return c == null ? -1 : c;
+  }
+  function bnpCopyTo(r) {
+    for (var i = this.t - 1; i >= 0; --i) r.data[i] = this.data[i];
+    r.t = this.t;
+    r.s = this.s;
+  }
+  function bnpFromInt(x2) {
+    this.t = 1;
+    this.s = x2 < 0 ? -1 : 0;
+    if (x2 > 0) this.data[0] = x2;
+    else if (x2 < -1) this.data[0] = x2 + this.DV;
+    else this.t = 0;
+  }
+  function nbv(i) {
+    var r = nbi();
+    r.fromInt(i);
+    return r;
+  }
+  function bnpFromString(s, b) {
+    var k2;
+    if (b == 16) k2 = 4;
+    else if (b == 8) k2 = 3;
+    else if (b == 256) k2 = 8;
+    else if (b == 2) k2 = 1;
+    else if (b == 32) k2 = 5;
+    else if (b == 4) k2 = 2;
+    else {
+      this.fromRadix(s, b);
+      return;
+    }
+    this.t = 0;
+    this.s = 0;
+    var i = s.length, mi = false, sh = 0;
+    while (--i >= 0) {
+      var x2 = k2 == 8 ? s[i] & 255 : intAt(s, i);
+      if (x2 < 0) {
+        if (s.charAt(i) == "-") mi = true;
+        continue;
+      }
+      mi = false;
+      if (sh == 0)
+        this.data[this.t++] = x2;
+      else if (sh + k2 > this.DB) {
+        this.data[this.t - 1] |= (x2 & (1 << this.DB - sh) - 1) << sh;
+        this.data[this.t++] = x2 >> this.DB - sh;
+      } else
+        this.data[this.t - 1] |= x2 << sh;
+      sh += k2;
+      if (sh >= this.DB) sh -= this.DB;
+    }
+    if (k2 == 8 && (s[0] & 128) != 0) {
+      this.s = -1;
+      if (sh > 0) this.data[this.t - 1] |= (1 << this.DB - sh) - 1 << sh;
+    }
+    this.clamp();
+    if (mi) BigInteger.ZERO.subTo(this, this);
+  }
+  function bnpClamp() {
+    var c = this.s & this.DM;
+    while (this.t > 0 && this.data[this.t - 1] == c) --this.t;
+  }
+  function bnToString(b) {
+    if (this.s < 0) return "-" + this.negate().toString(b);
+    var k2;
+    if (b == 16) k2 = 4;
+    else if (b == 8) k2 = 3;
+    else if (b == 2) k2 = 1;
+    else if (b == 32) k2 = 5;
+    else if (b == 4) k2 = 2;
+    else return this.toRadix(b);
+    var km = (1 << k2) - 1, d3, m = false, r = "", i = this.t;
+    var p = this.DB - i * this.DB % k2;
+    if (i-- > 0) {
+      if (p < this.DB && (d3 = this.data[i] >> p) > 0) {
+        m = true;
+        r = int2char(d3);
+      }
+      while (i >= 0) {
+        if (p < k2) {
+          d3 = (this.data[i] & (1 << p) - 1) << k2 - p;
+          d3 |= this.data[--i] >> (p += this.DB - k2);
+        } else {
+          d3 = this.data[i] >> (p -= k2) & km;
+          if (p <= 0) {
+            p += this.DB;
+            --i;
+          }
+        }
+        if (d3 > 0) m = true;
+        if (m) r += int2char(d3);
+      }
+    }
+    return m ? r : "0";
+  }
+  function bnNegate() {
+    var r = nbi();
+    BigInteger.ZERO.subTo(this, r);
+    return r;
+  }
+  function bnAbs() {
+    return this.s < 0 ? this.negate() : this;
+  }
+  function bnCompareTo(a) {
+    var r = this.s - a.s;
+    if (r != 0) return r;
+    var i = this.t;
+    r = i - a.t;
+    if (r != 0) return this.s < 0 ? -r : r;
+    while (--i >= 0) if ((r = this.data[i] - a.data[i]) != 0) return r;
+    return 0;
+  }
+  function nbits(x2) {
+    var r = 1, t;
+    if ((t = x2 >>> 16) != 0) {
+      x2 = t;
+      r += 16;
+    }
+    if ((t = x2 >> 8) != 0) {
+      x2 = t;
+      r += 8;
+    }
+    if ((t = x2 >> 4) != 0) {
+      x2 = t;
+      r += 4;
+    }
+    if ((t = x2 >> 2) != 0) {
+      x2 = t;
+      r += 2;
+    }
+    if ((t = x2 >> 1) != 0) {
+      x2 = t;
+      r += 1;
+    }
+    return r;
+  }
+  function bnBitLength() {
+    if (this.t <= 0) return 0;
+    return this.DB * (this.t - 1) + nbits(this.data[this.t - 1] ^ this.s & this.DM);
+  }
+  function bnpDLShiftTo(n, r) {
+    var i;
+    for (i = this.t - 1; i >= 0; --i) r.data[i + n] = this.data[i];
+    for (i = n - 1; i >= 0; --i) r.data[i] = 0;
+    r.t = this.t + n;
+    r.s = this.s;
+  }
+  function bnpDRShiftTo(n, r) {
+    for (var i = n; i < this.t; ++i) r.data[i - n] = this.data[i];
+    r.t = Math.max(this.t - n, 0);
+    r.s = this.s;
+  }
+  function bnpLShiftTo(n, r) {
+    var bs = n % this.DB;
+    var cbs = this.DB - bs;
+    var bm = (1 << cbs) - 1;
+    var ds = Math.floor(n / this.DB), c = this.s << bs & this.DM, i;
+    for (i = this.t - 1; i >= 0; --i) {
+      r.data[i + ds + 1] = this.data[i] >> cbs | c;
+      c = (this.data[i] & bm) << bs;
+    }
+    for (i = ds - 1; i >= 0; --i) r.data[i] = 0;
+    r.data[ds] = c;
+    r.t = this.t + ds + 1;
+    r.s = this.s;
+    r.clamp();
+  }
+  function bnpRShiftTo(n, r) {
+    r.s = this.s;
+    var ds = Math.floor(n / this.DB);
+    if (ds >= this.t) {
+      r.t = 0;
+      return;
+    }
+    var bs = n % this.DB;
+    var cbs = this.DB - bs;
+    var bm = (1 << bs) - 1;
+    r.data[0] = this.data[ds] >> bs;
+    for (var i = ds + 1; i < this.t; ++i) {
+      r.data[i - ds - 1] |= (this.data[i] & bm) << cbs;
+      r.data[i - ds] = this.data[i] >> bs;
+    }
+    if (bs > 0) r.data[this.t - ds - 1] |= (this.s & bm) << cbs;
+    r.t = this.t - ds;
+    r.clamp();
+  }
+  function bnpSubTo(a, r) {
+    var i = 0, c = 0, m = Math.min(a.t, this.t);
+    while (i < m) {
+      c += this.data[i] - a.data[i];
+      r.data[i++] = c & this.DM;
+      c >>= this.DB;
+    }
+    if (a.t < this.t) {
+      c -= a.s;
+      while (i < this.t) {
+        c += this.data[i];
+        r.data[i++] = c & this.DM;
+        c >>= this.DB;
+      }
+      c += this.s;
+    } else {
+      c += this.s;
+      while (i < a.t) {
+        c -= a.data[i];
+        r.data[i++] = c & this.DM;
+        c >>= this.DB;
+      }
+      c -= a.s;
+    }
+    r.s = c < 0 ? -1 : 0;
+    if (c < -1) r.data[i++] = this.DV + c;
+    else if (c > 0) r.data[i++] = c;
+    r.t = i;
+    r.clamp();
+  }
+  function bnpMultiplyTo(a, r) {
+    var x2 = this.abs(), y = a.abs();
+    var i = x2.t;
+    r.t = i + y.t;
+    while (--i >= 0) r.data[i] = 0;
+    for (i = 0; i < y.t; ++i) r.data[i + x2.t] = x2.am(0, y.data[i], r, i, 0, x2.t);
+    r.s = 0;
+    r.clamp();
+    if (this.s != a.s) BigInteger.ZERO.subTo(r, r);
+  }
+  function bnpSquareTo(r) {
+    var x2 = this.abs();
+    var i = r.t = 2 * x2.t;
+    while (--i >= 0) r.data[i] = 0;
+    for (i = 0; i < x2.t - 1; ++i) {
+      var c = x2.am(i, x2.data[i], r, 2 * i, 0, 1);
+      if ((r.data[i + x2.t] += x2.am(i + 1, 2 * x2.data[i], r, 2 * i + 1, c, x2.t - i - 1)) >= x2.DV) {
+        r.data[i + x2.t] -= x2.DV;
+        r.data[i + x2.t + 1] = 1;
+      }
+    }
+    if (r.t > 0) r.data[r.t - 1] += x2.am(i, x2.data[i], r, 2 * i, 0, 1);
+    r.s = 0;
+    r.clamp();
+  }
+  function bnpDivRemTo(m, q, r) {
+    var pm = m.abs();
+    if (pm.t <= 0) return;
+    var pt = this.abs();
+    if (pt.t < pm.t) {
+      if (q != null) q.fromInt(0);
+      if (r != null) this.copyTo(r);
+      return;
+    }
+    if (r == null) r = nbi();
+    var y = nbi(), ts = this.s, ms = m.s;
+    var nsh = this.DB - nbits(pm.data[pm.t - 1]);
+    if (nsh > 0) {
+      pm.lShiftTo(nsh, y);
+      pt.lShiftTo(nsh, r);
+    } else {
+      pm.copyTo(y);
+      pt.copyTo(r);
+    }
+    var ys = y.t;
+    var y0 = y.data[ys - 1];
+    if (y0 == 0) return;
+    var yt = y0 * (1 << this.F1) + (ys > 1 ? y.data[ys - 2] >> this.F2 : 0);
+    var d1 = this.FV / yt, d22 = (1 << this.F1) / yt, e = 1 << this.F2;
+    var i = r.t, j2 = i - ys, t = q == null ? nbi() : q;
+    y.dlShiftTo(j2, t);
+    if (r.compareTo(t) >= 0) {
+      r.data[r.t++] = 1;
+      r.subTo(t, r);
+    }
+    BigInteger.ONE.dlShiftTo(ys, t);
+    t.subTo(y, y);
+    while (y.t < ys) y.data[y.t++] = 0;
+    while (--j2 >= 0) {
+      var qd = r.data[--i] == y0 ? this.DM : Math.floor(r.data[i] * d1 + (r.data[i - 1] + e) * d22);
+      if ((r.data[i] += y.am(0, qd, r, j2, 0, ys)) < qd) {
+        y.dlShiftTo(j2, t);
+        r.subTo(t, r);
+        while (r.data[i] < --qd) r.subTo(t, r);
+      }
+    }
+    if (q != null) {
+      r.drShiftTo(ys, q);
+      if (ts != ms) BigInteger.ZERO.subTo(q, q);
+    }
+    r.t = ys;
+    r.clamp();
+    if (nsh > 0) r.rShiftTo(nsh, r);
+    if (ts < 0) BigInteger.ZERO.subTo(r, r);
+  }
+  function bnMod(a) {
+    var r = nbi();
+    this.abs().divRemTo(a, null, r);
+    if (this.s < 0 && r.compareTo(BigInteger.ZERO) > 0) a.subTo(r, r);
+    return r;
+  }
+  function Classic(m) {
+    this.m = m;
+  }
+  function cConvert(x2) {
+    if (x2.s < 0 || x2.compareTo(this.m) >= 0) return x2.mod(this.m);
+    else return x2;
+  }
+  function cRevert(x2) {
+    return x2;
+  }
+  function cReduce(x2) {
+    x2.divRemTo(this.m, null, x2);
+  }
+  function cMulTo(x2, y, r) {
+    x2.multiplyTo(y, r);
+    this.reduce(r);
+  }
+  function cSqrTo(x2, r) {
+    x2.squareTo(r);
+    this.reduce(r);
+  }
+  Classic.prototype.convert = cConvert;
+  Classic.prototype.revert = cRevert;
+  Classic.prototype.reduce = cReduce;
+  Classic.prototype.mulTo = cMulTo;
+  Classic.prototype.sqrTo = cSqrTo;
+  function bnpInvDigit() {
+    if (this.t < 1) return 0;
+    var x2 = this.data[0];
+    if ((x2 & 1) == 0) return 0;
+    var y = x2 & 3;
+    y = y * (2 - (x2 & 15) * y) & 15;
+    y = y * (2 - (x2 & 255) * y) & 255;
+    y = y * (2 - ((x2 & 65535) * y & 65535)) & 65535;
+    y = y * (2 - x2 * y % this.DV) % this.DV;
+    return y > 0 ? this.DV - y : -y;
+  }
+  function Montgomery(m) {
+    this.m = m;
+    this.mp = m.invDigit();
+    this.mpl = this.mp & 32767;
+    this.mph = this.mp >> 15;
+    this.um = (1 << m.DB - 15) - 1;
+    this.mt2 = 2 * m.t;
+  }
+  function montConvert(x2) {
+    var r = nbi();
+    x2.abs().dlShiftTo(this.m.t, r);
+    r.divRemTo(this.m, null, r);
+    if (x2.s < 0 && r.compareTo(BigInteger.ZERO) > 0) this.m.subTo(r, r);
+    return r;
+  }
+  function montRevert(x2) {
+    var r = nbi();
+    x2.copyTo(r);
+    this.reduce(r);
+    return r;
+  }
+  function montReduce(x2) {
+    while (x2.t <= this.mt2)
+      x2.data[x2.t++] = 0;
+    for (var i = 0; i < this.m.t; ++i) {
+      var j2 = x2.data[i] & 32767;
+      var u0 = j2 * this.mpl + ((j2 * this.mph + (x2.data[i] >> 15) * this.mpl & this.um) << 15) & x2.DM;
+      j2 = i + this.m.t;
+      x2.data[j2] += this.m.am(0, u0, x2, i, 0, this.m.t);
+      while (x2.data[j2] >= x2.DV) {
+        x2.data[j2] -= x2.DV;
+        x2.data[++j2]++;
+      }
+    }
+    x2.clamp();
+    x2.drShiftTo(this.m.t, x2);
+    if (x2.compareTo(this.m) >= 0) x2.subTo(this.m, x2);
+  }
+  function montSqrTo(x2, r) {
+    x2.squareTo(r);
+    this.reduce(r);
+  }
+  function montMulTo(x2, y, r) {
+    x2.multiplyTo(y, r);
+    this.reduce(r);
+  }
+  Montgomery.prototype.convert = montConvert;
+  Montgomery.prototype.revert = montRevert;
+  Montgomery.prototype.reduce = montReduce;
+  Montgomery.prototype.mulTo = montMulTo;
+  Montgomery.prototype.sqrTo = montSqrTo;
+  function bnpIsEven() {
+    return (this.t > 0 ? this.data[0] & 1 : this.s) == 0;
+  }
+  function bnpExp(e, z2) {
+    if (e > 4294967295 || e < 1) return BigInteger.ONE;
+    var r = nbi(), r2 = nbi(), g = z2.convert(this), i = nbits(e) - 1;
+    g.copyTo(r);
+    while (--i >= 0) {
+      z2.sqrTo(r, r2);
+      if ((e & 1 << i) > 0) z2.mulTo(r2, g, r);
+      else {
+        var t = r;
+        r = r2;
+        r2 = t;
+      }
+    }
+    return z2.revert(r);
+  }
+  function bnModPowInt(e, m) {
+    var z2;
+    if (e < 256 || m.isEven()) z2 = new Classic(m);
+    else z2 = new Montgomery(m);
+    return this.exp(e, z2);
+  }
+  BigInteger.prototype.copyTo = bnpCopyTo;
+  BigInteger.prototype.fromInt = bnpFromInt;
+  BigInteger.prototype.fromString = bnpFromString;
+  BigInteger.prototype.clamp = bnpClamp;
+  BigInteger.prototype.dlShiftTo = bnpDLShiftTo;
+  BigInteger.prototype.drShiftTo = bnpDRShiftTo;
+  BigInteger.prototype.lShiftTo = bnpLShiftTo;
+  BigInteger.prototype.rShiftTo = bnpRShiftTo;
+  BigInteger.prototype.subTo = bnpSubTo;
+  BigInteger.prototype.multiplyTo = bnpMultiplyTo;
+  BigInteger.prototype.squareTo = bnpSquareTo;
+  BigInteger.prototype.divRemTo = bnpDivRemTo;
+  BigInteger.prototype.invDigit = bnpInvDigit;
+  BigInteger.prototype.isEven = bnpIsEven;
+  BigInteger.prototype.exp = bnpExp;
+  BigInteger.prototype.toString = bnToString;
+  BigInteger.prototype.negate = bnNegate;
+  BigInteger.prototype.abs = bnAbs;
+  BigInteger.prototype.compareTo = bnCompareTo;
+  BigInteger.prototype.bitLength = bnBitLength;
+  BigInteger.prototype.mod = bnMod;
+  BigInteger.prototype.modPowInt = bnModPowInt;
+  BigInteger.ZERO = nbv(0);
+  BigInteger.ONE = nbv(1);
+  function bnClone() {
+    var r = nbi();
+    this.copyTo(r);
+    return r;
+  }
+  function bnIntValue() {
+    if (this.s < 0) {
+      if (this.t == 1) return this.data[0] - this.DV;
+      else if (this.t == 0) return -1;
+    } else if (this.t == 1) return this.data[0];
+    else if (this.t == 0) return 0;
+    return (this.data[1] & (1 << 32 - this.DB) - 1) << this.DB | this.data[0];
+  }
+  function bnByteValue() {
+    return this.t == 0 ? this.s : this.data[0] << 24 >> 24;
+  }
+  function bnShortValue() {
+    return this.t == 0 ? this.s : this.data[0] << 16 >> 16;
+  }
+  function bnpChunkSize(r) {
+    return Math.floor(Math.LN2 * this.DB / Math.log(r));
+  }
+  function bnSigNum() {
+    if (this.s < 0) return -1;
+    else if (this.t <= 0 || this.t == 1 && this.data[0] <= 0) return 0;
+    else return 1;
+  }
+  function bnpToRadix(b) {
+    if (b == null) b = 10;
+    if (this.signum() == 0 || b < 2 || b > 36) return "0";
+    var cs = this.chunkSize(b);
+    var a = Math.pow(b, cs);
+    var d3 = nbv(a), y = nbi(), z2 = nbi(), r = "";
+    this.divRemTo(d3, y, z2);
+    while (y.signum() > 0) {
+      r = (a + z2.intValue()).toString(b).substr(1) + r;
+      y.divRemTo(d3, y, z2);
+    }
+    return z2.intValue().toString(b) + r;
+  }
+  function bnpFromRadix(s, b) {
+    this.fromInt(0);
+    if (b == null) b = 10;
+    var cs = this.chunkSize(b);
+    var d3 = Math.pow(b, cs), mi = false, j2 = 0, w = 0;
+    for (var i = 0; i < s.length; ++i) {
+      var x2 = intAt(s, i);
+      if (x2 < 0) {
+        if (s.charAt(i) == "-" && this.signum() == 0) mi = true;
+        continue;
+      }
+      w = b * w + x2;
+      if (++j2 >= cs) {
+        this.dMultiply(d3);
+        this.dAddOffset(w, 0);
+        j2 = 0;
+        w = 0;
+      }
+    }
+    if (j2 > 0) {
+      this.dMultiply(Math.pow(b, j2));
+      this.dAddOffset(w, 0);
+    }
+    if (mi) BigInteger.ZERO.subTo(this, this);
+  }
+  function bnpFromNumber(a, b, c) {
+    if ("number" == typeof b) {
+      if (a < 2) this.fromInt(1);
+      else {
+        this.fromNumber(a, c);
+        if (!this.testBit(a - 1))
+          this.bitwiseTo(BigInteger.ONE.shiftLeft(a - 1), op_or, this);
+        if (this.isEven()) this.dAddOffset(1, 0);
+        while (!this.isProbablePrime(b)) {
+          this.dAddOffset(2, 0);
+          if (this.bitLength() > a) this.subTo(BigInteger.ONE.shiftLeft(a - 1), this);
+        }
+      }
+    } else {
+      var x2 = new Array(), t = a & 7;
+      x2.length = (a >> 3) + 1;
+      b.nextBytes(x2);
+      if (t > 0) x2[0] &= (1 << t) - 1;
+      else x2[0] = 0;
+      this.fromString(x2, 256);
+    }
+  }
+  function bnToByteArray() {
+    var i = this.t, r = new Array();
+    r[0] = this.s;
+    var p = this.DB - i * this.DB % 8, d3, k2 = 0;
+    if (i-- > 0) {
+      if (p < this.DB && (d3 = this.data[i] >> p) != (this.s & this.DM) >> p)
+        r[k2++] = d3 | this.s << this.DB - p;
+      while (i >= 0) {
+        if (p < 8) {
+          d3 = (this.data[i] & (1 << p) - 1) << 8 - p;
+          d3 |= this.data[--i] >> (p += this.DB - 8);
+        } else {
+          d3 = this.data[i] >> (p -= 8) & 255;
+          if (p <= 0) {
+            p += this.DB;
+            --i;
+          }
+        }
+        if ((d3 & 128) != 0) d3 |= -256;
+        if (k2 == 0 && (this.s & 128) != (d3 & 128)) ++k2;
+        if (k2 > 0 || d3 != this.s) r[k2++] = d3;
+      }
+    }
+    return r;
+  }
+  function bnEquals(a) {
+    return this.compareTo(a) == 0;
+  }
+  function bnMin(a) {
+    return this.compareTo(a) < 0 ? this : a;
+  }
+  function bnMax(a) {
+    return this.compareTo(a) > 0 ? this : a;
+  }
+  function bnpBitwiseTo(a, op, r) {
+    var i, f, m = Math.min(a.t, this.t);
+    for (i = 0; i < m; ++i) r.data[i] = op(this.data[i], a.data[i]);
+    if (a.t < this.t) {
+      f = a.s & this.DM;
+      for (i = m; i < this.t; ++i) r.data[i] = op(this.data[i], f);
+      r.t = this.t;
+    } else {
+      f = this.s & this.DM;
+      for (i = m; i < a.t; ++i) r.data[i] = op(f, a.data[i]);
+      r.t = a.t;
+    }
+    r.s = op(this.s, a.s);
+    r.clamp();
+  }
+  function op_and(x2, y) {
+    return x2 & y;
+  }
+  function bnAnd(a) {
+    var r = nbi();
+    this.bitwiseTo(a, op_and, r);
+    return r;
+  }
+  function op_or(x2, y) {
+    return x2 | y;
+  }
+  function bnOr(a) {
+    var r = nbi();
+    this.bitwiseTo(a, op_or, r);
+    return r;
+  }
+  function op_xor(x2, y) {
+    return x2 ^ y;
+  }
+  function bnXor(a) {
+    var r = nbi();
+    this.bitwiseTo(a, op_xor, r);
+    return r;
+  }
+  function op_andnot(x2, y) {
+    return x2 & ~y;
+  }
+  function bnAndNot(a) {
+    var r = nbi();
+    this.bitwiseTo(a, op_andnot, r);
+    return r;
+  }
+  function bnNot() {
+    var r = nbi();
+    for (var i = 0; i < this.t; ++i) r.data[i] = this.DM & ~this.data[i];
+    r.t = this.t;
+    r.s = ~this.s;
+    return r;
+  }
+  function bnShiftLeft(n) {
+    var r = nbi();
+    if (n < 0) this.rShiftTo(-n, r);
+    else this.lShiftTo(n, r);
+    return r;
+  }
+  function bnShiftRight(n) {
+    var r = nbi();
+    if (n < 0) this.lShiftTo(-n, r);
+    else this.rShiftTo(n, r);
+    return r;
+  }
+  function lbit(x2) {
+    if (x2 == 0) return -1;
+    var r = 0;
+    if ((x2 & 65535) == 0) {
+      x2 >>= 16;
+      r += 16;
+    }
+    if ((x2 & 255) == 0) {
+      x2 >>= 8;
+      r += 8;
+    }
+    if ((x2 & 15) == 0) {
+      x2 >>= 4;
+      r += 4;
+    }
+    if ((x2 & 3) == 0) {
+      x2 >>= 2;
+      r += 2;
+    }
+    if ((x2 & 1) == 0) ++r;
+    return r;
+  }
+  function bnGetLowestSetBit() {
+    for (var i = 0; i < this.t; ++i)
+      if (this.data[i] != 0) return i * this.DB + lbit(this.data[i]);
+    if (this.s < 0) return this.t * this.DB;
+    return -1;
+  }
+  function cbit(x2) {
+    var r = 0;
+    while (x2 != 0) {
+      x2 &= x2 - 1;
+      ++r;
+    }
+    return r;
+  }
+  function bnBitCount() {
+    var r = 0, x2 = this.s & this.DM;
+    for (var i = 0; i < this.t; ++i) r += cbit(this.data[i] ^ x2);
+    return r;
+  }
+  function bnTestBit(n) {
+    var j2 = Math.floor(n / this.DB);
+    if (j2 >= this.t) return this.s != 0;
+    return (this.data[j2] & 1 << n % this.DB) != 0;
+  }
+  function bnpChangeBit(n, op) {
+    var r = BigInteger.ONE.shiftLeft(n);
+    this.bitwiseTo(r, op, r);
+    return r;
+  }
+  function bnSetBit(n) {
+    return this.changeBit(n, op_or);
+  }
+  function bnClearBit(n) {
+    return this.changeBit(n, op_andnot);
+  }
+  function bnFlipBit(n) {
+    return this.changeBit(n, op_xor);
+  }
+  function bnpAddTo(a, r) {
+    var i = 0, c = 0, m = Math.min(a.t, this.t);
+    while (i < m) {
+      c += this.data[i] + a.data[i];
+      r.data[i++] = c & this.DM;
+      c >>= this.DB;
+    }
+    if (a.t < this.t) {
+      c += a.s;
+      while (i < this.t) {
+        c += this.data[i];
+        r.data[i++] = c & this.DM;
+        c >>= this.DB;
+      }
+      c += this.s;
+    } else {
+      c += this.s;
+      while (i < a.t) {
+        c += a.data[i];
+        r.data[i++] = c & this.DM;
+        c >>= this.DB;
+      }
+      c += a.s;
+    }
+    r.s = c < 0 ? -1 : 0;
+    if (c > 0) r.data[i++] = c;
+    else if (c < -1) r.data[i++] = this.DV + c;
+    r.t = i;
+    r.clamp();
+  }
+  function bnAdd(a) {
+    var r = nbi();
+    this.addTo(a, r);
+    return r;
+  }
+  function bnSubtract(a) {
+    var r = nbi();
+    this.subTo(a, r);
+    return r;
+  }
+  function bnMultiply(a) {
+    var r = nbi();
+    this.multiplyTo(a, r);
+    return r;
+  }
+  function bnSquare() {
+    var r = nbi();
+    this.squareTo(r);
+    return r;
+  }
+  function bnDivide(a) {
+    var r = nbi();
+    this.divRemTo(a, r, null);
+    return r;
+  }
+  function bnRemainder(a) {
+    var r = nbi();
+    this.divRemTo(a, null, r);
+    return r;
+  }
+  function bnDivideAndRemainder(a) {
+    var q = nbi(), r = nbi();
+    this.divRemTo(a, q, r);
+    return new Array(q, r);
+  }
+  function bnpDMultiply(n) {
+    this.data[this.t] = this.am(0, n - 1, this, 0, 0, this.t);
+    ++this.t;
+    this.clamp();
+  }
+  function bnpDAddOffset(n, w) {
+    if (n == 0) return;
+    while (this.t <= w) this.data[this.t++] = 0;
+    this.data[w] += n;
+    while (this.data[w] >= this.DV) {
+      this.data[w] -= this.DV;
+      if (++w >= this.t) this.data[this.t++] = 0;
+      ++this.data[w];
+    }
+  }
+  function NullExp() {
+  }
+  function nNop(x2) {
+    return x2;
+  }
+  function nMulTo(x2, y, r) {
+    x2.multiplyTo(y, r);
+  }
+  function nSqrTo(x2, r) {
+    x2.squareTo(r);
+  }
+  NullExp.prototype.convert = nNop;
+  NullExp.prototype.revert = nNop;
+  NullExp.prototype.mulTo = nMulTo;
+  NullExp.prototype.sqrTo = nSqrTo;
+  function bnPow(e) {
+    return this.exp(e, new NullExp());
+  }
+  function bnpMultiplyLowerTo(a, n, r) {
+    var i = Math.min(this.t + a.t, n);
+    r.s = 0;
+    r.t = i;
+    while (i > 0) r.data[--i] = 0;
+    var j2;
+    for (j2 = r.t - this.t; i < j2; ++i) r.data[i + this.t] = this.am(0, a.data[i], r, i, 0, this.t);
+    for (j2 = Math.min(a.t, n); i < j2; ++i) this.am(0, a.data[i], r, i, 0, n - i);
+    r.clamp();
+  }
+  function bnpMultiplyUpperTo(a, n, r) {
+    --n;
+    var i = r.t = this.t + a.t - n;
+    r.s = 0;
+    while (--i >= 0) r.data[i] = 0;
+    for (i = Math.max(n - this.t, 0); i < a.t; ++i)
+      r.data[this.t + i - n] = this.am(n - i, a.data[i], r, 0, 0, this.t + i - n);
+    r.clamp();
+    r.drShiftTo(1, r);
+  }
+  function Barrett(m) {
+    this.r2 = nbi();
+    this.q3 = nbi();
+    BigInteger.ONE.dlShiftTo(2 * m.t, this.r2);
+    this.mu = this.r2.divide(m);
+    this.m = m;
+  }
+  function barrettConvert(x2) {
+    if (x2.s < 0 || x2.t > 2 * this.m.t) return x2.mod(this.m);
+    else if (x2.compareTo(this.m) < 0) return x2;
+    else {
+      var r = nbi();
+      x2.copyTo(r);
+      this.reduce(r);
+      return r;
+    }
+  }
+  function barrettRevert(x2) {
+    return x2;
+  }
+  function barrettReduce(x2) {
+    x2.drShiftTo(this.m.t - 1, this.r2);
+    if (x2.t > this.m.t + 1) {
+      x2.t = this.m.t + 1;
+      x2.clamp();
+    }
+    this.mu.multiplyUpperTo(this.r2, this.m.t + 1, this.q3);
+    this.m.multiplyLowerTo(this.q3, this.m.t + 1, this.r2);
+    while (x2.compareTo(this.r2) < 0) x2.dAddOffset(1, this.m.t + 1);
+    x2.subTo(this.r2, x2);
+    while (x2.compareTo(this.m) >= 0) x2.subTo(this.m, x2);
+  }
+  function barrettSqrTo(x2, r) {
+    x2.squareTo(r);
+    this.reduce(r);
+  }
+  function barrettMulTo(x2, y, r) {
+    x2.multiplyTo(y, r);
+    this.reduce(r);
+  }
+  Barrett.prototype.convert = barrettConvert;
+  Barrett.prototype.revert = barrettRevert;
+  Barrett.prototype.reduce = barrettReduce;
+  Barrett.prototype.mulTo = barrettMulTo;
+  Barrett.prototype.sqrTo = barrettSqrTo;
+  function bnModPow(e, m) {
+    var i = e.bitLength(), k2, r = nbv(1), z2;
+    if (i <= 0) return r;
+    else if (i < 18) k2 = 1;
+    else if (i < 48) k2 = 3;
+    else if (i < 144) k2 = 4;
+    else if (i < 768) k2 = 5;
+    else k2 = 6;
+    if (i < 8)
+      z2 = new Classic(m);
+    else if (m.isEven())
+      z2 = new Barrett(m);
+    else
+      z2 = new Montgomery(m);
+    var g = new Array(), n = 3, k1 = k2 - 1, km = (1 << k2) - 1;
+    g[1] = z2.convert(this);
+    if (k2 > 1) {
+      var g2 = nbi();
+      z2.sqrTo(g[1], g2);
+      while (n <= km) {
+        g[n] = nbi();
+        z2.mulTo(g2, g[n - 2], g[n]);
+        n += 2;
+      }
+    }
+    var j2 = e.t - 1, w, is1 = true, r2 = nbi(), t;
+    i = nbits(e.data[j2]) - 1;
+    while (j2 >= 0) {
+      if (i >= k1) w = e.data[j2] >> i - k1 & km;
+      else {
+        w = (e.data[j2] & (1 << i + 1) - 1) << k1 - i;
+        if (j2 > 0) w |= e.data[j2 - 1] >> this.DB + i - k1;
+      }
+      n = k2;
+      while ((w & 1) == 0) {
+        w >>= 1;
+        --n;
+      }
+      if ((i -= n) < 0) {
+        i += this.DB;
+        --j2;
+      }
+      if (is1) {
+        g[w].copyTo(r);
+        is1 = false;
+      } else {
+        while (n > 1) {
+          z2.sqrTo(r, r2);
+          z2.sqrTo(r2, r);
+          n -= 2;
+        }
+        if (n > 0) z2.sqrTo(r, r2);
+        else {
+          t = r;
+          r = r2;
+          r2 = t;
+        }
+        z2.mulTo(r2, g[w], r);
+      }
+      while (j2 >= 0 && (e.data[j2] & 1 << i) == 0) {
+        z2.sqrTo(r, r2);
+        t = r;
+        r = r2;
+        r2 = t;
+        if (--i < 0) {
+          i = this.DB - 1;
+          --j2;
+        }
+      }
+    }
+    return z2.revert(r);
+  }
+  function bnGCD(a) {
+    var x2 = this.s < 0 ? this.negate() : this.clone();
+    var y = a.s < 0 ? a.negate() : a.clone();
+    if (x2.compareTo(y) < 0) {
+      var t = x2;
+      x2 = y;
+      y = t;
+    }
+    var i = x2.getLowestSetBit(), g = y.getLowestSetBit();
+    if (g < 0) return x2;
+    if (i < g) g = i;
+    if (g > 0) {
+      x2.rShiftTo(g, x2);
+      y.rShiftTo(g, y);
+    }
+    while (x2.signum() > 0) {
+      if ((i = x2.getLowestSetBit()) > 0) x2.rShiftTo(i, x2);
+      if ((i = y.getLowestSetBit()) > 0) y.rShiftTo(i, y);
+      if (x2.compareTo(y) >= 0) {
+        x2.subTo(y, x2);
+        x2.rShiftTo(1, x2);
+      } else {
+        y.subTo(x2, y);
+        y.rShiftTo(1, y);
+      }
+    }
+    if (g > 0) y.lShiftTo(g, y);
+    return y;
+  }
+  function bnpModInt(n) {
+    if (n <= 0) return 0;
+    var d3 = this.DV % n, r = this.s < 0 ? n - 1 : 0;
+    if (this.t > 0)
+      if (d3 == 0) r = this.data[0] % n;
+      else for (var i = this.t - 1; i >= 0; --i) r = (d3 * r + this.data[i]) % n;
+    return r;
+  }
+  function bnModInverse(m) {
+    if (this.signum() == 0) {
+      return BigInteger.ZERO;
+    }
+    var ac = m.isEven();
+    if (this.isEven() && ac || m.signum() == 0) return BigInteger.ZERO;
+    var u = m.clone(), v = this.clone();
+    var a = nbv(1), b = nbv(0), c = nbv(0), d3 = nbv(1);
+    while (u.signum() != 0) {
+      while (u.isEven()) {
+        u.rShiftTo(1, u);
+        if (ac) {
+          if (!a.isEven() || !b.isEven()) {
+            a.addTo(this, a);
+            b.subTo(m, b);
+          }
+          a.rShiftTo(1, a);
+        } else if (!b.isEven()) b.subTo(m, b);
+        b.rShiftTo(1, b);
+      }
+      while (v.isEven()) {
+        v.rShiftTo(1, v);
+        if (ac) {
+          if (!c.isEven() || !d3.isEven()) {
+            c.addTo(this, c);
+            d3.subTo(m, d3);
+          }
+          c.rShiftTo(1, c);
+        } else if (!d3.isEven()) d3.subTo(m, d3);
+        d3.rShiftTo(1, d3);
+      }
+      if (u.compareTo(v) >= 0) {
+        u.subTo(v, u);
+        if (ac) a.subTo(c, a);
+        b.subTo(d3, b);
+      } else {
+        v.subTo(u, v);
+        if (ac) c.subTo(a, c);
+        d3.subTo(b, d3);
+      }
+    }
+    if (v.compareTo(BigInteger.ONE) != 0) return BigInteger.ZERO;
+    if (d3.compareTo(m) >= 0) return d3.subtract(m);
+    if (d3.signum() < 0) d3.addTo(m, d3);
+    else return d3;
+    if (d3.signum() < 0) return d3.add(m);
+    else return d3;
+  }
+  var lowprimes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233, 239, 241, 251, 257, 263, 269, 271, 277, 281, 283, 293, 307, 311, 313, 317, 331, 337, 347, 349, 353, 359, 367, 373, 379, 383, 389, 397, 401, 409, 419, 421, 431, 433, 439, 443, 449, 457, 461, 463, 467, 479, 487, 491, 499, 503, 509, 521, 523, 541, 547, 557, 563, 569, 571, 577, 587, 593, 599, 601, 607, 613, 617, 619, 631, 641, 643, 647, 653, 659, 661, 673, 677, 683, 691, 701, 709, 719, 727, 733, 739, 743, 751, 757, 761, 769, 773, 787, 797, 809, 811, 821, 823, 827, 829, 839, 853, 857, 859, 863, 877, 881, 883, 887, 907, 911, 919, 929, 937, 941, 947, 953, 967, 971, 977, 983, 991, 997];
+  var lplim = (1 << 26) / lowprimes[lowprimes.length - 1];
+  function bnIsProbablePrime(t) {
+    var i, x2 = this.abs();
+    if (x2.t == 1 && x2.data[0] <= lowprimes[lowprimes.length - 1]) {
+      for (i = 0; i < lowprimes.length; ++i)
+        if (x2.data[0] == lowprimes[i]) return true;
+      return false;
+    }
+    if (x2.isEven()) return false;
+    i = 1;
+    while (i < lowprimes.length) {
+      var m = lowprimes[i], j2 = i + 1;
+      while (j2 < lowprimes.length && m < lplim) m *= lowprimes[j2++];
+      m = x2.modInt(m);
+      while (i < j2) if (m % lowprimes[i++] == 0) return false;
+    }
+    return x2.millerRabin(t);
+  }
+  function bnpMillerRabin(t) {
+    var n1 = this.subtract(BigInteger.ONE);
+    var k2 = n1.getLowestSetBit();
+    if (k2 <= 0) return false;
+    var r = n1.shiftRight(k2);
+    var prng2 = bnGetPrng();
+    var a;
+    for (var i = 0; i < t; ++i) {
+      do {
+        a = new BigInteger(this.bitLength(), prng2);
+      } while (a.compareTo(BigInteger.ONE) <= 0 || a.compareTo(n1) >= 0);
+      var y = a.modPow(r, this);
+      if (y.compareTo(BigInteger.ONE) != 0 && y.compareTo(n1) != 0) {
+        var j2 = 1;
+        while (j2++ < k2 && y.compareTo(n1) != 0) {
+          y = y.modPowInt(2, this);
+          if (y.compareTo(BigInteger.ONE) == 0) return false;
+        }
+        if (y.compareTo(n1) != 0) return false;
+      }
+    }
+    return true;
+  }
+  function bnGetPrng() {
+    return {
+      // x is an array to fill with bytes
+      nextBytes: function(x2) {
+        for (var i = 0; i < x2.length; ++i) {
+          x2[i] = Math.floor(Math.random() * 256);
+        }
+      }
+    };
+  }
+  BigInteger.prototype.chunkSize = bnpChunkSize;
+  BigInteger.prototype.toRadix = bnpToRadix;
+  BigInteger.prototype.fromRadix = bnpFromRadix;
+  BigInteger.prototype.fromNumber = bnpFromNumber;
+  BigInteger.prototype.bitwiseTo = bnpBitwiseTo;
+  BigInteger.prototype.changeBit = bnpChangeBit;
+  BigInteger.prototype.addTo = bnpAddTo;
+  BigInteger.prototype.dMultiply = bnpDMultiply;
+  BigInteger.prototype.dAddOffset = bnpDAddOffset;
+  BigInteger.prototype.multiplyLowerTo = bnpMultiplyLowerTo;
+  BigInteger.prototype.multiplyUpperTo = bnpMultiplyUpperTo;
+  BigInteger.prototype.modInt = bnpModInt;
+  BigInteger.prototype.millerRabin = bnpMillerRabin;
+  BigInteger.prototype.clone = bnClone;
+  BigInteger.prototype.intValue = bnIntValue;
+  BigInteger.prototype.byteValue = bnByteValue;
+  BigInteger.prototype.shortValue = bnShortValue;
+  BigInteger.prototype.signum = bnSigNum;
+  BigInteger.prototype.toByteArray = bnToByteArray;
+  BigInteger.prototype.equals = bnEquals;
+  BigInteger.prototype.min = bnMin;
+  BigInteger.prototype.max = bnMax;
+  BigInteger.prototype.and = bnAnd;
+  BigInteger.prototype.or = bnOr;
+  BigInteger.prototype.xor = bnXor;
+  BigInteger.prototype.andNot = bnAndNot;
+  BigInteger.prototype.not = bnNot;
+  BigInteger.prototype.shiftLeft = bnShiftLeft;
+  BigInteger.prototype.shiftRight = bnShiftRight;
+  BigInteger.prototype.getLowestSetBit = bnGetLowestSetBit;
+  BigInteger.prototype.bitCount = bnBitCount;
+  BigInteger.prototype.testBit = bnTestBit;
+  BigInteger.prototype.setBit = bnSetBit;
+  BigInteger.prototype.clearBit = bnClearBit;
+  BigInteger.prototype.flipBit = bnFlipBit;
+  BigInteger.prototype.add = bnAdd;
+  BigInteger.prototype.subtract = bnSubtract;
+  BigInteger.prototype.multiply = bnMultiply;
+  BigInteger.prototype.divide = bnDivide;
+  BigInteger.prototype.remainder = bnRemainder;
+  BigInteger.prototype.divideAndRemainder = bnDivideAndRemainder;
+  BigInteger.prototype.modPow = bnModPow;
+  BigInteger.prototype.modInverse = bnModInverse;
+  BigInteger.prototype.pow = bnPow;
+  BigInteger.prototype.gcd = bnGCD;
+  BigInteger.prototype.isProbablePrime = bnIsProbablePrime;
+  BigInteger.prototype.square = bnSquare;
+  return jsbn;
+}
+function requireSha1() {
+  if (hasRequiredSha1) return sha1.exports;
+  hasRequiredSha1 = 1;
+  var forge2 = requireForge();
+  requireMd();
+  requireUtil();
+  var sha1$1 = sha1.exports = forge2.sha1 = forge2.sha1 || {};
+  forge2.md.sha1 = forge2.md.algorithms.sha1 = sha1$1;
+  sha1$1.create = function() {
+    if (!_initialized) {
+      _init();
+    }
+    var _state = null;
+    var _input = forge2.util.createBuffer();
+    var _w = new Array(80);
+    var md2 = {
+      algorithm: "sha1",
+      blockLength: 64,
+      digestLength: 20,
+      // 56-bit length of message so far (does not including padding)
+      messageLength: 0,
+      // true message length
+      fullMessageLength: null,
+      // size of message length in bytes
+      messageLengthSize: 8
+    };
+    md2.start = function() {
+      md2.messageLength = 0;
+      md2.fullMessageLength = md2.messageLength64 = [];
+      var int32s = md2.messageLengthSize / 4;
+      for (var i = 0; i < int32s; ++i) {
+        md2.fullMessageLength.push(0);
+      }
+      _input = forge2.util.createBuffer();
+      _state = {
+        h0: 1732584193,
+        h1: 4023233417,
+        h2: 2562383102,
+        h3: 271733878,
+        h4: 3285377520
+      };
+      return md2;
+    };
+    md2.start();
+    md2.update = function(msg, encoding) {
+      if (encoding === "utf8") {
+        msg = forge2.util.encodeUtf8(msg);
+      }
+      var len = msg.length;
+      md2.messageLength += len;
+      len = [len / 4294967296 >>> 0, len >>> 0];
+      for (var i = md2.fullMessageLength.length - 1; i >= 0; --i) {
+        md2.fullMessageLength[i] += len[1];
+        len[1] = len[0] + (md2.fullMessageLength[i] / 4294967296 >>> 0);
+        md2.fullMessageLength[i] = md2.fullMessageLength[i] >>> 0;
+        len[0] = len[1] / 4294967296 >>> 0;
+      }
+      _input.putBytes(msg);
+      _update(_state, _w, _input);
+      if (_input.read > 2048 || _input.length() === 0) {
+        _input.compact();
+      }
+      return md2;
+    };
+    md2.digest = function() {
+      var finalBlock = forge2.util.createBuffer();
+      finalBlock.putBytes(_input.bytes());
+      var remaining = md2.fullMessageLength[md2.fullMessageLength.length - 1] + md2.messageLengthSize;
+      var overflow = remaining & md2.blockLength - 1;
+      finalBlock.putBytes(_padding.substr(0, md2.blockLength - overflow));
+      var next, carry;
+      var bits = md2.fullMessageLength[0] * 8;
+      for (var i = 0; i < md2.fullMessageLength.length - 1; ++i) {
+        next = md2.fullMessageLength[i + 1] * 8;
+        carry = next / 4294967296 >>> 0;
+        bits += carry;
+        finalBlock.putInt32(bits >>> 0);
+        bits = next >>> 0;
+      }
+      finalBlock.putInt32(bits);
+      var s2 = {
+        h0: _state.h0,
+        h1: _state.h1,
+        h2: _state.h2,
+        h3: _state.h3,
+        h4: _state.h4
+      };
+      _update(s2, _w, finalBlock);
+      var rval = forge2.util.createBuffer();
+      rval.putInt32(s2.h0);
+      rval.putInt32(s2.h1);
+      rval.putInt32(s2.h2);
+      rval.putInt32(s2.h3);
+      rval.putInt32(s2.h4);
+      return rval;
+    };
+    return md2;
+  };
+  var _padding = null;
+  var _initialized = false;
+  function _init() {
+    _padding = String.fromCharCode(128);
+    _padding += forge2.util.fillString(String.fromCharCode(0), 64);
+    _initialized = true;
+  }
+  function _update(s, w, bytes) {
+    var t, a, b, c, d3, e, f, i;
+    var len = bytes.length();
+    while (len >= 64) {
+      a = s.h0;
+      b = s.h1;
+      c = s.h2;
+      d3 = s.h3;
+      e = s.h4;
+      for (i = 0; i < 16; ++i) {
+        t = bytes.getInt32();
+        w[i] = t;
+        f = d3 ^ b & (c ^ d3);
+        t = (a << 5 | a >>> 27) + f + e + 1518500249 + t;
+        e = d3;
+        d3 = c;
+        c = (b << 30 | b >>> 2) >>> 0;
+        b = a;
+        a = t;
+      }
+      for (; i < 20; ++i) {
+        t = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
+        t = t << 1 | t >>> 31;
+        w[i] = t;
+        f = d3 ^ b & (c ^ d3);
+        t = (a << 5 | a >>> 27) + f + e + 1518500249 + t;
+        e = d3;
+        d3 = c;
+        c = (b << 30 | b >>> 2) >>> 0;
+        b = a;
+        a = t;
+      }
+      for (; i < 32; ++i) {
+        t = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
+        t = t << 1 | t >>> 31;
+        w[i] = t;
+        f = b ^ c ^ d3;
+        t = (a << 5 | a >>> 27) + f + e + 1859775393 + t;
+        e = d3;
+        d3 = c;
+        c = (b << 30 | b >>> 2) >>> 0;
+        b = a;
+        a = t;
+      }
+      for (; i < 40; ++i) {
+        t = w[i - 6] ^ w[i - 16] ^ w[i - 28] ^ w[i - 32];
+        t = t << 2 | t >>> 30;
+        w[i] = t;
+        f = b ^ c ^ d3;
+        t = (a << 5 | a >>> 27) + f + e + 1859775393 + t;
+        e = d3;
+        d3 = c;
+        c = (b << 30 | b >>> 2) >>> 0;
+        b = a;
+        a = t;
+      }
+      for (; i < 60; ++i) {
+        t = w[i - 6] ^ w[i - 16] ^ w[i - 28] ^ w[i - 32];
+        t = t << 2 | t >>> 30;
+        w[i] = t;
+        f = b & c | d3 & (b ^ c);
+        t = (a << 5 | a >>> 27) + f + e + 2400959708 + t;
+        e = d3;
+        d3 = c;
+        c = (b << 30 | b >>> 2) >>> 0;
+        b = a;
+        a = t;
+      }
+      for (; i < 80; ++i) {
+        t = w[i - 6] ^ w[i - 16] ^ w[i - 28] ^ w[i - 32];
+        t = t << 2 | t >>> 30;
+        w[i] = t;
+        f = b ^ c ^ d3;
+        t = (a << 5 | a >>> 27) + f + e + 3395469782 + t;
+        e = d3;
+        d3 = c;
+        c = (b << 30 | b >>> 2) >>> 0;
+        b = a;
+        a = t;
+      }
+      s.h0 = s.h0 + a | 0;
+      s.h1 = s.h1 + b | 0;
+      s.h2 = s.h2 + c | 0;
+      s.h3 = s.h3 + d3 | 0;
+      s.h4 = s.h4 + e | 0;
+      len -= 64;
+    }
+  }
+  return sha1.exports;
+}
+function requirePkcs1() {
+  if (hasRequiredPkcs1) return pkcs1.exports;
+  hasRequiredPkcs1 = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  requireRandom();
+  requireSha1();
+  var pkcs1$1 = pkcs1.exports = forge2.pkcs1 = forge2.pkcs1 || {};
+  pkcs1$1.encode_rsa_oaep = function(key, message, options) {
+    var label2;
+    var seed;
+    var md2;
+    var mgf1Md;
+    if (typeof options === "string") {
+      label2 = options;
+      seed = arguments[3] || void 0;
+      md2 = arguments[4] || void 0;
+    } else if (options) {
+      label2 = options.label || void 0;
+      seed = options.seed || void 0;
+      md2 = options.md || void 0;
+      if (options.mgf1 && options.mgf1.md) {
+        mgf1Md = options.mgf1.md;
+      }
+    }
+    if (!md2) {
+      md2 = forge2.md.sha1.create();
+    } else {
+      md2.start();
+    }
+    if (!mgf1Md) {
+      mgf1Md = md2;
+    }
+    var keyLength = Math.ceil(key.n.bitLength() / 8);
+    var maxLength = keyLength - 2 * md2.digestLength - 2;
+    if (message.length > maxLength) {
+      var error63 = new Error("RSAES-OAEP input message length is too long.");
+      error63.length = message.length;
+      error63.maxLength = maxLength;
+      throw error63;
+    }
+    if (!label2) {
+      label2 = "";
+    }
+    md2.update(label2, "raw");
+    var lHash = md2.digest();
+    var PS = "";
+    var PS_length = maxLength - message.length;
+    for (var i = 0; i < PS_length; i++) {
+      PS += "\0";
+    }
+    var DB = lHash.getBytes() + PS + "" + message;
+    if (!seed) {
+      seed = forge2.random.getBytes(md2.digestLength);
+    } else if (seed.length !== md2.digestLength) {
+      var error63 = new Error("Invalid RSAES-OAEP seed. The seed length must match the digest length.");
+      error63.seedLength = seed.length;
+      error63.digestLength = md2.digestLength;
+      throw error63;
+    }
+    var dbMask = rsa_mgf1(seed, keyLength - md2.digestLength - 1, mgf1Md);
+    var maskedDB = forge2.util.xorBytes(DB, dbMask, DB.length);
+    var seedMask = rsa_mgf1(maskedDB, md2.digestLength, mgf1Md);
+    var maskedSeed = forge2.util.xorBytes(seed, seedMask, seed.length);
+    return "\0" + maskedSeed + maskedDB;
+  };
+  pkcs1$1.decode_rsa_oaep = function(key, em, options) {
+    var label2;
+    var md2;
+    var mgf1Md;
+    if (typeof options === "string") {
+      label2 = options;
+      md2 = arguments[3] || void 0;
+    } else if (options) {
+      label2 = options.label || void 0;
+      md2 = options.md || void 0;
+      if (options.mgf1 && options.mgf1.md) {
+        mgf1Md = options.mgf1.md;
+      }
+    }
+    var keyLength = Math.ceil(key.n.bitLength() / 8);
+    if (em.length !== keyLength) {
+      var error63 = new Error("RSAES-OAEP encoded message length is invalid.");
+      error63.length = em.length;
+      error63.expectedLength = keyLength;
+      throw error63;
+    }
+    if (md2 === void 0) {
+      md2 = forge2.md.sha1.create();
+    } else {
+      md2.start();
+    }
+    if (!mgf1Md) {
+      mgf1Md = md2;
+    }
+    if (keyLength < 2 * md2.digestLength + 2) {
+      throw new Error("RSAES-OAEP key is too short for the hash function.");
+    }
+    if (!label2) {
+      label2 = "";
+    }
+    md2.update(label2, "raw");
+    var lHash = md2.digest().getBytes();
+    var y = em.charAt(0);
+    var maskedSeed = em.substring(1, md2.digestLength + 1);
+    var maskedDB = em.substring(1 + md2.digestLength);
+    var seedMask = rsa_mgf1(maskedDB, md2.digestLength, mgf1Md);
+    var seed = forge2.util.xorBytes(maskedSeed, seedMask, maskedSeed.length);
+    var dbMask = rsa_mgf1(seed, keyLength - md2.digestLength - 1, mgf1Md);
+    var db = forge2.util.xorBytes(maskedDB, dbMask, maskedDB.length);
+    var lHashPrime = db.substring(0, md2.digestLength);
+    var error63 = y !== "\0";
+    for (var i = 0; i < md2.digestLength; ++i) {
+      error63 |= lHash.charAt(i) !== lHashPrime.charAt(i);
+    }
+    var in_ps = 1;
+    var index3 = md2.digestLength;
+    for (var j2 = md2.digestLength; j2 < db.length; j2++) {
+      var code18 = db.charCodeAt(j2);
+      var is_0 = code18 & 1 ^ 1;
+      var error_mask = in_ps ? 65534 : 0;
+      error63 |= code18 & error_mask;
+      in_ps = in_ps & is_0;
+      index3 += in_ps;
+    }
+    if (error63 || db.charCodeAt(index3) !== 1) {
+      throw new Error("Invalid RSAES-OAEP padding.");
+    }
+    return db.substring(index3 + 1);
+  };
+  function rsa_mgf1(seed, maskLength, hash2) {
+    if (!hash2) {
+      hash2 = forge2.md.sha1.create();
+    }
+    var t = "";
+    var count2 = Math.ceil(maskLength / hash2.digestLength);
+    for (var i = 0; i < count2; ++i) {
+      var c = String.fromCharCode(
+        i >> 24 & 255,
+        i >> 16 & 255,
+        i >> 8 & 255,
+        i & 255
+      );
+      hash2.start();
+      hash2.update(seed + c);
+      t += hash2.digest().getBytes();
+    }
+    return t.substring(0, maskLength);
+  }
+  return pkcs1.exports;
+}
+function requirePrime() {
+  if (hasRequiredPrime) return prime.exports;
+  hasRequiredPrime = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  requireJsbn();
+  requireRandom();
+  (function() {
+    if (forge2.prime) {
+      prime.exports = forge2.prime;
+      return;
+    }
+    var prime$1 = prime.exports = forge2.prime = forge2.prime || {};
+    var BigInteger = forge2.jsbn.BigInteger;
+    var GCD_30_DELTA = [6, 4, 2, 4, 2, 4, 6, 2];
+    var THIRTY = new BigInteger(null);
+    THIRTY.fromInt(30);
+    var op_or = function(x2, y) {
+      return x2 | y;
+    };
+    prime$1.generateProbablePrime = function(bits, options, callback) {
+      if (typeof options === "function") {
+        callback = options;
+        options = {};
+      }
+      options = options || {};
+      var algorithm = options.algorithm || "PRIMEINC";
+      if (typeof algorithm === "string") {
+        algorithm = { name: algorithm };
+      }
+      algorithm.options = algorithm.options || {};
+      var prng2 = options.prng || forge2.random;
+      var rng = {
+        // x is an array to fill with bytes
+        nextBytes: function(x2) {
+          var b = prng2.getBytesSync(x2.length);
+          for (var i = 0; i < x2.length; ++i) {
+            x2[i] = b.charCodeAt(i);
+          }
+        }
+      };
+      if (algorithm.name === "PRIMEINC") {
+        return primeincFindPrime(bits, rng, algorithm.options, callback);
+      }
+      throw new Error("Invalid prime generation algorithm: " + algorithm.name);
+    };
+    function primeincFindPrime(bits, rng, options, callback) {
+      if ("workers" in options) {
+        return primeincFindPrimeWithWorkers(bits, rng, options, callback);
+      }
+      return primeincFindPrimeWithoutWorkers(bits, rng, options, callback);
+    }
+    function primeincFindPrimeWithoutWorkers(bits, rng, options, callback) {
+      var num = generateRandom(bits, rng);
+      var deltaIdx = 0;
+      var mrTests = getMillerRabinTests(num.bitLength());
+      if ("millerRabinTests" in options) {
+        mrTests = options.millerRabinTests;
+      }
+      var maxBlockTime = 10;
+      if ("maxBlockTime" in options) {
+        maxBlockTime = options.maxBlockTime;
+      }
+      _primeinc(num, bits, rng, deltaIdx, mrTests, maxBlockTime, callback);
+    }
+    function _primeinc(num, bits, rng, deltaIdx, mrTests, maxBlockTime, callback) {
+      var start = +/* @__PURE__ */ new Date();
+      do {
+        if (num.bitLength() > bits) {
+          num = generateRandom(bits, rng);
+        }
+        if (num.isProbablePrime(mrTests)) {
+          return callback(null, num);
+        }
+        num.dAddOffset(GCD_30_DELTA[deltaIdx++ % 8], 0);
+      } while (maxBlockTime < 0 || +/* @__PURE__ */ new Date() - start < maxBlockTime);
+      forge2.util.setImmediate(function() {
+        _primeinc(num, bits, rng, deltaIdx, mrTests, maxBlockTime, callback);
+      });
+    }
+    function primeincFindPrimeWithWorkers(bits, rng, options, callback) {
+      if (typeof Worker === "undefined") {
+        return primeincFindPrimeWithoutWorkers(bits, rng, options, callback);
+      }
+      var num = generateRandom(bits, rng);
+      var numWorkers = options.workers;
+      var workLoad = options.workLoad || 100;
+      var range = workLoad * 30 / 8;
+      var workerScript = options.workerScript || "forge/prime.worker.js";
+      if (numWorkers === -1) {
+        return forge2.util.estimateCores(function(err, cores) {
+          if (err) {
+            cores = 2;
+          }
+          numWorkers = cores - 1;
+          generate();
+        });
+      }
+      generate();
+      function generate() {
+        numWorkers = Math.max(1, numWorkers);
+        var workers = [];
+        for (var i = 0; i < numWorkers; ++i) {
+          workers[i] = new Worker(workerScript);
+        }
+        for (var i = 0; i < numWorkers; ++i) {
+          workers[i].addEventListener("message", workerMessage);
+        }
+        var found = false;
+        function workerMessage(e) {
+          if (found) {
+            return;
+          }
+          var data = e.data;
+          if (data.found) {
+            for (var i2 = 0; i2 < workers.length; ++i2) {
+              workers[i2].terminate();
+            }
+            found = true;
+            return callback(null, new BigInteger(data.prime, 16));
+          }
+          if (num.bitLength() > bits) {
+            num = generateRandom(bits, rng);
+          }
+          var hex4 = num.toString(16);
+          e.target.postMessage({
+            hex: hex4,
+            workLoad
+          });
+          num.dAddOffset(range, 0);
+        }
+      }
+    }
+    function generateRandom(bits, rng) {
+      var num = new BigInteger(bits, rng);
+      var bits1 = bits - 1;
+      if (!num.testBit(bits1)) {
+        num.bitwiseTo(BigInteger.ONE.shiftLeft(bits1), op_or, num);
+      }
+      num.dAddOffset(31 - num.mod(THIRTY).byteValue(), 0);
+      return num;
+    }
+    function getMillerRabinTests(bits) {
+      if (bits <= 100) return 27;
+      if (bits <= 150) return 18;
+      if (bits <= 200) return 15;
+      if (bits <= 250) return 12;
+      if (bits <= 300) return 9;
+      if (bits <= 350) return 8;
+      if (bits <= 400) return 7;
+      if (bits <= 500) return 6;
+      if (bits <= 600) return 5;
+      if (bits <= 800) return 4;
+      if (bits <= 1250) return 3;
+      return 2;
+    }
+  })();
+  return prime.exports;
+}
+function requireRsa() {
+  if (hasRequiredRsa) return rsa;
+  hasRequiredRsa = 1;
+  var forge2 = requireForge();
+  requireAsn1();
+  requireJsbn();
+  requireOids();
+  requirePkcs1();
+  requirePrime();
+  requireRandom();
+  requireUtil();
+  if (typeof BigInteger === "undefined") {
+    var BigInteger = forge2.jsbn.BigInteger;
+  }
+  var _crypto = forge2.util.isNodejs ? require$$4 : null;
+  var asn12 = forge2.asn1;
+  var util2 = forge2.util;
+  forge2.pki = forge2.pki || {};
+  rsa = forge2.pki.rsa = forge2.rsa = forge2.rsa || {};
+  var pki2 = forge2.pki;
+  var GCD_30_DELTA = [6, 4, 2, 4, 2, 4, 6, 2];
+  var privateKeyValidator = {
+    // PrivateKeyInfo
+    name: "PrivateKeyInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      // Version (INTEGER)
+      name: "PrivateKeyInfo.version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyVersion"
+    }, {
+      // privateKeyAlgorithm
+      name: "PrivateKeyInfo.privateKeyAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "AlgorithmIdentifier.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "privateKeyOid"
+      }]
+    }, {
+      // PrivateKey
+      name: "PrivateKeyInfo",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "privateKey"
+    }]
+  };
+  var rsaPrivateKeyValidator = {
+    // RSAPrivateKey
+    name: "RSAPrivateKey",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      // Version (INTEGER)
+      name: "RSAPrivateKey.version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyVersion"
+    }, {
+      // modulus (n)
+      name: "RSAPrivateKey.modulus",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyModulus"
+    }, {
+      // publicExponent (e)
+      name: "RSAPrivateKey.publicExponent",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyPublicExponent"
+    }, {
+      // privateExponent (d)
+      name: "RSAPrivateKey.privateExponent",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyPrivateExponent"
+    }, {
+      // prime1 (p)
+      name: "RSAPrivateKey.prime1",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyPrime1"
+    }, {
+      // prime2 (q)
+      name: "RSAPrivateKey.prime2",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyPrime2"
+    }, {
+      // exponent1 (d mod (p-1))
+      name: "RSAPrivateKey.exponent1",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyExponent1"
+    }, {
+      // exponent2 (d mod (q-1))
+      name: "RSAPrivateKey.exponent2",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyExponent2"
+    }, {
+      // coefficient ((inverse of q) mod p)
+      name: "RSAPrivateKey.coefficient",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyCoefficient"
+    }]
+  };
+  var rsaPublicKeyValidator = {
+    // RSAPublicKey
+    name: "RSAPublicKey",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      // modulus (n)
+      name: "RSAPublicKey.modulus",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "publicKeyModulus"
+    }, {
+      // publicExponent (e)
+      name: "RSAPublicKey.exponent",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "publicKeyExponent"
+    }]
+  };
+  var publicKeyValidator = forge2.pki.rsa.publicKeyValidator = {
+    name: "SubjectPublicKeyInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    captureAsn1: "subjectPublicKeyInfo",
+    value: [{
+      name: "SubjectPublicKeyInfo.AlgorithmIdentifier",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "AlgorithmIdentifier.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "publicKeyOid"
+      }]
+    }, {
+      // subjectPublicKey
+      name: "SubjectPublicKeyInfo.subjectPublicKey",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.BITSTRING,
+      constructed: false,
+      value: [{
+        // RSAPublicKey
+        name: "SubjectPublicKeyInfo.subjectPublicKey.RSAPublicKey",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        optional: true,
+        captureAsn1: "rsaPublicKey"
+      }]
+    }]
+  };
+  var digestInfoValidator = {
+    name: "DigestInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "DigestInfo.DigestAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "DigestInfo.DigestAlgorithm.algorithmIdentifier",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "algorithmIdentifier"
+      }, {
+        // NULL parameters
+        name: "DigestInfo.DigestAlgorithm.parameters",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.NULL,
+        // captured only to check existence for md2 and md5
+        capture: "parameters",
+        optional: true,
+        constructed: false
+      }]
+    }, {
+      // digest
+      name: "DigestInfo.digest",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "digest"
+    }]
+  };
+  var emsaPkcs1v15encode = function(md2) {
+    var oid;
+    if (md2.algorithm in pki2.oids) {
+      oid = pki2.oids[md2.algorithm];
+    } else {
+      var error63 = new Error("Unknown message digest algorithm.");
+      error63.algorithm = md2.algorithm;
+      throw error63;
+    }
+    var oidBytes = asn12.oidToDer(oid).getBytes();
+    var digestInfo = asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.SEQUENCE,
+      true,
+      []
+    );
+    var digestAlgorithm = asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.SEQUENCE,
+      true,
+      []
+    );
+    digestAlgorithm.value.push(asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.OID,
+      false,
+      oidBytes
+    ));
+    digestAlgorithm.value.push(asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.NULL,
+      false,
+      ""
+    ));
+    var digest = asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.OCTETSTRING,
+      false,
+      md2.digest().getBytes()
+    );
+    digestInfo.value.push(digestAlgorithm);
+    digestInfo.value.push(digest);
+    return asn12.toDer(digestInfo).getBytes();
+  };
+  var _modPow = function(x2, key, pub) {
+    if (pub) {
+      return x2.modPow(key.e, key.n);
+    }
+    if (!key.p || !key.q) {
+      return x2.modPow(key.d, key.n);
+    }
+    if (!key.dP) {
+      key.dP = key.d.mod(key.p.subtract(BigInteger.ONE));
+    }
+    if (!key.dQ) {
+      key.dQ = key.d.mod(key.q.subtract(BigInteger.ONE));
+    }
+    if (!key.qInv) {
+      key.qInv = key.q.modInverse(key.p);
+    }
+    var r;
+    do {
+      r = new BigInteger(
+        forge2.util.bytesToHex(forge2.random.getBytes(key.n.bitLength() / 8)),
+        16
+      );
+    } while (r.compareTo(key.n) >= 0 || !r.gcd(key.n).equals(BigInteger.ONE));
+    x2 = x2.multiply(r.modPow(key.e, key.n)).mod(key.n);
+    var xp = x2.mod(key.p).modPow(key.dP, key.p);
+    var xq = x2.mod(key.q).modPow(key.dQ, key.q);
+    while (xp.compareTo(xq) < 0) {
+      xp = xp.add(key.p);
+    }
+    var y = xp.subtract(xq).multiply(key.qInv).mod(key.p).multiply(key.q).add(xq);
+    y = y.multiply(r.modInverse(key.n)).mod(key.n);
+    return y;
+  };
+  pki2.rsa.encrypt = function(m, key, bt) {
+    var pub = bt;
+    var eb;
+    var k2 = Math.ceil(key.n.bitLength() / 8);
+    if (bt !== false && bt !== true) {
+      pub = bt === 2;
+      eb = _encodePkcs1_v1_5(m, key, bt);
+    } else {
+      eb = forge2.util.createBuffer();
+      eb.putBytes(m);
+    }
+    var x2 = new BigInteger(eb.toHex(), 16);
+    var y = _modPow(x2, key, pub);
+    var yhex = y.toString(16);
+    var ed = forge2.util.createBuffer();
+    var zeros = k2 - Math.ceil(yhex.length / 2);
+    while (zeros > 0) {
+      ed.putByte(0);
+      --zeros;
+    }
+    ed.putBytes(forge2.util.hexToBytes(yhex));
+    return ed.getBytes();
+  };
+  pki2.rsa.decrypt = function(ed, key, pub, ml) {
+    var k2 = Math.ceil(key.n.bitLength() / 8);
+    if (ed.length !== k2) {
+      var error63 = new Error("Encrypted message length is invalid.");
+      error63.length = ed.length;
+      error63.expected = k2;
+      throw error63;
+    }
+    var y = new BigInteger(forge2.util.createBuffer(ed).toHex(), 16);
+    if (y.compareTo(key.n) >= 0) {
+      throw new Error("Encrypted message is invalid.");
+    }
+    var x2 = _modPow(y, key, pub);
+    var xhex = x2.toString(16);
+    var eb = forge2.util.createBuffer();
+    var zeros = k2 - Math.ceil(xhex.length / 2);
+    while (zeros > 0) {
+      eb.putByte(0);
+      --zeros;
+    }
+    eb.putBytes(forge2.util.hexToBytes(xhex));
+    if (ml !== false) {
+      return _decodePkcs1_v1_5(eb.getBytes(), key, pub);
+    }
+    return eb.getBytes();
+  };
+  pki2.rsa.createKeyPairGenerationState = function(bits, e, options) {
+    if (typeof bits === "string") {
+      bits = parseInt(bits, 10);
+    }
+    bits = bits || 2048;
+    options = options || {};
+    var prng2 = options.prng || forge2.random;
+    var rng = {
+      // x is an array to fill with bytes
+      nextBytes: function(x2) {
+        var b = prng2.getBytesSync(x2.length);
+        for (var i = 0; i < x2.length; ++i) {
+          x2[i] = b.charCodeAt(i);
+        }
+      }
+    };
+    var algorithm = options.algorithm || "PRIMEINC";
+    var rval;
+    if (algorithm === "PRIMEINC") {
+      rval = {
+        algorithm,
+        state: 0,
+        bits,
+        rng,
+        eInt: e || 65537,
+        e: new BigInteger(null),
+        p: null,
+        q: null,
+        qBits: bits >> 1,
+        pBits: bits - (bits >> 1),
+        pqState: 0,
+        num: null,
+        keys: null
+      };
+      rval.e.fromInt(rval.eInt);
+    } else {
+      throw new Error("Invalid key generation algorithm: " + algorithm);
+    }
+    return rval;
+  };
+  pki2.rsa.stepKeyPairGenerationState = function(state, n) {
+    if (!("algorithm" in state)) {
+      state.algorithm = "PRIMEINC";
+    }
+    var THIRTY = new BigInteger(null);
+    THIRTY.fromInt(30);
+    var deltaIdx = 0;
+    var op_or = function(x2, y) {
+      return x2 | y;
+    };
+    var t1 = +/* @__PURE__ */ new Date();
+    var t2;
+    var total = 0;
+    while (state.keys === null && (n <= 0 || total < n)) {
+      if (state.state === 0) {
+        var bits = state.p === null ? state.pBits : state.qBits;
+        var bits1 = bits - 1;
+        if (state.pqState === 0) {
+          state.num = new BigInteger(bits, state.rng);
+          if (!state.num.testBit(bits1)) {
+            state.num.bitwiseTo(
+              BigInteger.ONE.shiftLeft(bits1),
+              op_or,
+              state.num
+            );
+          }
+          state.num.dAddOffset(31 - state.num.mod(THIRTY).byteValue(), 0);
+          deltaIdx = 0;
+          ++state.pqState;
+        } else if (state.pqState === 1) {
+          if (state.num.bitLength() > bits) {
+            state.pqState = 0;
+          } else if (state.num.isProbablePrime(
+            _getMillerRabinTests(state.num.bitLength())
+          )) {
+            ++state.pqState;
+          } else {
+            state.num.dAddOffset(GCD_30_DELTA[deltaIdx++ % 8], 0);
+          }
+        } else if (state.pqState === 2) {
+          state.pqState = state.num.subtract(BigInteger.ONE).gcd(state.e).compareTo(BigInteger.ONE) === 0 ? 3 : 0;
+        } else if (state.pqState === 3) {
+          state.pqState = 0;
+          if (state.p === null) {
+            state.p = state.num;
+          } else {
+            state.q = state.num;
+          }
+          if (state.p !== null && state.q !== null) {
+            ++state.state;
+          }
+          state.num = null;
+        }
+      } else if (state.state === 1) {
+        if (state.p.compareTo(state.q) < 0) {
+          state.num = state.p;
+          state.p = state.q;
+          state.q = state.num;
+        }
+        ++state.state;
+      } else if (state.state === 2) {
+        state.p1 = state.p.subtract(BigInteger.ONE);
+        state.q1 = state.q.subtract(BigInteger.ONE);
+        state.phi = state.p1.multiply(state.q1);
+        ++state.state;
+      } else if (state.state === 3) {
+        if (state.phi.gcd(state.e).compareTo(BigInteger.ONE) === 0) {
+          ++state.state;
+        } else {
+          state.p = null;
+          state.q = null;
+          state.state = 0;
+        }
+      } else if (state.state === 4) {
+        state.n = state.p.multiply(state.q);
+        if (state.n.bitLength() === state.bits) {
+          ++state.state;
+        } else {
+          state.q = null;
+          state.state = 0;
+        }
+      } else if (state.state === 5) {
+        var d3 = state.e.modInverse(state.phi);
+        state.keys = {
+          privateKey: pki2.rsa.setPrivateKey(
+            state.n,
+            state.e,
+            d3,
+            state.p,
+            state.q,
+            d3.mod(state.p1),
+            d3.mod(state.q1),
+            state.q.modInverse(state.p)
+          ),
+          publicKey: pki2.rsa.setPublicKey(state.n, state.e)
+        };
+      }
+      t2 = +/* @__PURE__ */ new Date();
+      total += t2 - t1;
+      t1 = t2;
+    }
+    return state.keys !== null;
+  };
+  pki2.rsa.generateKeyPair = function(bits, e, options, callback) {
+    if (arguments.length === 1) {
+      if (typeof bits === "object") {
+        options = bits;
+        bits = void 0;
+      } else if (typeof bits === "function") {
+        callback = bits;
+        bits = void 0;
+      }
+    } else if (arguments.length === 2) {
+      if (typeof bits === "number") {
+        if (typeof e === "function") {
+          callback = e;
+          e = void 0;
+        } else if (typeof e !== "number") {
+          options = e;
+          e = void 0;
+        }
+      } else {
+        options = bits;
+        callback = e;
+        bits = void 0;
+        e = void 0;
+      }
+    } else if (arguments.length === 3) {
+      if (typeof e === "number") {
+        if (typeof options === "function") {
+          callback = options;
+          options = void 0;
+        }
+      } else {
+        callback = options;
+        options = e;
+        e = void 0;
+      }
+    }
+    options = options || {};
+    if (bits === void 0) {
+      bits = options.bits || 2048;
+    }
+    if (e === void 0) {
+      e = options.e || 65537;
+    }
+    if (!forge2.options.usePureJavaScript && !options.prng && bits >= 256 && bits <= 16384 && (e === 65537 || e === 3)) {
+      if (callback) {
+        if (_detectNodeCrypto("generateKeyPair")) {
+          return _crypto.generateKeyPair("rsa", {
+            modulusLength: bits,
+            publicExponent: e,
+            publicKeyEncoding: {
+              type: "spki",
+              format: "pem"
+            },
+            privateKeyEncoding: {
+              type: "pkcs8",
+              format: "pem"
+            }
+          }, function(err, pub, priv) {
+            if (err) {
+              return callback(err);
+            }
+            callback(null, {
+              privateKey: pki2.privateKeyFromPem(priv),
+              publicKey: pki2.publicKeyFromPem(pub)
+            });
+          });
+        }
+        if (_detectSubtleCrypto("generateKey") && _detectSubtleCrypto("exportKey")) {
+          return util2.globalScope.crypto.subtle.generateKey({
+            name: "RSASSA-PKCS1-v1_5",
+            modulusLength: bits,
+            publicExponent: _intToUint8Array(e),
+            hash: { name: "SHA-256" }
+          }, true, ["sign", "verify"]).then(function(pair) {
+            return util2.globalScope.crypto.subtle.exportKey(
+              "pkcs8",
+              pair.privateKey
+            );
+          }).then(void 0, function(err) {
+            callback(err);
+          }).then(function(pkcs8) {
+            if (pkcs8) {
+              var privateKey = pki2.privateKeyFromAsn1(
+                asn12.fromDer(forge2.util.createBuffer(pkcs8))
+              );
+              callback(null, {
+                privateKey,
+                publicKey: pki2.setRsaPublicKey(privateKey.n, privateKey.e)
+              });
+            }
+          });
+        }
+        if (_detectSubtleMsCrypto("generateKey") && _detectSubtleMsCrypto("exportKey")) {
+          var genOp = util2.globalScope.msCrypto.subtle.generateKey({
+            name: "RSASSA-PKCS1-v1_5",
+            modulusLength: bits,
+            publicExponent: _intToUint8Array(e),
+            hash: { name: "SHA-256" }
+          }, true, ["sign", "verify"]);
+          genOp.oncomplete = function(e2) {
+            var pair = e2.target.result;
+            var exportOp = util2.globalScope.msCrypto.subtle.exportKey(
+              "pkcs8",
+              pair.privateKey
+            );
+            exportOp.oncomplete = function(e3) {
+              var pkcs8 = e3.target.result;
+              var privateKey = pki2.privateKeyFromAsn1(
+                asn12.fromDer(forge2.util.createBuffer(pkcs8))
+              );
+              callback(null, {
+                privateKey,
+                publicKey: pki2.setRsaPublicKey(privateKey.n, privateKey.e)
+              });
+            };
+            exportOp.onerror = function(err) {
+              callback(err);
+            };
+          };
+          genOp.onerror = function(err) {
+            callback(err);
+          };
+          return;
+        }
+      } else {
+        if (_detectNodeCrypto("generateKeyPairSync")) {
+          var keypair = _crypto.generateKeyPairSync("rsa", {
+            modulusLength: bits,
+            publicExponent: e,
+            publicKeyEncoding: {
+              type: "spki",
+              format: "pem"
+            },
+            privateKeyEncoding: {
+              type: "pkcs8",
+              format: "pem"
+            }
+          });
+          return {
+            privateKey: pki2.privateKeyFromPem(keypair.privateKey),
+            publicKey: pki2.publicKeyFromPem(keypair.publicKey)
+          };
+        }
+      }
+    }
+    var state = pki2.rsa.createKeyPairGenerationState(bits, e, options);
+    if (!callback) {
+      pki2.rsa.stepKeyPairGenerationState(state, 0);
+      return state.keys;
+    }
+    _generateKeyPair(state, options, callback);
+  };
+  pki2.setRsaPublicKey = pki2.rsa.setPublicKey = function(n, e) {
+    var key = {
+      n,
+      e
+    };
+    key.encrypt = function(data, scheme, schemeOptions) {
+      if (typeof scheme === "string") {
+        scheme = scheme.toUpperCase();
+      } else if (scheme === void 0) {
+        scheme = "RSAES-PKCS1-V1_5";
+      }
+      if (scheme === "RSAES-PKCS1-V1_5") {
+        scheme = {
+          encode: function(m, key2, pub) {
+            return _encodePkcs1_v1_5(m, key2, 2).getBytes();
+          }
+        };
+      } else if (scheme === "RSA-OAEP" || scheme === "RSAES-OAEP") {
+        scheme = {
+          encode: function(m, key2) {
+            return forge2.pkcs1.encode_rsa_oaep(key2, m, schemeOptions);
+          }
+        };
+      } else if (["RAW", "NONE", "NULL", null].indexOf(scheme) !== -1) {
+        scheme = { encode: function(e3) {
+          return e3;
+        } };
+      } else if (typeof scheme === "string") {
+        throw new Error('Unsupported encryption scheme: "' + scheme + '".');
+      }
+      var e2 = scheme.encode(data, key, true);
+      return pki2.rsa.encrypt(e2, key, true);
+    };
+    key.verify = function(digest, signature, scheme, options) {
+      if (typeof scheme === "string") {
+        scheme = scheme.toUpperCase();
+      } else if (scheme === void 0) {
+        scheme = "RSASSA-PKCS1-V1_5";
+      }
+      if (options === void 0) {
+        options = {
+          _parseAllDigestBytes: true,
+          _skipPaddingChecks: false
+        };
+      }
+      if (!("_parseAllDigestBytes" in options)) {
+        options._parseAllDigestBytes = true;
+      }
+      if (!("_skipPaddingChecks" in options)) {
+        options._skipPaddingChecks = false;
+      }
+      if (scheme === "RSASSA-PKCS1-V1_5") {
+        scheme = {
+          verify: function(digest2, d4) {
+            d4 = _decodePkcs1_v1_5(d4, key, true, void 0, options);
+            var obj = asn12.fromDer(d4, {
+              parseAllBytes: options._parseAllDigestBytes
+            });
+            var capture = {};
+            var errors = [];
+            if (!asn12.validate(obj, digestInfoValidator, capture, errors) || obj.value.length !== 2) {
+              var error63 = new Error(
+                "ASN.1 object does not contain a valid RSASSA-PKCS1-v1_5 DigestInfo value."
+              );
+              error63.errors = errors;
+              throw error63;
+            }
+            var oid = asn12.derToOid(capture.algorithmIdentifier);
+            if (!(oid === forge2.oids.md2 || oid === forge2.oids.md5 || oid === forge2.oids.sha1 || oid === forge2.oids.sha224 || oid === forge2.oids.sha256 || oid === forge2.oids.sha384 || oid === forge2.oids.sha512 || oid === forge2.oids["sha512-224"] || oid === forge2.oids["sha512-256"])) {
+              var error63 = new Error(
+                "Unknown RSASSA-PKCS1-v1_5 DigestAlgorithm identifier."
+              );
+              error63.oid = oid;
+              throw error63;
+            }
+            if (oid === forge2.oids.md2 || oid === forge2.oids.md5) {
+              if (!("parameters" in capture)) {
+                throw new Error(
+                  "ASN.1 object does not contain a valid RSASSA-PKCS1-v1_5 DigestInfo value. Missing algorithm identifier NULL parameters."
+                );
+              }
+            }
+            return digest2 === capture.digest;
+          }
+        };
+      } else if (scheme === "NONE" || scheme === "NULL" || scheme === null) {
+        scheme = {
+          verify: function(digest2, d4) {
+            d4 = _decodePkcs1_v1_5(d4, key, true, void 0, options);
+            return digest2 === d4;
+          }
+        };
+      }
+      var d3 = pki2.rsa.decrypt(signature, key, true, false);
+      return scheme.verify(digest, d3, key.n.bitLength());
+    };
+    return key;
+  };
+  pki2.setRsaPrivateKey = pki2.rsa.setPrivateKey = function(n, e, d3, p, q, dP, dQ, qInv) {
+    var key = {
+      n,
+      e,
+      d: d3,
+      p,
+      q,
+      dP,
+      dQ,
+      qInv
+    };
+    key.decrypt = function(data, scheme, schemeOptions) {
+      if (typeof scheme === "string") {
+        scheme = scheme.toUpperCase();
+      } else if (scheme === void 0) {
+        scheme = "RSAES-PKCS1-V1_5";
+      }
+      var d4 = pki2.rsa.decrypt(data, key, false, false);
+      if (scheme === "RSAES-PKCS1-V1_5") {
+        scheme = { decode: _decodePkcs1_v1_5 };
+      } else if (scheme === "RSA-OAEP" || scheme === "RSAES-OAEP") {
+        scheme = {
+          decode: function(d5, key2) {
+            return forge2.pkcs1.decode_rsa_oaep(key2, d5, schemeOptions);
+          }
+        };
+      } else if (["RAW", "NONE", "NULL", null].indexOf(scheme) !== -1) {
+        scheme = { decode: function(d5) {
+          return d5;
+        } };
+      } else {
+        throw new Error('Unsupported encryption scheme: "' + scheme + '".');
+      }
+      return scheme.decode(d4, key, false);
+    };
+    key.sign = function(md2, scheme) {
+      var bt = false;
+      if (typeof scheme === "string") {
+        scheme = scheme.toUpperCase();
+      }
+      if (scheme === void 0 || scheme === "RSASSA-PKCS1-V1_5") {
+        scheme = { encode: emsaPkcs1v15encode };
+        bt = 1;
+      } else if (scheme === "NONE" || scheme === "NULL" || scheme === null) {
+        scheme = { encode: function() {
+          return md2;
+        } };
+        bt = 1;
+      }
+      var d4 = scheme.encode(md2, key.n.bitLength());
+      return pki2.rsa.encrypt(d4, key, bt);
+    };
+    return key;
+  };
+  pki2.wrapRsaPrivateKey = function(rsaKey) {
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // version (0)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        asn12.integerToDer(0).getBytes()
+      ),
+      // privateKeyAlgorithm
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(pki2.oids.rsaEncryption).getBytes()
+        ),
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+      ]),
+      // PrivateKey
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OCTETSTRING,
+        false,
+        asn12.toDer(rsaKey).getBytes()
+      )
+    ]);
+  };
+  pki2.privateKeyFromAsn1 = function(obj) {
+    var capture = {};
+    var errors = [];
+    if (asn12.validate(obj, privateKeyValidator, capture, errors)) {
+      obj = asn12.fromDer(forge2.util.createBuffer(capture.privateKey));
+    }
+    capture = {};
+    errors = [];
+    if (!asn12.validate(obj, rsaPrivateKeyValidator, capture, errors)) {
+      var error63 = new Error("Cannot read private key. ASN.1 object does not contain an RSAPrivateKey.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var n, e, d3, p, q, dP, dQ, qInv;
+    n = forge2.util.createBuffer(capture.privateKeyModulus).toHex();
+    e = forge2.util.createBuffer(capture.privateKeyPublicExponent).toHex();
+    d3 = forge2.util.createBuffer(capture.privateKeyPrivateExponent).toHex();
+    p = forge2.util.createBuffer(capture.privateKeyPrime1).toHex();
+    q = forge2.util.createBuffer(capture.privateKeyPrime2).toHex();
+    dP = forge2.util.createBuffer(capture.privateKeyExponent1).toHex();
+    dQ = forge2.util.createBuffer(capture.privateKeyExponent2).toHex();
+    qInv = forge2.util.createBuffer(capture.privateKeyCoefficient).toHex();
+    return pki2.setRsaPrivateKey(
+      new BigInteger(n, 16),
+      new BigInteger(e, 16),
+      new BigInteger(d3, 16),
+      new BigInteger(p, 16),
+      new BigInteger(q, 16),
+      new BigInteger(dP, 16),
+      new BigInteger(dQ, 16),
+      new BigInteger(qInv, 16)
+    );
+  };
+  pki2.privateKeyToAsn1 = pki2.privateKeyToRSAPrivateKey = function(key) {
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // version (0 = only 2 primes, 1 multiple primes)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        asn12.integerToDer(0).getBytes()
+      ),
+      // modulus (n)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.n)
+      ),
+      // publicExponent (e)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.e)
+      ),
+      // privateExponent (d)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.d)
+      ),
+      // privateKeyPrime1 (p)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.p)
+      ),
+      // privateKeyPrime2 (q)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.q)
+      ),
+      // privateKeyExponent1 (dP)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.dP)
+      ),
+      // privateKeyExponent2 (dQ)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.dQ)
+      ),
+      // coefficient (qInv)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.qInv)
+      )
+    ]);
+  };
+  pki2.publicKeyFromAsn1 = function(obj) {
+    var capture = {};
+    var errors = [];
+    if (asn12.validate(obj, publicKeyValidator, capture, errors)) {
+      var oid = asn12.derToOid(capture.publicKeyOid);
+      if (oid !== pki2.oids.rsaEncryption) {
+        var error63 = new Error("Cannot read public key. Unknown OID.");
+        error63.oid = oid;
+        throw error63;
+      }
+      obj = capture.rsaPublicKey;
+    }
+    errors = [];
+    if (!asn12.validate(obj, rsaPublicKeyValidator, capture, errors)) {
+      var error63 = new Error("Cannot read public key. ASN.1 object does not contain an RSAPublicKey.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var n = forge2.util.createBuffer(capture.publicKeyModulus).toHex();
+    var e = forge2.util.createBuffer(capture.publicKeyExponent).toHex();
+    return pki2.setRsaPublicKey(
+      new BigInteger(n, 16),
+      new BigInteger(e, 16)
+    );
+  };
+  pki2.publicKeyToAsn1 = pki2.publicKeyToSubjectPublicKeyInfo = function(key) {
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // AlgorithmIdentifier
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(pki2.oids.rsaEncryption).getBytes()
+        ),
+        // parameters (null)
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+      ]),
+      // subjectPublicKey
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.BITSTRING, false, [
+        pki2.publicKeyToRSAPublicKey(key)
+      ])
+    ]);
+  };
+  pki2.publicKeyToRSAPublicKey = function(key) {
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // modulus (n)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.n)
+      ),
+      // publicExponent (e)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        _bnToBytes(key.e)
+      )
+    ]);
+  };
+  function _encodePkcs1_v1_5(m, key, bt) {
+    var eb = forge2.util.createBuffer();
+    var k2 = Math.ceil(key.n.bitLength() / 8);
+    if (m.length > k2 - 11) {
+      var error63 = new Error("Message is too long for PKCS#1 v1.5 padding.");
+      error63.length = m.length;
+      error63.max = k2 - 11;
+      throw error63;
+    }
+    eb.putByte(0);
+    eb.putByte(bt);
+    var padNum = k2 - 3 - m.length;
+    var padByte;
+    if (bt === 0 || bt === 1) {
+      padByte = bt === 0 ? 0 : 255;
+      for (var i = 0; i < padNum; ++i) {
+        eb.putByte(padByte);
+      }
+    } else {
+      while (padNum > 0) {
+        var numZeros = 0;
+        var padBytes = forge2.random.getBytes(padNum);
+        for (var i = 0; i < padNum; ++i) {
+          padByte = padBytes.charCodeAt(i);
+          if (padByte === 0) {
+            ++numZeros;
+          } else {
+            eb.putByte(padByte);
+          }
+        }
+        padNum = numZeros;
+      }
+    }
+    eb.putByte(0);
+    eb.putBytes(m);
+    return eb;
+  }
+  function _decodePkcs1_v1_5(em, key, pub, ml, options) {
+    var k2 = Math.ceil(key.n.bitLength() / 8);
+    var eb = forge2.util.createBuffer(em);
+    var first = eb.getByte();
+    var bt = eb.getByte();
+    if (first !== 0 || pub && bt !== 0 && bt !== 1 || !pub && bt !== 2 || pub && bt === 0 && typeof ml === "undefined") {
+      throw new Error("Encryption block is invalid.");
+    }
+    var padNum = 0;
+    if (bt === 0) {
+      padNum = k2 - 3 - ml;
+      for (var i = 0; i < padNum; ++i) {
+        if (eb.getByte() !== 0) {
+          throw new Error("Encryption block is invalid.");
+        }
+      }
+    } else if (bt === 1) {
+      padNum = 0;
+      while (eb.length() > 1) {
+        if (eb.getByte() !== 255) {
+          --eb.read;
+          break;
+        }
+        ++padNum;
+      }
+      if (padNum < 8 && !(options ? options._skipPaddingChecks : false)) {
+        throw new Error("Encryption block is invalid.");
+      }
+    } else if (bt === 2) {
+      padNum = 0;
+      while (eb.length() > 1) {
+        if (eb.getByte() === 0) {
+          --eb.read;
+          break;
+        }
+        ++padNum;
+      }
+      if (padNum < 8 && !(options ? options._skipPaddingChecks : false)) {
+        throw new Error("Encryption block is invalid.");
+      }
+    }
+    var zero = eb.getByte();
+    if (zero !== 0 || padNum !== k2 - 3 - eb.length()) {
+      throw new Error("Encryption block is invalid.");
+    }
+    return eb.getBytes();
+  }
+  function _generateKeyPair(state, options, callback) {
+    if (typeof options === "function") {
+      callback = options;
+      options = {};
+    }
+    options = options || {};
+    var opts = {
+      algorithm: {
+        name: options.algorithm || "PRIMEINC",
+        options: {
+          workers: options.workers || 2,
+          workLoad: options.workLoad || 100,
+          workerScript: options.workerScript
+        }
+      }
+    };
+    if ("prng" in options) {
+      opts.prng = options.prng;
+    }
+    generate();
+    function generate() {
+      getPrime(state.pBits, function(err, num) {
+        if (err) {
+          return callback(err);
+        }
+        state.p = num;
+        if (state.q !== null) {
+          return finish(err, state.q);
+        }
+        getPrime(state.qBits, finish);
+      });
+    }
+    function getPrime(bits, callback2) {
+      forge2.prime.generateProbablePrime(bits, opts, callback2);
+    }
+    function finish(err, num) {
+      if (err) {
+        return callback(err);
+      }
+      state.q = num;
+      if (state.p.compareTo(state.q) < 0) {
+        var tmp = state.p;
+        state.p = state.q;
+        state.q = tmp;
+      }
+      if (state.p.subtract(BigInteger.ONE).gcd(state.e).compareTo(BigInteger.ONE) !== 0) {
+        state.p = null;
+        generate();
+        return;
+      }
+      if (state.q.subtract(BigInteger.ONE).gcd(state.e).compareTo(BigInteger.ONE) !== 0) {
+        state.q = null;
+        getPrime(state.qBits, finish);
+        return;
+      }
+      state.p1 = state.p.subtract(BigInteger.ONE);
+      state.q1 = state.q.subtract(BigInteger.ONE);
+      state.phi = state.p1.multiply(state.q1);
+      if (state.phi.gcd(state.e).compareTo(BigInteger.ONE) !== 0) {
+        state.p = state.q = null;
+        generate();
+        return;
+      }
+      state.n = state.p.multiply(state.q);
+      if (state.n.bitLength() !== state.bits) {
+        state.q = null;
+        getPrime(state.qBits, finish);
+        return;
+      }
+      var d3 = state.e.modInverse(state.phi);
+      state.keys = {
+        privateKey: pki2.rsa.setPrivateKey(
+          state.n,
+          state.e,
+          d3,
+          state.p,
+          state.q,
+          d3.mod(state.p1),
+          d3.mod(state.q1),
+          state.q.modInverse(state.p)
+        ),
+        publicKey: pki2.rsa.setPublicKey(state.n, state.e)
+      };
+      callback(null, state.keys);
+    }
+  }
+  function _bnToBytes(b) {
+    var hex4 = b.toString(16);
+    if (hex4[0] >= "8") {
+      hex4 = "00" + hex4;
+    }
+    var bytes = forge2.util.hexToBytes(hex4);
+    if (bytes.length > 1 && // leading 0x00 for positive integer
+    (bytes.charCodeAt(0) === 0 && (bytes.charCodeAt(1) & 128) === 0 || // leading 0xFF for negative integer
+    bytes.charCodeAt(0) === 255 && (bytes.charCodeAt(1) & 128) === 128)) {
+      return bytes.substr(1);
+    }
+    return bytes;
+  }
+  function _getMillerRabinTests(bits) {
+    if (bits <= 100) return 27;
+    if (bits <= 150) return 18;
+    if (bits <= 200) return 15;
+    if (bits <= 250) return 12;
+    if (bits <= 300) return 9;
+    if (bits <= 350) return 8;
+    if (bits <= 400) return 7;
+    if (bits <= 500) return 6;
+    if (bits <= 600) return 5;
+    if (bits <= 800) return 4;
+    if (bits <= 1250) return 3;
+    return 2;
+  }
+  function _detectNodeCrypto(fn) {
+    return forge2.util.isNodejs && typeof _crypto[fn] === "function";
+  }
+  function _detectSubtleCrypto(fn) {
+    return typeof util2.globalScope !== "undefined" && typeof util2.globalScope.crypto === "object" && typeof util2.globalScope.crypto.subtle === "object" && typeof util2.globalScope.crypto.subtle[fn] === "function";
+  }
+  function _detectSubtleMsCrypto(fn) {
+    return typeof util2.globalScope !== "undefined" && typeof util2.globalScope.msCrypto === "object" && typeof util2.globalScope.msCrypto.subtle === "object" && typeof util2.globalScope.msCrypto.subtle[fn] === "function";
+  }
+  function _intToUint8Array(x2) {
+    var bytes = forge2.util.hexToBytes(x2.toString(16));
+    var buffer = new Uint8Array(bytes.length);
+    for (var i = 0; i < bytes.length; ++i) {
+      buffer[i] = bytes.charCodeAt(i);
+    }
+    return buffer;
+  }
+  return rsa;
+}
+function requirePbe() {
+  if (hasRequiredPbe) return pbe;
+  hasRequiredPbe = 1;
+  var forge2 = requireForge();
+  requireAes();
+  requireAsn1();
+  requireDes();
+  requireMd();
+  requireOids();
+  requirePbkdf2();
+  requirePem();
+  requireRandom();
+  requireRc2();
+  requireRsa();
+  requireUtil();
+  if (typeof BigInteger === "undefined") {
+    var BigInteger = forge2.jsbn.BigInteger;
+  }
+  var asn12 = forge2.asn1;
+  var pki2 = forge2.pki = forge2.pki || {};
+  pbe = pki2.pbe = forge2.pbe = forge2.pbe || {};
+  var oids2 = pki2.oids;
+  var encryptedPrivateKeyValidator = {
+    name: "EncryptedPrivateKeyInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "EncryptedPrivateKeyInfo.encryptionAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "AlgorithmIdentifier.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "encryptionOid"
+      }, {
+        name: "AlgorithmIdentifier.parameters",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        captureAsn1: "encryptionParams"
+      }]
+    }, {
+      // encryptedData
+      name: "EncryptedPrivateKeyInfo.encryptedData",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "encryptedData"
+    }]
+  };
+  var PBES2AlgorithmsValidator = {
+    name: "PBES2Algorithms",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "PBES2Algorithms.keyDerivationFunc",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "PBES2Algorithms.keyDerivationFunc.oid",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "kdfOid"
+      }, {
+        name: "PBES2Algorithms.params",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        value: [{
+          name: "PBES2Algorithms.params.salt",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.OCTETSTRING,
+          constructed: false,
+          capture: "kdfSalt"
+        }, {
+          name: "PBES2Algorithms.params.iterationCount",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.INTEGER,
+          constructed: false,
+          capture: "kdfIterationCount"
+        }, {
+          name: "PBES2Algorithms.params.keyLength",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.INTEGER,
+          constructed: false,
+          optional: true,
+          capture: "keyLength"
+        }, {
+          // prf
+          name: "PBES2Algorithms.params.prf",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          optional: true,
+          value: [{
+            name: "PBES2Algorithms.params.prf.algorithm",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.OID,
+            constructed: false,
+            capture: "prfOid"
+          }]
+        }]
+      }]
+    }, {
+      name: "PBES2Algorithms.encryptionScheme",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "PBES2Algorithms.encryptionScheme.oid",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "encOid"
+      }, {
+        name: "PBES2Algorithms.encryptionScheme.iv",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OCTETSTRING,
+        constructed: false,
+        capture: "encIv"
+      }]
+    }]
+  };
+  var pkcs12PbeParamsValidator = {
+    name: "pkcs-12PbeParams",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "pkcs-12PbeParams.salt",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "salt"
+    }, {
+      name: "pkcs-12PbeParams.iterations",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "iterations"
+    }]
+  };
+  pki2.encryptPrivateKeyInfo = function(obj, password, options) {
+    options = options || {};
+    options.saltSize = options.saltSize || 8;
+    options.count = options.count || 2048;
+    options.algorithm = options.algorithm || "aes128";
+    options.prfAlgorithm = options.prfAlgorithm || "sha1";
+    var salt = forge2.random.getBytesSync(options.saltSize);
+    var count2 = options.count;
+    var countBytes = asn12.integerToDer(count2);
+    var dkLen;
+    var encryptionAlgorithm;
+    var encryptedData;
+    if (options.algorithm.indexOf("aes") === 0 || options.algorithm === "des") {
+      var ivLen, encOid, cipherFn;
+      switch (options.algorithm) {
+        case "aes128":
+          dkLen = 16;
+          ivLen = 16;
+          encOid = oids2["aes128-CBC"];
+          cipherFn = forge2.aes.createEncryptionCipher;
+          break;
+        case "aes192":
+          dkLen = 24;
+          ivLen = 16;
+          encOid = oids2["aes192-CBC"];
+          cipherFn = forge2.aes.createEncryptionCipher;
+          break;
+        case "aes256":
+          dkLen = 32;
+          ivLen = 16;
+          encOid = oids2["aes256-CBC"];
+          cipherFn = forge2.aes.createEncryptionCipher;
+          break;
+        case "des":
+          dkLen = 8;
+          ivLen = 8;
+          encOid = oids2["desCBC"];
+          cipherFn = forge2.des.createEncryptionCipher;
+          break;
+        default:
+          var error63 = new Error("Cannot encrypt private key. Unknown encryption algorithm.");
+          error63.algorithm = options.algorithm;
+          throw error63;
+      }
+      var prfAlgorithm = "hmacWith" + options.prfAlgorithm.toUpperCase();
+      var md2 = prfAlgorithmToMessageDigest(prfAlgorithm);
+      var dk = forge2.pkcs5.pbkdf2(password, salt, count2, dkLen, md2);
+      var iv = forge2.random.getBytesSync(ivLen);
+      var cipher2 = cipherFn(dk);
+      cipher2.start(iv);
+      cipher2.update(asn12.toDer(obj));
+      cipher2.finish();
+      encryptedData = cipher2.output.getBytes();
+      var params = createPbkdf2Params(salt, countBytes, dkLen, prfAlgorithm);
+      encryptionAlgorithm = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.SEQUENCE,
+        true,
+        [
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(oids2["pkcs5PBES2"]).getBytes()
+          ),
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+            // keyDerivationFunc
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OID,
+                false,
+                asn12.oidToDer(oids2["pkcs5PBKDF2"]).getBytes()
+              ),
+              // PBKDF2-params
+              params
+            ]),
+            // encryptionScheme
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OID,
+                false,
+                asn12.oidToDer(encOid).getBytes()
+              ),
+              // iv
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OCTETSTRING,
+                false,
+                iv
+              )
+            ])
+          ])
+        ]
+      );
+    } else if (options.algorithm === "3des") {
+      dkLen = 24;
+      var saltBytes = new forge2.util.ByteBuffer(salt);
+      var dk = pki2.pbe.generatePkcs12Key(password, saltBytes, 1, count2, dkLen);
+      var iv = pki2.pbe.generatePkcs12Key(password, saltBytes, 2, count2, dkLen);
+      var cipher2 = forge2.des.createEncryptionCipher(dk);
+      cipher2.start(iv);
+      cipher2.update(asn12.toDer(obj));
+      cipher2.finish();
+      encryptedData = cipher2.output.getBytes();
+      encryptionAlgorithm = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.SEQUENCE,
+        true,
+        [
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(oids2["pbeWithSHAAnd3-KeyTripleDES-CBC"]).getBytes()
+          ),
+          // pkcs-12PbeParams
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+            // salt
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.OCTETSTRING, false, salt),
+            // iteration count
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.INTEGER,
+              false,
+              countBytes.getBytes()
+            )
+          ])
+        ]
+      );
+    } else {
+      var error63 = new Error("Cannot encrypt private key. Unknown encryption algorithm.");
+      error63.algorithm = options.algorithm;
+      throw error63;
+    }
+    var rval = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // encryptionAlgorithm
+      encryptionAlgorithm,
+      // encryptedData
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OCTETSTRING,
+        false,
+        encryptedData
+      )
+    ]);
+    return rval;
+  };
+  pki2.decryptPrivateKeyInfo = function(obj, password) {
+    var rval = null;
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, encryptedPrivateKeyValidator, capture, errors)) {
+      var error63 = new Error("Cannot read encrypted private key. ASN.1 object is not a supported EncryptedPrivateKeyInfo.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var oid = asn12.derToOid(capture.encryptionOid);
+    var cipher2 = pki2.pbe.getCipher(oid, capture.encryptionParams, password);
+    var encrypted = forge2.util.createBuffer(capture.encryptedData);
+    cipher2.update(encrypted);
+    if (cipher2.finish()) {
+      rval = asn12.fromDer(cipher2.output);
+    }
+    return rval;
+  };
+  pki2.encryptedPrivateKeyToPem = function(epki, maxline) {
+    var msg = {
+      type: "ENCRYPTED PRIVATE KEY",
+      body: asn12.toDer(epki).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  pki2.encryptedPrivateKeyFromPem = function(pem2) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "ENCRYPTED PRIVATE KEY") {
+      var error63 = new Error('Could not convert encrypted private key from PEM; PEM header type is "ENCRYPTED PRIVATE KEY".');
+      error63.headerType = msg.type;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error("Could not convert encrypted private key from PEM; PEM is encrypted.");
+    }
+    return asn12.fromDer(msg.body);
+  };
+  pki2.encryptRsaPrivateKey = function(rsaKey, password, options) {
+    options = options || {};
+    if (!options.legacy) {
+      var rval = pki2.wrapRsaPrivateKey(pki2.privateKeyToAsn1(rsaKey));
+      rval = pki2.encryptPrivateKeyInfo(rval, password, options);
+      return pki2.encryptedPrivateKeyToPem(rval);
+    }
+    var algorithm;
+    var iv;
+    var dkLen;
+    var cipherFn;
+    switch (options.algorithm) {
+      case "aes128":
+        algorithm = "AES-128-CBC";
+        dkLen = 16;
+        iv = forge2.random.getBytesSync(16);
+        cipherFn = forge2.aes.createEncryptionCipher;
+        break;
+      case "aes192":
+        algorithm = "AES-192-CBC";
+        dkLen = 24;
+        iv = forge2.random.getBytesSync(16);
+        cipherFn = forge2.aes.createEncryptionCipher;
+        break;
+      case "aes256":
+        algorithm = "AES-256-CBC";
+        dkLen = 32;
+        iv = forge2.random.getBytesSync(16);
+        cipherFn = forge2.aes.createEncryptionCipher;
+        break;
+      case "3des":
+        algorithm = "DES-EDE3-CBC";
+        dkLen = 24;
+        iv = forge2.random.getBytesSync(8);
+        cipherFn = forge2.des.createEncryptionCipher;
+        break;
+      case "des":
+        algorithm = "DES-CBC";
+        dkLen = 8;
+        iv = forge2.random.getBytesSync(8);
+        cipherFn = forge2.des.createEncryptionCipher;
+        break;
+      default:
+        var error63 = new Error('Could not encrypt RSA private key; unsupported encryption algorithm "' + options.algorithm + '".');
+        error63.algorithm = options.algorithm;
+        throw error63;
+    }
+    var dk = forge2.pbe.opensslDeriveBytes(password, iv.substr(0, 8), dkLen);
+    var cipher2 = cipherFn(dk);
+    cipher2.start(iv);
+    cipher2.update(asn12.toDer(pki2.privateKeyToAsn1(rsaKey)));
+    cipher2.finish();
+    var msg = {
+      type: "RSA PRIVATE KEY",
+      procType: {
+        version: "4",
+        type: "ENCRYPTED"
+      },
+      dekInfo: {
+        algorithm,
+        parameters: forge2.util.bytesToHex(iv).toUpperCase()
+      },
+      body: cipher2.output.getBytes()
+    };
+    return forge2.pem.encode(msg);
+  };
+  pki2.decryptRsaPrivateKey = function(pem2, password) {
+    var rval = null;
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "ENCRYPTED PRIVATE KEY" && msg.type !== "PRIVATE KEY" && msg.type !== "RSA PRIVATE KEY") {
+      var error63 = new Error('Could not convert private key from PEM; PEM header type is not "ENCRYPTED PRIVATE KEY", "PRIVATE KEY", or "RSA PRIVATE KEY".');
+      error63.headerType = error63;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      var dkLen;
+      var cipherFn;
+      switch (msg.dekInfo.algorithm) {
+        case "DES-CBC":
+          dkLen = 8;
+          cipherFn = forge2.des.createDecryptionCipher;
+          break;
+        case "DES-EDE3-CBC":
+          dkLen = 24;
+          cipherFn = forge2.des.createDecryptionCipher;
+          break;
+        case "AES-128-CBC":
+          dkLen = 16;
+          cipherFn = forge2.aes.createDecryptionCipher;
+          break;
+        case "AES-192-CBC":
+          dkLen = 24;
+          cipherFn = forge2.aes.createDecryptionCipher;
+          break;
+        case "AES-256-CBC":
+          dkLen = 32;
+          cipherFn = forge2.aes.createDecryptionCipher;
+          break;
+        case "RC2-40-CBC":
+          dkLen = 5;
+          cipherFn = function(key) {
+            return forge2.rc2.createDecryptionCipher(key, 40);
+          };
+          break;
+        case "RC2-64-CBC":
+          dkLen = 8;
+          cipherFn = function(key) {
+            return forge2.rc2.createDecryptionCipher(key, 64);
+          };
+          break;
+        case "RC2-128-CBC":
+          dkLen = 16;
+          cipherFn = function(key) {
+            return forge2.rc2.createDecryptionCipher(key, 128);
+          };
+          break;
+        default:
+          var error63 = new Error('Could not decrypt private key; unsupported encryption algorithm "' + msg.dekInfo.algorithm + '".');
+          error63.algorithm = msg.dekInfo.algorithm;
+          throw error63;
+      }
+      var iv = forge2.util.hexToBytes(msg.dekInfo.parameters);
+      var dk = forge2.pbe.opensslDeriveBytes(password, iv.substr(0, 8), dkLen);
+      var cipher2 = cipherFn(dk);
+      cipher2.start(iv);
+      cipher2.update(forge2.util.createBuffer(msg.body));
+      if (cipher2.finish()) {
+        rval = cipher2.output.getBytes();
+      } else {
+        return rval;
+      }
+    } else {
+      rval = msg.body;
+    }
+    if (msg.type === "ENCRYPTED PRIVATE KEY") {
+      rval = pki2.decryptPrivateKeyInfo(asn12.fromDer(rval), password);
+    } else {
+      rval = asn12.fromDer(rval);
+    }
+    if (rval !== null) {
+      rval = pki2.privateKeyFromAsn1(rval);
+    }
+    return rval;
+  };
+  pki2.pbe.generatePkcs12Key = function(password, salt, id, iter, n, md2) {
+    var j2, l;
+    if (typeof md2 === "undefined" || md2 === null) {
+      if (!("sha1" in forge2.md)) {
+        throw new Error('"sha1" hash algorithm unavailable.');
+      }
+      md2 = forge2.md.sha1.create();
+    }
+    var u = md2.digestLength;
+    var v = md2.blockLength;
+    var result = new forge2.util.ByteBuffer();
+    var passBuf = new forge2.util.ByteBuffer();
+    if (password !== null && password !== void 0) {
+      for (l = 0; l < password.length; l++) {
+        passBuf.putInt16(password.charCodeAt(l));
+      }
+      passBuf.putInt16(0);
+    }
+    var p = passBuf.length();
+    var s = salt.length();
+    var D = new forge2.util.ByteBuffer();
+    D.fillWithByte(id, v);
+    var Slen = v * Math.ceil(s / v);
+    var S2 = new forge2.util.ByteBuffer();
+    for (l = 0; l < Slen; l++) {
+      S2.putByte(salt.at(l % s));
+    }
+    var Plen = v * Math.ceil(p / v);
+    var P2 = new forge2.util.ByteBuffer();
+    for (l = 0; l < Plen; l++) {
+      P2.putByte(passBuf.at(l % p));
+    }
+    var I2 = S2;
+    I2.putBuffer(P2);
+    var c = Math.ceil(n / u);
+    for (var i = 1; i <= c; i++) {
+      var buf = new forge2.util.ByteBuffer();
+      buf.putBytes(D.bytes());
+      buf.putBytes(I2.bytes());
+      for (var round = 0; round < iter; round++) {
+        md2.start();
+        md2.update(buf.getBytes());
+        buf = md2.digest();
+      }
+      var B = new forge2.util.ByteBuffer();
+      for (l = 0; l < v; l++) {
+        B.putByte(buf.at(l % u));
+      }
+      var k2 = Math.ceil(s / v) + Math.ceil(p / v);
+      var Inew = new forge2.util.ByteBuffer();
+      for (j2 = 0; j2 < k2; j2++) {
+        var chunk = new forge2.util.ByteBuffer(I2.getBytes(v));
+        var x2 = 511;
+        for (l = B.length() - 1; l >= 0; l--) {
+          x2 = x2 >> 8;
+          x2 += B.at(l) + chunk.at(l);
+          chunk.setAt(l, x2 & 255);
+        }
+        Inew.putBuffer(chunk);
+      }
+      I2 = Inew;
+      result.putBuffer(buf);
+    }
+    result.truncate(result.length() - n);
+    return result;
+  };
+  pki2.pbe.getCipher = function(oid, params, password) {
+    switch (oid) {
+      case pki2.oids["pkcs5PBES2"]:
+        return pki2.pbe.getCipherForPBES2(oid, params, password);
+      case pki2.oids["pbeWithSHAAnd3-KeyTripleDES-CBC"]:
+      case pki2.oids["pbewithSHAAnd40BitRC2-CBC"]:
+        return pki2.pbe.getCipherForPKCS12PBE(oid, params, password);
+      default:
+        var error63 = new Error("Cannot read encrypted PBE data block. Unsupported OID.");
+        error63.oid = oid;
+        error63.supportedOids = [
+          "pkcs5PBES2",
+          "pbeWithSHAAnd3-KeyTripleDES-CBC",
+          "pbewithSHAAnd40BitRC2-CBC"
+        ];
+        throw error63;
+    }
+  };
+  pki2.pbe.getCipherForPBES2 = function(oid, params, password) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(params, PBES2AlgorithmsValidator, capture, errors)) {
+      var error63 = new Error("Cannot read password-based-encryption algorithm parameters. ASN.1 object is not a supported EncryptedPrivateKeyInfo.");
+      error63.errors = errors;
+      throw error63;
+    }
+    oid = asn12.derToOid(capture.kdfOid);
+    if (oid !== pki2.oids["pkcs5PBKDF2"]) {
+      var error63 = new Error("Cannot read encrypted private key. Unsupported key derivation function OID.");
+      error63.oid = oid;
+      error63.supportedOids = ["pkcs5PBKDF2"];
+      throw error63;
+    }
+    oid = asn12.derToOid(capture.encOid);
+    if (oid !== pki2.oids["aes128-CBC"] && oid !== pki2.oids["aes192-CBC"] && oid !== pki2.oids["aes256-CBC"] && oid !== pki2.oids["des-EDE3-CBC"] && oid !== pki2.oids["desCBC"]) {
+      var error63 = new Error("Cannot read encrypted private key. Unsupported encryption scheme OID.");
+      error63.oid = oid;
+      error63.supportedOids = [
+        "aes128-CBC",
+        "aes192-CBC",
+        "aes256-CBC",
+        "des-EDE3-CBC",
+        "desCBC"
+      ];
+      throw error63;
+    }
+    var salt = capture.kdfSalt;
+    var count2 = forge2.util.createBuffer(capture.kdfIterationCount);
+    count2 = count2.getInt(count2.length() << 3);
+    var dkLen;
+    var cipherFn;
+    switch (pki2.oids[oid]) {
+      case "aes128-CBC":
+        dkLen = 16;
+        cipherFn = forge2.aes.createDecryptionCipher;
+        break;
+      case "aes192-CBC":
+        dkLen = 24;
+        cipherFn = forge2.aes.createDecryptionCipher;
+        break;
+      case "aes256-CBC":
+        dkLen = 32;
+        cipherFn = forge2.aes.createDecryptionCipher;
+        break;
+      case "des-EDE3-CBC":
+        dkLen = 24;
+        cipherFn = forge2.des.createDecryptionCipher;
+        break;
+      case "desCBC":
+        dkLen = 8;
+        cipherFn = forge2.des.createDecryptionCipher;
+        break;
+    }
+    var md2 = prfOidToMessageDigest(capture.prfOid);
+    var dk = forge2.pkcs5.pbkdf2(password, salt, count2, dkLen, md2);
+    var iv = capture.encIv;
+    var cipher2 = cipherFn(dk);
+    cipher2.start(iv);
+    return cipher2;
+  };
+  pki2.pbe.getCipherForPKCS12PBE = function(oid, params, password) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(params, pkcs12PbeParamsValidator, capture, errors)) {
+      var error63 = new Error("Cannot read password-based-encryption algorithm parameters. ASN.1 object is not a supported EncryptedPrivateKeyInfo.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var salt = forge2.util.createBuffer(capture.salt);
+    var count2 = forge2.util.createBuffer(capture.iterations);
+    count2 = count2.getInt(count2.length() << 3);
+    var dkLen, dIvLen, cipherFn;
+    switch (oid) {
+      case pki2.oids["pbeWithSHAAnd3-KeyTripleDES-CBC"]:
+        dkLen = 24;
+        dIvLen = 8;
+        cipherFn = forge2.des.startDecrypting;
+        break;
+      case pki2.oids["pbewithSHAAnd40BitRC2-CBC"]:
+        dkLen = 5;
+        dIvLen = 8;
+        cipherFn = function(key2, iv2) {
+          var cipher2 = forge2.rc2.createDecryptionCipher(key2, 40);
+          cipher2.start(iv2, null);
+          return cipher2;
+        };
+        break;
+      default:
+        var error63 = new Error("Cannot read PKCS #12 PBE data block. Unsupported OID.");
+        error63.oid = oid;
+        throw error63;
+    }
+    var md2 = prfOidToMessageDigest(capture.prfOid);
+    var key = pki2.pbe.generatePkcs12Key(password, salt, 1, count2, dkLen, md2);
+    md2.start();
+    var iv = pki2.pbe.generatePkcs12Key(password, salt, 2, count2, dIvLen, md2);
+    return cipherFn(key, iv);
+  };
+  pki2.pbe.opensslDeriveBytes = function(password, salt, dkLen, md2) {
+    if (typeof md2 === "undefined" || md2 === null) {
+      if (!("md5" in forge2.md)) {
+        throw new Error('"md5" hash algorithm unavailable.');
+      }
+      md2 = forge2.md.md5.create();
+    }
+    if (salt === null) {
+      salt = "";
+    }
+    var digests = [hash2(md2, password + salt)];
+    for (var length = 16, i = 1; length < dkLen; ++i, length += 16) {
+      digests.push(hash2(md2, digests[i - 1] + password + salt));
+    }
+    return digests.join("").substr(0, dkLen);
+  };
+  function hash2(md2, bytes) {
+    return md2.start().update(bytes).digest().getBytes();
+  }
+  function prfOidToMessageDigest(prfOid) {
+    var prfAlgorithm;
+    if (!prfOid) {
+      prfAlgorithm = "hmacWithSHA1";
+    } else {
+      prfAlgorithm = pki2.oids[asn12.derToOid(prfOid)];
+      if (!prfAlgorithm) {
+        var error63 = new Error("Unsupported PRF OID.");
+        error63.oid = prfOid;
+        error63.supported = [
+          "hmacWithSHA1",
+          "hmacWithSHA224",
+          "hmacWithSHA256",
+          "hmacWithSHA384",
+          "hmacWithSHA512"
+        ];
+        throw error63;
+      }
+    }
+    return prfAlgorithmToMessageDigest(prfAlgorithm);
+  }
+  function prfAlgorithmToMessageDigest(prfAlgorithm) {
+    var factory = forge2.md;
+    switch (prfAlgorithm) {
+      case "hmacWithSHA224":
+        factory = forge2.md.sha512;
+      case "hmacWithSHA1":
+      case "hmacWithSHA256":
+      case "hmacWithSHA384":
+      case "hmacWithSHA512":
+        prfAlgorithm = prfAlgorithm.substr(8).toLowerCase();
+        break;
+      default:
+        var error63 = new Error("Unsupported PRF algorithm.");
+        error63.algorithm = prfAlgorithm;
+        error63.supported = [
+          "hmacWithSHA1",
+          "hmacWithSHA224",
+          "hmacWithSHA256",
+          "hmacWithSHA384",
+          "hmacWithSHA512"
+        ];
+        throw error63;
+    }
+    if (!factory || !(prfAlgorithm in factory)) {
+      throw new Error("Unknown hash algorithm: " + prfAlgorithm);
+    }
+    return factory[prfAlgorithm].create();
+  }
+  function createPbkdf2Params(salt, countBytes, dkLen, prfAlgorithm) {
+    var params = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // salt
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OCTETSTRING,
+        false,
+        salt
+      ),
+      // iteration count
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        countBytes.getBytes()
+      )
+    ]);
+    if (prfAlgorithm !== "hmacWithSHA1") {
+      params.value.push(
+        // key length
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.INTEGER,
+          false,
+          forge2.util.hexToBytes(dkLen.toString(16))
+        ),
+        // AlgorithmIdentifier
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // algorithm
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(pki2.oids[prfAlgorithm]).getBytes()
+          ),
+          // parameters (null)
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+        ])
+      );
+    }
+    return params;
+  }
+  return pbe;
+}
+function requirePkcs7asn1() {
+  if (hasRequiredPkcs7asn1) return pkcs7asn1.exports;
+  hasRequiredPkcs7asn1 = 1;
+  var forge2 = requireForge();
+  requireAsn1();
+  requireUtil();
+  var asn12 = forge2.asn1;
+  var p7v = pkcs7asn1.exports = forge2.pkcs7asn1 = forge2.pkcs7asn1 || {};
+  forge2.pkcs7 = forge2.pkcs7 || {};
+  forge2.pkcs7.asn1 = p7v;
+  var contentInfoValidator = {
+    name: "ContentInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "ContentInfo.ContentType",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OID,
+      constructed: false,
+      capture: "contentType"
+    }, {
+      name: "ContentInfo.content",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 0,
+      constructed: true,
+      optional: true,
+      captureAsn1: "content"
+    }]
+  };
+  p7v.contentInfoValidator = contentInfoValidator;
+  var encryptedContentInfoValidator = {
+    name: "EncryptedContentInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "EncryptedContentInfo.contentType",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OID,
+      constructed: false,
+      capture: "contentType"
+    }, {
+      name: "EncryptedContentInfo.contentEncryptionAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "EncryptedContentInfo.contentEncryptionAlgorithm.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "encAlgorithm"
+      }, {
+        name: "EncryptedContentInfo.contentEncryptionAlgorithm.parameter",
+        tagClass: asn12.Class.UNIVERSAL,
+        captureAsn1: "encParameter"
+      }]
+    }, {
+      name: "EncryptedContentInfo.encryptedContent",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 0,
+      /* The PKCS#7 structure output by OpenSSL somewhat differs from what
+       * other implementations do generate.
+       *
+       * OpenSSL generates a structure like this:
+       * SEQUENCE {
+       *    ...
+       *    [0]
+       *       26 DA 67 D2 17 9C 45 3C B1 2A A8 59 2F 29 33 38
+       *       C3 C3 DF 86 71 74 7A 19 9F 40 D0 29 BE 85 90 45
+       *       ...
+       * }
+       *
+       * Whereas other implementations (and this PKCS#7 module) generate:
+       * SEQUENCE {
+       *    ...
+       *    [0] {
+       *       OCTET STRING
+       *          26 DA 67 D2 17 9C 45 3C B1 2A A8 59 2F 29 33 38
+       *          C3 C3 DF 86 71 74 7A 19 9F 40 D0 29 BE 85 90 45
+       *          ...
+       *    }
+       * }
+       *
+       * In order to support both, we just capture the context specific
+       * field here.  The OCTET STRING bit is removed below.
+       */
+      capture: "encryptedContent",
+      captureAsn1: "encryptedContentAsn1"
+    }]
+  };
+  p7v.envelopedDataValidator = {
+    name: "EnvelopedData",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "EnvelopedData.Version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "version"
+    }, {
+      name: "EnvelopedData.RecipientInfos",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SET,
+      constructed: true,
+      captureAsn1: "recipientInfos"
+    }].concat(encryptedContentInfoValidator)
+  };
+  p7v.encryptedDataValidator = {
+    name: "EncryptedData",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "EncryptedData.Version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "version"
+    }].concat(encryptedContentInfoValidator)
+  };
+  var signerValidator = {
+    name: "SignerInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "SignerInfo.version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false
+    }, {
+      name: "SignerInfo.issuerAndSerialNumber",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "SignerInfo.issuerAndSerialNumber.issuer",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        captureAsn1: "issuer"
+      }, {
+        name: "SignerInfo.issuerAndSerialNumber.serialNumber",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.INTEGER,
+        constructed: false,
+        capture: "serial"
+      }]
+    }, {
+      name: "SignerInfo.digestAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "SignerInfo.digestAlgorithm.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "digestAlgorithm"
+      }, {
+        name: "SignerInfo.digestAlgorithm.parameter",
+        tagClass: asn12.Class.UNIVERSAL,
+        constructed: false,
+        captureAsn1: "digestParameter",
+        optional: true
+      }]
+    }, {
+      name: "SignerInfo.authenticatedAttributes",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 0,
+      constructed: true,
+      optional: true,
+      capture: "authenticatedAttributes"
+    }, {
+      name: "SignerInfo.digestEncryptionAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      capture: "signatureAlgorithm"
+    }, {
+      name: "SignerInfo.encryptedDigest",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "signature"
+    }, {
+      name: "SignerInfo.unauthenticatedAttributes",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 1,
+      constructed: true,
+      optional: true,
+      capture: "unauthenticatedAttributes"
+    }]
+  };
+  p7v.signedDataValidator = {
+    name: "SignedData",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [
+      {
+        name: "SignedData.Version",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.INTEGER,
+        constructed: false,
+        capture: "version"
+      },
+      {
+        name: "SignedData.DigestAlgorithms",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SET,
+        constructed: true,
+        captureAsn1: "digestAlgorithms"
+      },
+      contentInfoValidator,
+      {
+        name: "SignedData.Certificates",
+        tagClass: asn12.Class.CONTEXT_SPECIFIC,
+        type: 0,
+        optional: true,
+        captureAsn1: "certificates"
+      },
+      {
+        name: "SignedData.CertificateRevocationLists",
+        tagClass: asn12.Class.CONTEXT_SPECIFIC,
+        type: 1,
+        optional: true,
+        captureAsn1: "crls"
+      },
+      {
+        name: "SignedData.SignerInfos",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SET,
+        capture: "signerInfos",
+        optional: true,
+        value: [signerValidator]
+      }
+    ]
+  };
+  p7v.recipientInfoValidator = {
+    name: "RecipientInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "RecipientInfo.version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "version"
+    }, {
+      name: "RecipientInfo.issuerAndSerial",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "RecipientInfo.issuerAndSerial.issuer",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        captureAsn1: "issuer"
+      }, {
+        name: "RecipientInfo.issuerAndSerial.serialNumber",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.INTEGER,
+        constructed: false,
+        capture: "serial"
+      }]
+    }, {
+      name: "RecipientInfo.keyEncryptionAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "RecipientInfo.keyEncryptionAlgorithm.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "encAlgorithm"
+      }, {
+        name: "RecipientInfo.keyEncryptionAlgorithm.parameter",
+        tagClass: asn12.Class.UNIVERSAL,
+        constructed: false,
+        captureAsn1: "encParameter",
+        optional: true
+      }]
+    }, {
+      name: "RecipientInfo.encryptedKey",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "encKey"
+    }]
+  };
+  return pkcs7asn1.exports;
+}
+function requireMgf1() {
+  if (hasRequiredMgf1) return mgf1.exports;
+  hasRequiredMgf1 = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  forge2.mgf = forge2.mgf || {};
+  var mgf1$1 = mgf1.exports = forge2.mgf.mgf1 = forge2.mgf1 = forge2.mgf1 || {};
+  mgf1$1.create = function(md2) {
+    var mgf2 = {
+      /**
+       * Generate mask of specified length.
+       *
+       * @param {String} seed The seed for mask generation.
+       * @param maskLen Number of bytes to generate.
+       * @return {String} The generated mask.
+       */
+      generate: function(seed, maskLen) {
+        var t = new forge2.util.ByteBuffer();
+        var len = Math.ceil(maskLen / md2.digestLength);
+        for (var i = 0; i < len; i++) {
+          var c = new forge2.util.ByteBuffer();
+          c.putInt32(i);
+          md2.start();
+          md2.update(seed + c.getBytes());
+          t.putBuffer(md2.digest());
+        }
+        t.truncate(t.length() - maskLen);
+        return t.getBytes();
+      }
+    };
+    return mgf2;
+  };
+  return mgf1.exports;
+}
+function requireMgf() {
+  if (hasRequiredMgf) return mgf;
+  hasRequiredMgf = 1;
+  var forge2 = requireForge();
+  requireMgf1();
+  mgf = forge2.mgf = forge2.mgf || {};
+  forge2.mgf.mgf1 = forge2.mgf1;
+  return mgf;
+}
+function requirePss() {
+  if (hasRequiredPss) return pss.exports;
+  hasRequiredPss = 1;
+  var forge2 = requireForge();
+  requireRandom();
+  requireUtil();
+  var pss$1 = pss.exports = forge2.pss = forge2.pss || {};
+  pss$1.create = function(options) {
+    if (arguments.length === 3) {
+      options = {
+        md: arguments[0],
+        mgf: arguments[1],
+        saltLength: arguments[2]
+      };
+    }
+    var hash2 = options.md;
+    var mgf2 = options.mgf;
+    var hLen = hash2.digestLength;
+    var salt_ = options.salt || null;
+    if (typeof salt_ === "string") {
+      salt_ = forge2.util.createBuffer(salt_);
+    }
+    var sLen;
+    if ("saltLength" in options) {
+      sLen = options.saltLength;
+    } else if (salt_ !== null) {
+      sLen = salt_.length();
+    } else {
+      throw new Error("Salt length not specified or specific salt not given.");
+    }
+    if (salt_ !== null && salt_.length() !== sLen) {
+      throw new Error("Given salt length does not match length of given salt.");
+    }
+    var prng2 = options.prng || forge2.random;
+    var pssobj = {};
+    pssobj.encode = function(md2, modBits) {
+      var i;
+      var emBits = modBits - 1;
+      var emLen = Math.ceil(emBits / 8);
+      var mHash = md2.digest().getBytes();
+      if (emLen < hLen + sLen + 2) {
+        throw new Error("Message is too long to encrypt.");
+      }
+      var salt;
+      if (salt_ === null) {
+        salt = prng2.getBytesSync(sLen);
+      } else {
+        salt = salt_.bytes();
+      }
+      var m_ = new forge2.util.ByteBuffer();
+      m_.fillWithByte(0, 8);
+      m_.putBytes(mHash);
+      m_.putBytes(salt);
+      hash2.start();
+      hash2.update(m_.getBytes());
+      var h = hash2.digest().getBytes();
+      var ps = new forge2.util.ByteBuffer();
+      ps.fillWithByte(0, emLen - sLen - hLen - 2);
+      ps.putByte(1);
+      ps.putBytes(salt);
+      var db = ps.getBytes();
+      var maskLen = emLen - hLen - 1;
+      var dbMask = mgf2.generate(h, maskLen);
+      var maskedDB = "";
+      for (i = 0; i < maskLen; i++) {
+        maskedDB += String.fromCharCode(db.charCodeAt(i) ^ dbMask.charCodeAt(i));
+      }
+      var mask = 65280 >> 8 * emLen - emBits & 255;
+      maskedDB = String.fromCharCode(maskedDB.charCodeAt(0) & ~mask) + maskedDB.substr(1);
+      return maskedDB + h + String.fromCharCode(188);
+    };
+    pssobj.verify = function(mHash, em, modBits) {
+      var i;
+      var emBits = modBits - 1;
+      var emLen = Math.ceil(emBits / 8);
+      em = em.substr(-emLen);
+      if (emLen < hLen + sLen + 2) {
+        throw new Error("Inconsistent parameters to PSS signature verification.");
+      }
+      if (em.charCodeAt(emLen - 1) !== 188) {
+        throw new Error("Encoded message does not end in 0xBC.");
+      }
+      var maskLen = emLen - hLen - 1;
+      var maskedDB = em.substr(0, maskLen);
+      var h = em.substr(maskLen, hLen);
+      var mask = 65280 >> 8 * emLen - emBits & 255;
+      if ((maskedDB.charCodeAt(0) & mask) !== 0) {
+        throw new Error("Bits beyond keysize not zero as expected.");
+      }
+      var dbMask = mgf2.generate(h, maskLen);
+      var db = "";
+      for (i = 0; i < maskLen; i++) {
+        db += String.fromCharCode(maskedDB.charCodeAt(i) ^ dbMask.charCodeAt(i));
+      }
+      db = String.fromCharCode(db.charCodeAt(0) & ~mask) + db.substr(1);
+      var checkLen = emLen - hLen - sLen - 2;
+      for (i = 0; i < checkLen; i++) {
+        if (db.charCodeAt(i) !== 0) {
+          throw new Error("Leftmost octets not zero as expected");
+        }
+      }
+      if (db.charCodeAt(checkLen) !== 1) {
+        throw new Error("Inconsistent PSS signature, 0x01 marker not found");
+      }
+      var salt = db.substr(-sLen);
+      var m_ = new forge2.util.ByteBuffer();
+      m_.fillWithByte(0, 8);
+      m_.putBytes(mHash);
+      m_.putBytes(salt);
+      hash2.start();
+      hash2.update(m_.getBytes());
+      var h_ = hash2.digest().getBytes();
+      return h === h_;
+    };
+    return pssobj;
+  };
+  return pss.exports;
+}
+function requireX509() {
+  if (hasRequiredX509) return x509.exports;
+  hasRequiredX509 = 1;
+  var forge2 = requireForge();
+  requireAes();
+  requireAsn1();
+  requireDes();
+  requireMd();
+  requireMgf();
+  requireOids();
+  requirePem();
+  requirePss();
+  requireRsa();
+  requireUtil();
+  var asn12 = forge2.asn1;
+  var pki2 = x509.exports = forge2.pki = forge2.pki || {};
+  var oids2 = pki2.oids;
+  var _shortNames = {};
+  _shortNames["CN"] = oids2["commonName"];
+  _shortNames["commonName"] = "CN";
+  _shortNames["C"] = oids2["countryName"];
+  _shortNames["countryName"] = "C";
+  _shortNames["L"] = oids2["localityName"];
+  _shortNames["localityName"] = "L";
+  _shortNames["ST"] = oids2["stateOrProvinceName"];
+  _shortNames["stateOrProvinceName"] = "ST";
+  _shortNames["O"] = oids2["organizationName"];
+  _shortNames["organizationName"] = "O";
+  _shortNames["OU"] = oids2["organizationalUnitName"];
+  _shortNames["organizationalUnitName"] = "OU";
+  _shortNames["E"] = oids2["emailAddress"];
+  _shortNames["emailAddress"] = "E";
+  var publicKeyValidator = forge2.pki.rsa.publicKeyValidator;
+  var x509CertificateValidator = {
+    name: "Certificate",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "Certificate.TBSCertificate",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      captureAsn1: "tbsCertificate",
+      value: [
+        {
+          name: "Certificate.TBSCertificate.version",
+          tagClass: asn12.Class.CONTEXT_SPECIFIC,
+          type: 0,
+          constructed: true,
+          optional: true,
+          value: [{
+            name: "Certificate.TBSCertificate.version.integer",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.INTEGER,
+            constructed: false,
+            capture: "certVersion"
+          }]
+        },
+        {
+          name: "Certificate.TBSCertificate.serialNumber",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.INTEGER,
+          constructed: false,
+          capture: "certSerialNumber"
+        },
+        {
+          name: "Certificate.TBSCertificate.signature",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          value: [{
+            name: "Certificate.TBSCertificate.signature.algorithm",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.OID,
+            constructed: false,
+            capture: "certinfoSignatureOid"
+          }, {
+            name: "Certificate.TBSCertificate.signature.parameters",
+            tagClass: asn12.Class.UNIVERSAL,
+            optional: true,
+            captureAsn1: "certinfoSignatureParams"
+          }]
+        },
+        {
+          name: "Certificate.TBSCertificate.issuer",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          captureAsn1: "certIssuer"
+        },
+        {
+          name: "Certificate.TBSCertificate.validity",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          // Note: UTC and generalized times may both appear so the capture
+          // names are based on their detected order, the names used below
+          // are only for the common case, which validity time really means
+          // "notBefore" and which means "notAfter" will be determined by order
+          value: [{
+            // notBefore (Time) (UTC time case)
+            name: "Certificate.TBSCertificate.validity.notBefore (utc)",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.UTCTIME,
+            constructed: false,
+            optional: true,
+            capture: "certValidity1UTCTime"
+          }, {
+            // notBefore (Time) (generalized time case)
+            name: "Certificate.TBSCertificate.validity.notBefore (generalized)",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.GENERALIZEDTIME,
+            constructed: false,
+            optional: true,
+            capture: "certValidity2GeneralizedTime"
+          }, {
+            // notAfter (Time) (only UTC time is supported)
+            name: "Certificate.TBSCertificate.validity.notAfter (utc)",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.UTCTIME,
+            constructed: false,
+            optional: true,
+            capture: "certValidity3UTCTime"
+          }, {
+            // notAfter (Time) (only UTC time is supported)
+            name: "Certificate.TBSCertificate.validity.notAfter (generalized)",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.GENERALIZEDTIME,
+            constructed: false,
+            optional: true,
+            capture: "certValidity4GeneralizedTime"
+          }]
+        },
+        {
+          // Name (subject) (RDNSequence)
+          name: "Certificate.TBSCertificate.subject",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          captureAsn1: "certSubject"
+        },
+        // SubjectPublicKeyInfo
+        publicKeyValidator,
+        {
+          // issuerUniqueID (optional)
+          name: "Certificate.TBSCertificate.issuerUniqueID",
+          tagClass: asn12.Class.CONTEXT_SPECIFIC,
+          type: 1,
+          constructed: true,
+          optional: true,
+          value: [{
+            name: "Certificate.TBSCertificate.issuerUniqueID.id",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.BITSTRING,
+            constructed: false,
+            // TODO: support arbitrary bit length ids
+            captureBitStringValue: "certIssuerUniqueId"
+          }]
+        },
+        {
+          // subjectUniqueID (optional)
+          name: "Certificate.TBSCertificate.subjectUniqueID",
+          tagClass: asn12.Class.CONTEXT_SPECIFIC,
+          type: 2,
+          constructed: true,
+          optional: true,
+          value: [{
+            name: "Certificate.TBSCertificate.subjectUniqueID.id",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.BITSTRING,
+            constructed: false,
+            // TODO: support arbitrary bit length ids
+            captureBitStringValue: "certSubjectUniqueId"
+          }]
+        },
+        {
+          // Extensions (optional)
+          name: "Certificate.TBSCertificate.extensions",
+          tagClass: asn12.Class.CONTEXT_SPECIFIC,
+          type: 3,
+          constructed: true,
+          captureAsn1: "certExtensions",
+          optional: true
+        }
+      ]
+    }, {
+      // AlgorithmIdentifier (signature algorithm)
+      name: "Certificate.signatureAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        // algorithm
+        name: "Certificate.signatureAlgorithm.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "certSignatureOid"
+      }, {
+        name: "Certificate.TBSCertificate.signature.parameters",
+        tagClass: asn12.Class.UNIVERSAL,
+        optional: true,
+        captureAsn1: "certSignatureParams"
+      }]
+    }, {
+      // SignatureValue
+      name: "Certificate.signatureValue",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.BITSTRING,
+      constructed: false,
+      captureBitStringValue: "certSignature"
+    }]
+  };
+  var rsassaPssParameterValidator = {
+    name: "rsapss",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "rsapss.hashAlgorithm",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 0,
+      constructed: true,
+      value: [{
+        name: "rsapss.hashAlgorithm.AlgorithmIdentifier",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Class.SEQUENCE,
+        constructed: true,
+        optional: true,
+        value: [{
+          name: "rsapss.hashAlgorithm.AlgorithmIdentifier.algorithm",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.OID,
+          constructed: false,
+          capture: "hashOid"
+          /* parameter block omitted, for SHA1 NULL anyhow. */
+        }]
+      }]
+    }, {
+      name: "rsapss.maskGenAlgorithm",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 1,
+      constructed: true,
+      value: [{
+        name: "rsapss.maskGenAlgorithm.AlgorithmIdentifier",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Class.SEQUENCE,
+        constructed: true,
+        optional: true,
+        value: [{
+          name: "rsapss.maskGenAlgorithm.AlgorithmIdentifier.algorithm",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.OID,
+          constructed: false,
+          capture: "maskGenOid"
+        }, {
+          name: "rsapss.maskGenAlgorithm.AlgorithmIdentifier.params",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          value: [{
+            name: "rsapss.maskGenAlgorithm.AlgorithmIdentifier.params.algorithm",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.OID,
+            constructed: false,
+            capture: "maskGenHashOid"
+            /* parameter block omitted, for SHA1 NULL anyhow. */
+          }]
+        }]
+      }]
+    }, {
+      name: "rsapss.saltLength",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 2,
+      optional: true,
+      value: [{
+        name: "rsapss.saltLength.saltLength",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Class.INTEGER,
+        constructed: false,
+        capture: "saltLength"
+      }]
+    }, {
+      name: "rsapss.trailerField",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      type: 3,
+      optional: true,
+      value: [{
+        name: "rsapss.trailer.trailer",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Class.INTEGER,
+        constructed: false,
+        capture: "trailer"
+      }]
+    }]
+  };
+  var certificationRequestInfoValidator = {
+    name: "CertificationRequestInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    captureAsn1: "certificationRequestInfo",
+    value: [
+      {
+        name: "CertificationRequestInfo.integer",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.INTEGER,
+        constructed: false,
+        capture: "certificationRequestInfoVersion"
+      },
+      {
+        // Name (subject) (RDNSequence)
+        name: "CertificationRequestInfo.subject",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        captureAsn1: "certificationRequestInfoSubject"
+      },
+      // SubjectPublicKeyInfo
+      publicKeyValidator,
+      {
+        name: "CertificationRequestInfo.attributes",
+        tagClass: asn12.Class.CONTEXT_SPECIFIC,
+        type: 0,
+        constructed: true,
+        optional: true,
+        capture: "certificationRequestInfoAttributes",
+        value: [{
+          name: "CertificationRequestInfo.attributes",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          constructed: true,
+          value: [{
+            name: "CertificationRequestInfo.attributes.type",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.OID,
+            constructed: false
+          }, {
+            name: "CertificationRequestInfo.attributes.value",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.SET,
+            constructed: true
+          }]
+        }]
+      }
+    ]
+  };
+  var certificationRequestValidator = {
+    name: "CertificationRequest",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    captureAsn1: "csr",
+    value: [
+      certificationRequestInfoValidator,
+      {
+        // AlgorithmIdentifier (signature algorithm)
+        name: "CertificationRequest.signatureAlgorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        value: [{
+          // algorithm
+          name: "CertificationRequest.signatureAlgorithm.algorithm",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.OID,
+          constructed: false,
+          capture: "csrSignatureOid"
+        }, {
+          name: "CertificationRequest.signatureAlgorithm.parameters",
+          tagClass: asn12.Class.UNIVERSAL,
+          optional: true,
+          captureAsn1: "csrSignatureParams"
+        }]
+      },
+      {
+        // signature
+        name: "CertificationRequest.signature",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.BITSTRING,
+        constructed: false,
+        captureBitStringValue: "csrSignature"
+      }
+    ]
+  };
+  pki2.RDNAttributesAsArray = function(rdn, md2) {
+    var rval = [];
+    var set2, attr, obj;
+    for (var si = 0; si < rdn.value.length; ++si) {
+      set2 = rdn.value[si];
+      for (var i = 0; i < set2.value.length; ++i) {
+        obj = {};
+        attr = set2.value[i];
+        obj.type = asn12.derToOid(attr.value[0].value);
+        obj.value = attr.value[1].value;
+        obj.valueTagClass = attr.value[1].type;
+        if (obj.type in oids2) {
+          obj.name = oids2[obj.type];
+          if (obj.name in _shortNames) {
+            obj.shortName = _shortNames[obj.name];
+          }
+        }
+        if (md2) {
+          md2.update(obj.type);
+          md2.update(obj.value);
+        }
+        rval.push(obj);
+      }
+    }
+    return rval;
+  };
+  pki2.CRIAttributesAsArray = function(attributes) {
+    var rval = [];
+    for (var si = 0; si < attributes.length; ++si) {
+      var seq = attributes[si];
+      var type = asn12.derToOid(seq.value[0].value);
+      var values = seq.value[1].value;
+      for (var vi = 0; vi < values.length; ++vi) {
+        var obj = {};
+        obj.type = type;
+        obj.value = values[vi].value;
+        obj.valueTagClass = values[vi].type;
+        if (obj.type in oids2) {
+          obj.name = oids2[obj.type];
+          if (obj.name in _shortNames) {
+            obj.shortName = _shortNames[obj.name];
+          }
+        }
+        if (obj.type === oids2.extensionRequest) {
+          obj.extensions = [];
+          for (var ei = 0; ei < obj.value.length; ++ei) {
+            obj.extensions.push(pki2.certificateExtensionFromAsn1(obj.value[ei]));
+          }
+        }
+        rval.push(obj);
+      }
+    }
+    return rval;
+  };
+  function _getAttribute(obj, options) {
+    if (typeof options === "string") {
+      options = { shortName: options };
+    }
+    var rval = null;
+    var attr;
+    for (var i = 0; rval === null && i < obj.attributes.length; ++i) {
+      attr = obj.attributes[i];
+      if (options.type && options.type === attr.type) {
+        rval = attr;
+      } else if (options.name && options.name === attr.name) {
+        rval = attr;
+      } else if (options.shortName && options.shortName === attr.shortName) {
+        rval = attr;
+      }
+    }
+    return rval;
+  }
+  var _readSignatureParameters = function(oid, obj, fillDefaults) {
+    var params = {};
+    if (oid !== oids2["RSASSA-PSS"]) {
+      return params;
+    }
+    if (fillDefaults) {
+      params = {
+        hash: {
+          algorithmOid: oids2["sha1"]
+        },
+        mgf: {
+          algorithmOid: oids2["mgf1"],
+          hash: {
+            algorithmOid: oids2["sha1"]
+          }
+        },
+        saltLength: 20
+      };
+    }
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, rsassaPssParameterValidator, capture, errors)) {
+      var error63 = new Error("Cannot read RSASSA-PSS parameter block.");
+      error63.errors = errors;
+      throw error63;
+    }
+    if (capture.hashOid !== void 0) {
+      params.hash = params.hash || {};
+      params.hash.algorithmOid = asn12.derToOid(capture.hashOid);
+    }
+    if (capture.maskGenOid !== void 0) {
+      params.mgf = params.mgf || {};
+      params.mgf.algorithmOid = asn12.derToOid(capture.maskGenOid);
+      params.mgf.hash = params.mgf.hash || {};
+      params.mgf.hash.algorithmOid = asn12.derToOid(capture.maskGenHashOid);
+    }
+    if (capture.saltLength !== void 0) {
+      params.saltLength = capture.saltLength.charCodeAt(0);
+    }
+    return params;
+  };
+  var _createSignatureDigest = function(options) {
+    switch (oids2[options.signatureOid]) {
+      case "sha1WithRSAEncryption":
+      // deprecated alias
+      case "sha1WithRSASignature":
+        return forge2.md.sha1.create();
+      case "md5WithRSAEncryption":
+        return forge2.md.md5.create();
+      case "sha256WithRSAEncryption":
+        return forge2.md.sha256.create();
+      case "sha384WithRSAEncryption":
+        return forge2.md.sha384.create();
+      case "sha512WithRSAEncryption":
+        return forge2.md.sha512.create();
+      case "RSASSA-PSS":
+        return forge2.md.sha256.create();
+      default:
+        var error63 = new Error(
+          "Could not compute " + options.type + " digest. Unknown signature OID."
+        );
+        error63.signatureOid = options.signatureOid;
+        throw error63;
+    }
+  };
+  var _verifySignature = function(options) {
+    var cert = options.certificate;
+    var scheme;
+    switch (cert.signatureOid) {
+      case oids2.sha1WithRSAEncryption:
+      // deprecated alias
+      case oids2.sha1WithRSASignature:
+        break;
+      case oids2["RSASSA-PSS"]:
+        var hash2, mgf2;
+        hash2 = oids2[cert.signatureParameters.mgf.hash.algorithmOid];
+        if (hash2 === void 0 || forge2.md[hash2] === void 0) {
+          var error63 = new Error("Unsupported MGF hash function.");
+          error63.oid = cert.signatureParameters.mgf.hash.algorithmOid;
+          error63.name = hash2;
+          throw error63;
+        }
+        mgf2 = oids2[cert.signatureParameters.mgf.algorithmOid];
+        if (mgf2 === void 0 || forge2.mgf[mgf2] === void 0) {
+          var error63 = new Error("Unsupported MGF function.");
+          error63.oid = cert.signatureParameters.mgf.algorithmOid;
+          error63.name = mgf2;
+          throw error63;
+        }
+        mgf2 = forge2.mgf[mgf2].create(forge2.md[hash2].create());
+        hash2 = oids2[cert.signatureParameters.hash.algorithmOid];
+        if (hash2 === void 0 || forge2.md[hash2] === void 0) {
+          var error63 = new Error("Unsupported RSASSA-PSS hash function.");
+          error63.oid = cert.signatureParameters.hash.algorithmOid;
+          error63.name = hash2;
+          throw error63;
+        }
+        scheme = forge2.pss.create(
+          forge2.md[hash2].create(),
+          mgf2,
+          cert.signatureParameters.saltLength
+        );
+        break;
+    }
+    return cert.publicKey.verify(
+      options.md.digest().getBytes(),
+      options.signature,
+      scheme
+    );
+  };
+  pki2.certificateFromPem = function(pem2, computeHash, strict) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "CERTIFICATE" && msg.type !== "X509 CERTIFICATE" && msg.type !== "TRUSTED CERTIFICATE") {
+      var error63 = new Error(
+        'Could not convert certificate from PEM; PEM header type is not "CERTIFICATE", "X509 CERTIFICATE", or "TRUSTED CERTIFICATE".'
+      );
+      error63.headerType = msg.type;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error(
+        "Could not convert certificate from PEM; PEM is encrypted."
+      );
+    }
+    var obj = asn12.fromDer(msg.body, strict);
+    return pki2.certificateFromAsn1(obj, computeHash);
+  };
+  pki2.certificateToPem = function(cert, maxline) {
+    var msg = {
+      type: "CERTIFICATE",
+      body: asn12.toDer(pki2.certificateToAsn1(cert)).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  pki2.publicKeyFromPem = function(pem2) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "PUBLIC KEY" && msg.type !== "RSA PUBLIC KEY") {
+      var error63 = new Error('Could not convert public key from PEM; PEM header type is not "PUBLIC KEY" or "RSA PUBLIC KEY".');
+      error63.headerType = msg.type;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error("Could not convert public key from PEM; PEM is encrypted.");
+    }
+    var obj = asn12.fromDer(msg.body);
+    return pki2.publicKeyFromAsn1(obj);
+  };
+  pki2.publicKeyToPem = function(key, maxline) {
+    var msg = {
+      type: "PUBLIC KEY",
+      body: asn12.toDer(pki2.publicKeyToAsn1(key)).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  pki2.publicKeyToRSAPublicKeyPem = function(key, maxline) {
+    var msg = {
+      type: "RSA PUBLIC KEY",
+      body: asn12.toDer(pki2.publicKeyToRSAPublicKey(key)).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  pki2.getPublicKeyFingerprint = function(key, options) {
+    options = options || {};
+    var md2 = options.md || forge2.md.sha1.create();
+    var type = options.type || "RSAPublicKey";
+    var bytes;
+    switch (type) {
+      case "RSAPublicKey":
+        bytes = asn12.toDer(pki2.publicKeyToRSAPublicKey(key)).getBytes();
+        break;
+      case "SubjectPublicKeyInfo":
+        bytes = asn12.toDer(pki2.publicKeyToAsn1(key)).getBytes();
+        break;
+      default:
+        throw new Error('Unknown fingerprint type "' + options.type + '".');
+    }
+    md2.start();
+    md2.update(bytes);
+    var digest = md2.digest();
+    if (options.encoding === "hex") {
+      var hex4 = digest.toHex();
+      if (options.delimiter) {
+        return hex4.match(/.{2}/g).join(options.delimiter);
+      }
+      return hex4;
+    } else if (options.encoding === "binary") {
+      return digest.getBytes();
+    } else if (options.encoding) {
+      throw new Error('Unknown encoding "' + options.encoding + '".');
+    }
+    return digest;
+  };
+  pki2.certificationRequestFromPem = function(pem2, computeHash, strict) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "CERTIFICATE REQUEST") {
+      var error63 = new Error('Could not convert certification request from PEM; PEM header type is not "CERTIFICATE REQUEST".');
+      error63.headerType = msg.type;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error("Could not convert certification request from PEM; PEM is encrypted.");
+    }
+    var obj = asn12.fromDer(msg.body, strict);
+    return pki2.certificationRequestFromAsn1(obj, computeHash);
+  };
+  pki2.certificationRequestToPem = function(csr, maxline) {
+    var msg = {
+      type: "CERTIFICATE REQUEST",
+      body: asn12.toDer(pki2.certificationRequestToAsn1(csr)).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  pki2.createCertificate = function() {
+    var cert = {};
+    cert.version = 2;
+    cert.serialNumber = "00";
+    cert.signatureOid = null;
+    cert.signature = null;
+    cert.siginfo = {};
+    cert.siginfo.algorithmOid = null;
+    cert.validity = {};
+    cert.validity.notBefore = /* @__PURE__ */ new Date();
+    cert.validity.notAfter = /* @__PURE__ */ new Date();
+    cert.issuer = {};
+    cert.issuer.getField = function(sn) {
+      return _getAttribute(cert.issuer, sn);
+    };
+    cert.issuer.addField = function(attr) {
+      _fillMissingFields([attr]);
+      cert.issuer.attributes.push(attr);
+    };
+    cert.issuer.attributes = [];
+    cert.issuer.hash = null;
+    cert.subject = {};
+    cert.subject.getField = function(sn) {
+      return _getAttribute(cert.subject, sn);
+    };
+    cert.subject.addField = function(attr) {
+      _fillMissingFields([attr]);
+      cert.subject.attributes.push(attr);
+    };
+    cert.subject.attributes = [];
+    cert.subject.hash = null;
+    cert.extensions = [];
+    cert.publicKey = null;
+    cert.md = null;
+    cert.setSubject = function(attrs, uniqueId) {
+      _fillMissingFields(attrs);
+      cert.subject.attributes = attrs;
+      delete cert.subject.uniqueId;
+      if (uniqueId) {
+        cert.subject.uniqueId = uniqueId;
+      }
+      cert.subject.hash = null;
+    };
+    cert.setIssuer = function(attrs, uniqueId) {
+      _fillMissingFields(attrs);
+      cert.issuer.attributes = attrs;
+      delete cert.issuer.uniqueId;
+      if (uniqueId) {
+        cert.issuer.uniqueId = uniqueId;
+      }
+      cert.issuer.hash = null;
+    };
+    cert.setExtensions = function(exts) {
+      for (var i = 0; i < exts.length; ++i) {
+        _fillMissingExtensionFields(exts[i], { cert });
+      }
+      cert.extensions = exts;
+    };
+    cert.getExtension = function(options) {
+      if (typeof options === "string") {
+        options = { name: options };
+      }
+      var rval = null;
+      var ext;
+      for (var i = 0; rval === null && i < cert.extensions.length; ++i) {
+        ext = cert.extensions[i];
+        if (options.id && ext.id === options.id) {
+          rval = ext;
+        } else if (options.name && ext.name === options.name) {
+          rval = ext;
+        }
+      }
+      return rval;
+    };
+    cert.sign = function(key, md2) {
+      cert.md = md2 || forge2.md.sha1.create();
+      var algorithmOid = oids2[cert.md.algorithm + "WithRSAEncryption"];
+      if (!algorithmOid) {
+        var error63 = new Error("Could not compute certificate digest. Unknown message digest algorithm OID.");
+        error63.algorithm = cert.md.algorithm;
+        throw error63;
+      }
+      cert.signatureOid = cert.siginfo.algorithmOid = algorithmOid;
+      cert.tbsCertificate = pki2.getTBSCertificate(cert);
+      var bytes = asn12.toDer(cert.tbsCertificate);
+      cert.md.update(bytes.getBytes());
+      cert.signature = key.sign(cert.md);
+    };
+    cert.verify = function(child) {
+      var rval = false;
+      if (!cert.issued(child)) {
+        var issuer = child.issuer;
+        var subject = cert.subject;
+        var error63 = new Error(
+          "The parent certificate did not issue the given child certificate; the child certificate's issuer does not match the parent's subject."
+        );
+        error63.expectedIssuer = subject.attributes;
+        error63.actualIssuer = issuer.attributes;
+        throw error63;
+      }
+      var md2 = child.md;
+      if (md2 === null) {
+        md2 = _createSignatureDigest({
+          signatureOid: child.signatureOid,
+          type: "certificate"
+        });
+        var tbsCertificate = child.tbsCertificate || pki2.getTBSCertificate(child);
+        var bytes = asn12.toDer(tbsCertificate);
+        md2.update(bytes.getBytes());
+      }
+      if (md2 !== null) {
+        rval = _verifySignature({
+          certificate: cert,
+          md: md2,
+          signature: child.signature
+        });
+      }
+      return rval;
+    };
+    cert.isIssuer = function(parent) {
+      var rval = false;
+      var i = cert.issuer;
+      var s = parent.subject;
+      if (i.hash && s.hash) {
+        rval = i.hash === s.hash;
+      } else if (i.attributes.length === s.attributes.length) {
+        rval = true;
+        var iattr, sattr;
+        for (var n = 0; rval && n < i.attributes.length; ++n) {
+          iattr = i.attributes[n];
+          sattr = s.attributes[n];
+          if (iattr.type !== sattr.type || iattr.value !== sattr.value) {
+            rval = false;
+          }
+        }
+      }
+      return rval;
+    };
+    cert.issued = function(child) {
+      return child.isIssuer(cert);
+    };
+    cert.generateSubjectKeyIdentifier = function() {
+      return pki2.getPublicKeyFingerprint(cert.publicKey, { type: "RSAPublicKey" });
+    };
+    cert.verifySubjectKeyIdentifier = function() {
+      var oid = oids2["subjectKeyIdentifier"];
+      for (var i = 0; i < cert.extensions.length; ++i) {
+        var ext = cert.extensions[i];
+        if (ext.id === oid) {
+          var ski = cert.generateSubjectKeyIdentifier().getBytes();
+          return forge2.util.hexToBytes(ext.subjectKeyIdentifier) === ski;
+        }
+      }
+      return false;
+    };
+    return cert;
+  };
+  pki2.certificateFromAsn1 = function(obj, computeHash) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, x509CertificateValidator, capture, errors)) {
+      var error63 = new Error("Cannot read X.509 certificate. ASN.1 object is not an X509v3 Certificate.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var oid = asn12.derToOid(capture.publicKeyOid);
+    if (oid !== pki2.oids.rsaEncryption) {
+      throw new Error("Cannot read public key. OID is not RSA.");
+    }
+    var cert = pki2.createCertificate();
+    cert.version = capture.certVersion ? capture.certVersion.charCodeAt(0) : 0;
+    var serial = forge2.util.createBuffer(capture.certSerialNumber);
+    cert.serialNumber = serial.toHex();
+    cert.signatureOid = forge2.asn1.derToOid(capture.certSignatureOid);
+    cert.signatureParameters = _readSignatureParameters(
+      cert.signatureOid,
+      capture.certSignatureParams,
+      true
+    );
+    cert.siginfo.algorithmOid = forge2.asn1.derToOid(capture.certinfoSignatureOid);
+    cert.siginfo.parameters = _readSignatureParameters(
+      cert.siginfo.algorithmOid,
+      capture.certinfoSignatureParams,
+      false
+    );
+    cert.signature = capture.certSignature;
+    var validity = [];
+    if (capture.certValidity1UTCTime !== void 0) {
+      validity.push(asn12.utcTimeToDate(capture.certValidity1UTCTime));
+    }
+    if (capture.certValidity2GeneralizedTime !== void 0) {
+      validity.push(asn12.generalizedTimeToDate(
+        capture.certValidity2GeneralizedTime
+      ));
+    }
+    if (capture.certValidity3UTCTime !== void 0) {
+      validity.push(asn12.utcTimeToDate(capture.certValidity3UTCTime));
+    }
+    if (capture.certValidity4GeneralizedTime !== void 0) {
+      validity.push(asn12.generalizedTimeToDate(
+        capture.certValidity4GeneralizedTime
+      ));
+    }
+    if (validity.length > 2) {
+      throw new Error("Cannot read notBefore/notAfter validity times; more than two times were provided in the certificate.");
+    }
+    if (validity.length < 2) {
+      throw new Error("Cannot read notBefore/notAfter validity times; they were not provided as either UTCTime or GeneralizedTime.");
+    }
+    cert.validity.notBefore = validity[0];
+    cert.validity.notAfter = validity[1];
+    cert.tbsCertificate = capture.tbsCertificate;
+    if (computeHash) {
+      cert.md = _createSignatureDigest({
+        signatureOid: cert.signatureOid,
+        type: "certificate"
+      });
+      var bytes = asn12.toDer(cert.tbsCertificate);
+      cert.md.update(bytes.getBytes());
+    }
+    var imd = forge2.md.sha1.create();
+    var ibytes = asn12.toDer(capture.certIssuer);
+    imd.update(ibytes.getBytes());
+    cert.issuer.getField = function(sn) {
+      return _getAttribute(cert.issuer, sn);
+    };
+    cert.issuer.addField = function(attr) {
+      _fillMissingFields([attr]);
+      cert.issuer.attributes.push(attr);
+    };
+    cert.issuer.attributes = pki2.RDNAttributesAsArray(capture.certIssuer);
+    if (capture.certIssuerUniqueId) {
+      cert.issuer.uniqueId = capture.certIssuerUniqueId;
+    }
+    cert.issuer.hash = imd.digest().toHex();
+    var smd = forge2.md.sha1.create();
+    var sbytes = asn12.toDer(capture.certSubject);
+    smd.update(sbytes.getBytes());
+    cert.subject.getField = function(sn) {
+      return _getAttribute(cert.subject, sn);
+    };
+    cert.subject.addField = function(attr) {
+      _fillMissingFields([attr]);
+      cert.subject.attributes.push(attr);
+    };
+    cert.subject.attributes = pki2.RDNAttributesAsArray(capture.certSubject);
+    if (capture.certSubjectUniqueId) {
+      cert.subject.uniqueId = capture.certSubjectUniqueId;
+    }
+    cert.subject.hash = smd.digest().toHex();
+    if (capture.certExtensions) {
+      cert.extensions = pki2.certificateExtensionsFromAsn1(capture.certExtensions);
+    } else {
+      cert.extensions = [];
+    }
+    cert.publicKey = pki2.publicKeyFromAsn1(capture.subjectPublicKeyInfo);
+    return cert;
+  };
+  pki2.certificateExtensionsFromAsn1 = function(exts) {
+    var rval = [];
+    for (var i = 0; i < exts.value.length; ++i) {
+      var extseq = exts.value[i];
+      for (var ei = 0; ei < extseq.value.length; ++ei) {
+        rval.push(pki2.certificateExtensionFromAsn1(extseq.value[ei]));
+      }
+    }
+    return rval;
+  };
+  pki2.certificateExtensionFromAsn1 = function(ext) {
+    var e = {};
+    e.id = asn12.derToOid(ext.value[0].value);
+    e.critical = false;
+    if (ext.value[1].type === asn12.Type.BOOLEAN) {
+      e.critical = ext.value[1].value.charCodeAt(0) !== 0;
+      e.value = ext.value[2].value;
+    } else {
+      e.value = ext.value[1].value;
+    }
+    if (e.id in oids2) {
+      e.name = oids2[e.id];
+      if (e.name === "keyUsage") {
+        var ev = asn12.fromDer(e.value);
+        var b2 = 0;
+        var b3 = 0;
+        if (ev.value.length > 1) {
+          b2 = ev.value.charCodeAt(1);
+          b3 = ev.value.length > 2 ? ev.value.charCodeAt(2) : 0;
+        }
+        e.digitalSignature = (b2 & 128) === 128;
+        e.nonRepudiation = (b2 & 64) === 64;
+        e.keyEncipherment = (b2 & 32) === 32;
+        e.dataEncipherment = (b2 & 16) === 16;
+        e.keyAgreement = (b2 & 8) === 8;
+        e.keyCertSign = (b2 & 4) === 4;
+        e.cRLSign = (b2 & 2) === 2;
+        e.encipherOnly = (b2 & 1) === 1;
+        e.decipherOnly = (b3 & 128) === 128;
+      } else if (e.name === "basicConstraints") {
+        var ev = asn12.fromDer(e.value);
+        if (ev.value.length > 0 && ev.value[0].type === asn12.Type.BOOLEAN) {
+          e.cA = ev.value[0].value.charCodeAt(0) !== 0;
+        } else {
+          e.cA = false;
+        }
+        var value = null;
+        if (ev.value.length > 0 && ev.value[0].type === asn12.Type.INTEGER) {
+          value = ev.value[0].value;
+        } else if (ev.value.length > 1) {
+          value = ev.value[1].value;
+        }
+        if (value !== null) {
+          e.pathLenConstraint = asn12.derToInteger(value);
+        }
+      } else if (e.name === "extKeyUsage") {
+        var ev = asn12.fromDer(e.value);
+        for (var vi = 0; vi < ev.value.length; ++vi) {
+          var oid = asn12.derToOid(ev.value[vi].value);
+          if (oid in oids2) {
+            e[oids2[oid]] = true;
+          } else {
+            e[oid] = true;
+          }
+        }
+      } else if (e.name === "nsCertType") {
+        var ev = asn12.fromDer(e.value);
+        var b2 = 0;
+        if (ev.value.length > 1) {
+          b2 = ev.value.charCodeAt(1);
+        }
+        e.client = (b2 & 128) === 128;
+        e.server = (b2 & 64) === 64;
+        e.email = (b2 & 32) === 32;
+        e.objsign = (b2 & 16) === 16;
+        e.reserved = (b2 & 8) === 8;
+        e.sslCA = (b2 & 4) === 4;
+        e.emailCA = (b2 & 2) === 2;
+        e.objCA = (b2 & 1) === 1;
+      } else if (e.name === "subjectAltName" || e.name === "issuerAltName") {
+        e.altNames = [];
+        var gn;
+        var ev = asn12.fromDer(e.value);
+        for (var n = 0; n < ev.value.length; ++n) {
+          gn = ev.value[n];
+          var altName = {
+            type: gn.type,
+            value: gn.value
+          };
+          e.altNames.push(altName);
+          switch (gn.type) {
+            // rfc822Name
+            case 1:
+            // dNSName
+            case 2:
+            // uniformResourceIdentifier (URI)
+            case 6:
+              break;
+            // IPAddress
+            case 7:
+              altName.ip = forge2.util.bytesToIP(gn.value);
+              break;
+            // registeredID
+            case 8:
+              altName.oid = asn12.derToOid(gn.value);
+              break;
+          }
+        }
+      } else if (e.name === "subjectKeyIdentifier") {
+        var ev = asn12.fromDer(e.value);
+        e.subjectKeyIdentifier = forge2.util.bytesToHex(ev.value);
+      }
+    }
+    return e;
+  };
+  pki2.certificationRequestFromAsn1 = function(obj, computeHash) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, certificationRequestValidator, capture, errors)) {
+      var error63 = new Error("Cannot read PKCS#10 certificate request. ASN.1 object is not a PKCS#10 CertificationRequest.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var oid = asn12.derToOid(capture.publicKeyOid);
+    if (oid !== pki2.oids.rsaEncryption) {
+      throw new Error("Cannot read public key. OID is not RSA.");
+    }
+    var csr = pki2.createCertificationRequest();
+    csr.version = capture.csrVersion ? capture.csrVersion.charCodeAt(0) : 0;
+    csr.signatureOid = forge2.asn1.derToOid(capture.csrSignatureOid);
+    csr.signatureParameters = _readSignatureParameters(
+      csr.signatureOid,
+      capture.csrSignatureParams,
+      true
+    );
+    csr.siginfo.algorithmOid = forge2.asn1.derToOid(capture.csrSignatureOid);
+    csr.siginfo.parameters = _readSignatureParameters(
+      csr.siginfo.algorithmOid,
+      capture.csrSignatureParams,
+      false
+    );
+    csr.signature = capture.csrSignature;
+    csr.certificationRequestInfo = capture.certificationRequestInfo;
+    if (computeHash) {
+      csr.md = _createSignatureDigest({
+        signatureOid: csr.signatureOid,
+        type: "certification request"
+      });
+      var bytes = asn12.toDer(csr.certificationRequestInfo);
+      csr.md.update(bytes.getBytes());
+    }
+    var smd = forge2.md.sha1.create();
+    csr.subject.getField = function(sn) {
+      return _getAttribute(csr.subject, sn);
+    };
+    csr.subject.addField = function(attr) {
+      _fillMissingFields([attr]);
+      csr.subject.attributes.push(attr);
+    };
+    csr.subject.attributes = pki2.RDNAttributesAsArray(
+      capture.certificationRequestInfoSubject,
+      smd
+    );
+    csr.subject.hash = smd.digest().toHex();
+    csr.publicKey = pki2.publicKeyFromAsn1(capture.subjectPublicKeyInfo);
+    csr.getAttribute = function(sn) {
+      return _getAttribute(csr, sn);
+    };
+    csr.addAttribute = function(attr) {
+      _fillMissingFields([attr]);
+      csr.attributes.push(attr);
+    };
+    csr.attributes = pki2.CRIAttributesAsArray(
+      capture.certificationRequestInfoAttributes || []
+    );
+    return csr;
+  };
+  pki2.createCertificationRequest = function() {
+    var csr = {};
+    csr.version = 0;
+    csr.signatureOid = null;
+    csr.signature = null;
+    csr.siginfo = {};
+    csr.siginfo.algorithmOid = null;
+    csr.subject = {};
+    csr.subject.getField = function(sn) {
+      return _getAttribute(csr.subject, sn);
+    };
+    csr.subject.addField = function(attr) {
+      _fillMissingFields([attr]);
+      csr.subject.attributes.push(attr);
+    };
+    csr.subject.attributes = [];
+    csr.subject.hash = null;
+    csr.publicKey = null;
+    csr.attributes = [];
+    csr.getAttribute = function(sn) {
+      return _getAttribute(csr, sn);
+    };
+    csr.addAttribute = function(attr) {
+      _fillMissingFields([attr]);
+      csr.attributes.push(attr);
+    };
+    csr.md = null;
+    csr.setSubject = function(attrs) {
+      _fillMissingFields(attrs);
+      csr.subject.attributes = attrs;
+      csr.subject.hash = null;
+    };
+    csr.setAttributes = function(attrs) {
+      _fillMissingFields(attrs);
+      csr.attributes = attrs;
+    };
+    csr.sign = function(key, md2) {
+      csr.md = md2 || forge2.md.sha1.create();
+      var algorithmOid = oids2[csr.md.algorithm + "WithRSAEncryption"];
+      if (!algorithmOid) {
+        var error63 = new Error("Could not compute certification request digest. Unknown message digest algorithm OID.");
+        error63.algorithm = csr.md.algorithm;
+        throw error63;
+      }
+      csr.signatureOid = csr.siginfo.algorithmOid = algorithmOid;
+      csr.certificationRequestInfo = pki2.getCertificationRequestInfo(csr);
+      var bytes = asn12.toDer(csr.certificationRequestInfo);
+      csr.md.update(bytes.getBytes());
+      csr.signature = key.sign(csr.md);
+    };
+    csr.verify = function() {
+      var rval = false;
+      var md2 = csr.md;
+      if (md2 === null) {
+        md2 = _createSignatureDigest({
+          signatureOid: csr.signatureOid,
+          type: "certification request"
+        });
+        var cri = csr.certificationRequestInfo || pki2.getCertificationRequestInfo(csr);
+        var bytes = asn12.toDer(cri);
+        md2.update(bytes.getBytes());
+      }
+      if (md2 !== null) {
+        rval = _verifySignature({
+          certificate: csr,
+          md: md2,
+          signature: csr.signature
+        });
+      }
+      return rval;
+    };
+    return csr;
+  };
+  function _dnToAsn1(obj) {
+    var rval = asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.SEQUENCE,
+      true,
+      []
+    );
+    var attr, set2;
+    var attrs = obj.attributes;
+    for (var i = 0; i < attrs.length; ++i) {
+      attr = attrs[i];
+      var value = attr.value;
+      var valueTagClass = asn12.Type.PRINTABLESTRING;
+      if ("valueTagClass" in attr) {
+        valueTagClass = attr.valueTagClass;
+        if (valueTagClass === asn12.Type.UTF8) {
+          value = forge2.util.encodeUtf8(value);
+        }
+      }
+      set2 = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SET, true, [
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // AttributeType
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(attr.type).getBytes()
+          ),
+          // AttributeValue
+          asn12.create(asn12.Class.UNIVERSAL, valueTagClass, false, value)
+        ])
+      ]);
+      rval.value.push(set2);
+    }
+    return rval;
+  }
+  function _fillMissingFields(attrs) {
+    var attr;
+    for (var i = 0; i < attrs.length; ++i) {
+      attr = attrs[i];
+      if (typeof attr.name === "undefined") {
+        if (attr.type && attr.type in pki2.oids) {
+          attr.name = pki2.oids[attr.type];
+        } else if (attr.shortName && attr.shortName in _shortNames) {
+          attr.name = pki2.oids[_shortNames[attr.shortName]];
+        }
+      }
+      if (typeof attr.type === "undefined") {
+        if (attr.name && attr.name in pki2.oids) {
+          attr.type = pki2.oids[attr.name];
+        } else {
+          var error63 = new Error("Attribute type not specified.");
+          error63.attribute = attr;
+          throw error63;
+        }
+      }
+      if (typeof attr.shortName === "undefined") {
+        if (attr.name && attr.name in _shortNames) {
+          attr.shortName = _shortNames[attr.name];
+        }
+      }
+      if (attr.type === oids2.extensionRequest) {
+        attr.valueConstructed = true;
+        attr.valueTagClass = asn12.Type.SEQUENCE;
+        if (!attr.value && attr.extensions) {
+          attr.value = [];
+          for (var ei = 0; ei < attr.extensions.length; ++ei) {
+            attr.value.push(pki2.certificateExtensionToAsn1(
+              _fillMissingExtensionFields(attr.extensions[ei])
+            ));
+          }
+        }
+      }
+      if (typeof attr.value === "undefined") {
+        var error63 = new Error("Attribute value not specified.");
+        error63.attribute = attr;
+        throw error63;
+      }
+    }
+  }
+  function _fillMissingExtensionFields(e, options) {
+    options = options || {};
+    if (typeof e.name === "undefined") {
+      if (e.id && e.id in pki2.oids) {
+        e.name = pki2.oids[e.id];
+      }
+    }
+    if (typeof e.id === "undefined") {
+      if (e.name && e.name in pki2.oids) {
+        e.id = pki2.oids[e.name];
+      } else {
+        var error63 = new Error("Extension ID not specified.");
+        error63.extension = e;
+        throw error63;
+      }
+    }
+    if (typeof e.value !== "undefined") {
+      return e;
+    }
+    if (e.name === "keyUsage") {
+      var unused = 0;
+      var b2 = 0;
+      var b3 = 0;
+      if (e.digitalSignature) {
+        b2 |= 128;
+        unused = 7;
+      }
+      if (e.nonRepudiation) {
+        b2 |= 64;
+        unused = 6;
+      }
+      if (e.keyEncipherment) {
+        b2 |= 32;
+        unused = 5;
+      }
+      if (e.dataEncipherment) {
+        b2 |= 16;
+        unused = 4;
+      }
+      if (e.keyAgreement) {
+        b2 |= 8;
+        unused = 3;
+      }
+      if (e.keyCertSign) {
+        b2 |= 4;
+        unused = 2;
+      }
+      if (e.cRLSign) {
+        b2 |= 2;
+        unused = 1;
+      }
+      if (e.encipherOnly) {
+        b2 |= 1;
+        unused = 0;
+      }
+      if (e.decipherOnly) {
+        b3 |= 128;
+        unused = 7;
+      }
+      var value = String.fromCharCode(unused);
+      if (b3 !== 0) {
+        value += String.fromCharCode(b2) + String.fromCharCode(b3);
+      } else if (b2 !== 0) {
+        value += String.fromCharCode(b2);
+      }
+      e.value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.BITSTRING,
+        false,
+        value
+      );
+    } else if (e.name === "basicConstraints") {
+      e.value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.SEQUENCE,
+        true,
+        []
+      );
+      if (e.cA) {
+        e.value.value.push(asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.BOOLEAN,
+          false,
+          String.fromCharCode(255)
+        ));
+      }
+      if ("pathLenConstraint" in e) {
+        e.value.value.push(asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.INTEGER,
+          false,
+          asn12.integerToDer(e.pathLenConstraint).getBytes()
+        ));
+      }
+    } else if (e.name === "extKeyUsage") {
+      e.value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.SEQUENCE,
+        true,
+        []
+      );
+      var seq = e.value.value;
+      for (var key in e) {
+        if (e[key] !== true) {
+          continue;
+        }
+        if (key in oids2) {
+          seq.push(asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(oids2[key]).getBytes()
+          ));
+        } else if (key.indexOf(".") !== -1) {
+          seq.push(asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(key).getBytes()
+          ));
+        }
+      }
+    } else if (e.name === "nsCertType") {
+      var unused = 0;
+      var b2 = 0;
+      if (e.client) {
+        b2 |= 128;
+        unused = 7;
+      }
+      if (e.server) {
+        b2 |= 64;
+        unused = 6;
+      }
+      if (e.email) {
+        b2 |= 32;
+        unused = 5;
+      }
+      if (e.objsign) {
+        b2 |= 16;
+        unused = 4;
+      }
+      if (e.reserved) {
+        b2 |= 8;
+        unused = 3;
+      }
+      if (e.sslCA) {
+        b2 |= 4;
+        unused = 2;
+      }
+      if (e.emailCA) {
+        b2 |= 2;
+        unused = 1;
+      }
+      if (e.objCA) {
+        b2 |= 1;
+        unused = 0;
+      }
+      var value = String.fromCharCode(unused);
+      if (b2 !== 0) {
+        value += String.fromCharCode(b2);
+      }
+      e.value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.BITSTRING,
+        false,
+        value
+      );
+    } else if (e.name === "subjectAltName" || e.name === "issuerAltName") {
+      e.value = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, []);
+      var altName;
+      for (var n = 0; n < e.altNames.length; ++n) {
+        altName = e.altNames[n];
+        var value = altName.value;
+        if (altName.type === 7 && altName.ip) {
+          value = forge2.util.bytesFromIP(altName.ip);
+          if (value === null) {
+            var error63 = new Error(
+              'Extension "ip" value is not a valid IPv4 or IPv6 address.'
+            );
+            error63.extension = e;
+            throw error63;
+          }
+        } else if (altName.type === 8) {
+          if (altName.oid) {
+            value = asn12.oidToDer(asn12.oidToDer(altName.oid));
+          } else {
+            value = asn12.oidToDer(value);
+          }
+        }
+        e.value.value.push(asn12.create(
+          asn12.Class.CONTEXT_SPECIFIC,
+          altName.type,
+          false,
+          value
+        ));
+      }
+    } else if (e.name === "nsComment" && options.cert) {
+      if (!/^[\x00-\x7F]*$/.test(e.comment) || e.comment.length < 1 || e.comment.length > 128) {
+        throw new Error('Invalid "nsComment" content.');
+      }
+      e.value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.IA5STRING,
+        false,
+        e.comment
+      );
+    } else if (e.name === "subjectKeyIdentifier" && options.cert) {
+      var ski = options.cert.generateSubjectKeyIdentifier();
+      e.subjectKeyIdentifier = ski.toHex();
+      e.value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OCTETSTRING,
+        false,
+        ski.getBytes()
+      );
+    } else if (e.name === "authorityKeyIdentifier" && options.cert) {
+      e.value = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, []);
+      var seq = e.value.value;
+      if (e.keyIdentifier) {
+        var keyIdentifier = e.keyIdentifier === true ? options.cert.generateSubjectKeyIdentifier().getBytes() : e.keyIdentifier;
+        seq.push(
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, false, keyIdentifier)
+        );
+      }
+      if (e.authorityCertIssuer) {
+        var authorityCertIssuer = [
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 4, true, [
+            _dnToAsn1(e.authorityCertIssuer === true ? options.cert.issuer : e.authorityCertIssuer)
+          ])
+        ];
+        seq.push(
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 1, true, authorityCertIssuer)
+        );
+      }
+      if (e.serialNumber) {
+        var serialNumber = forge2.util.hexToBytes(e.serialNumber === true ? options.cert.serialNumber : e.serialNumber);
+        seq.push(
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 2, false, serialNumber)
+        );
+      }
+    } else if (e.name === "cRLDistributionPoints") {
+      e.value = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, []);
+      var seq = e.value.value;
+      var subSeq = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.SEQUENCE,
+        true,
+        []
+      );
+      var fullNameGeneralNames = asn12.create(
+        asn12.Class.CONTEXT_SPECIFIC,
+        0,
+        true,
+        []
+      );
+      var altName;
+      for (var n = 0; n < e.altNames.length; ++n) {
+        altName = e.altNames[n];
+        var value = altName.value;
+        if (altName.type === 7 && altName.ip) {
+          value = forge2.util.bytesFromIP(altName.ip);
+          if (value === null) {
+            var error63 = new Error(
+              'Extension "ip" value is not a valid IPv4 or IPv6 address.'
+            );
+            error63.extension = e;
+            throw error63;
+          }
+        } else if (altName.type === 8) {
+          if (altName.oid) {
+            value = asn12.oidToDer(asn12.oidToDer(altName.oid));
+          } else {
+            value = asn12.oidToDer(value);
+          }
+        }
+        fullNameGeneralNames.value.push(asn12.create(
+          asn12.Class.CONTEXT_SPECIFIC,
+          altName.type,
+          false,
+          value
+        ));
+      }
+      subSeq.value.push(asn12.create(
+        asn12.Class.CONTEXT_SPECIFIC,
+        0,
+        true,
+        [fullNameGeneralNames]
+      ));
+      seq.push(subSeq);
+    }
+    if (typeof e.value === "undefined") {
+      var error63 = new Error("Extension value not specified.");
+      error63.extension = e;
+      throw error63;
+    }
+    return e;
+  }
+  function _signatureParametersToAsn1(oid, params) {
+    switch (oid) {
+      case oids2["RSASSA-PSS"]:
+        var parts = [];
+        if (params.hash.algorithmOid !== void 0) {
+          parts.push(asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OID,
+                false,
+                asn12.oidToDer(params.hash.algorithmOid).getBytes()
+              ),
+              asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+            ])
+          ]));
+        }
+        if (params.mgf.algorithmOid !== void 0) {
+          parts.push(asn12.create(asn12.Class.CONTEXT_SPECIFIC, 1, true, [
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OID,
+                false,
+                asn12.oidToDer(params.mgf.algorithmOid).getBytes()
+              ),
+              asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+                asn12.create(
+                  asn12.Class.UNIVERSAL,
+                  asn12.Type.OID,
+                  false,
+                  asn12.oidToDer(params.mgf.hash.algorithmOid).getBytes()
+                ),
+                asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+              ])
+            ])
+          ]));
+        }
+        if (params.saltLength !== void 0) {
+          parts.push(asn12.create(asn12.Class.CONTEXT_SPECIFIC, 2, true, [
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.INTEGER,
+              false,
+              asn12.integerToDer(params.saltLength).getBytes()
+            )
+          ]));
+        }
+        return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, parts);
+      default:
+        return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "");
+    }
+  }
+  function _CRIAttributesToAsn1(csr) {
+    var rval = asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, []);
+    if (csr.attributes.length === 0) {
+      return rval;
+    }
+    var attrs = csr.attributes;
+    for (var i = 0; i < attrs.length; ++i) {
+      var attr = attrs[i];
+      var value = attr.value;
+      var valueTagClass = asn12.Type.UTF8;
+      if ("valueTagClass" in attr) {
+        valueTagClass = attr.valueTagClass;
+      }
+      if (valueTagClass === asn12.Type.UTF8) {
+        value = forge2.util.encodeUtf8(value);
+      }
+      var valueConstructed = false;
+      if ("valueConstructed" in attr) {
+        valueConstructed = attr.valueConstructed;
+      }
+      var seq = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // AttributeType
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(attr.type).getBytes()
+        ),
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SET, true, [
+          // AttributeValue
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            valueTagClass,
+            valueConstructed,
+            value
+          )
+        ])
+      ]);
+      rval.value.push(seq);
+    }
+    return rval;
+  }
+  var jan_1_1950 = /* @__PURE__ */ new Date("1950-01-01T00:00:00Z");
+  var jan_1_2050 = /* @__PURE__ */ new Date("2050-01-01T00:00:00Z");
+  function _dateToAsn1(date5) {
+    if (date5 >= jan_1_1950 && date5 < jan_1_2050) {
+      return asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.UTCTIME,
+        false,
+        asn12.dateToUtcTime(date5)
+      );
+    } else {
+      return asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.GENERALIZEDTIME,
+        false,
+        asn12.dateToGeneralizedTime(date5)
+      );
+    }
+  }
+  pki2.getTBSCertificate = function(cert) {
+    var notBefore = _dateToAsn1(cert.validity.notBefore);
+    var notAfter = _dateToAsn1(cert.validity.notAfter);
+    var tbs = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // version
+      asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+        // integer
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.INTEGER,
+          false,
+          asn12.integerToDer(cert.version).getBytes()
+        )
+      ]),
+      // serialNumber
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        forge2.util.hexToBytes(cert.serialNumber)
+      ),
+      // signature
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(cert.siginfo.algorithmOid).getBytes()
+        ),
+        // parameters
+        _signatureParametersToAsn1(
+          cert.siginfo.algorithmOid,
+          cert.siginfo.parameters
+        )
+      ]),
+      // issuer
+      _dnToAsn1(cert.issuer),
+      // validity
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        notBefore,
+        notAfter
+      ]),
+      // subject
+      _dnToAsn1(cert.subject),
+      // SubjectPublicKeyInfo
+      pki2.publicKeyToAsn1(cert.publicKey)
+    ]);
+    if (cert.issuer.uniqueId) {
+      tbs.value.push(
+        asn12.create(asn12.Class.CONTEXT_SPECIFIC, 1, true, [
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.BITSTRING,
+            false,
+            // TODO: support arbitrary bit length ids
+            String.fromCharCode(0) + cert.issuer.uniqueId
+          )
+        ])
+      );
+    }
+    if (cert.subject.uniqueId) {
+      tbs.value.push(
+        asn12.create(asn12.Class.CONTEXT_SPECIFIC, 2, true, [
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.BITSTRING,
+            false,
+            // TODO: support arbitrary bit length ids
+            String.fromCharCode(0) + cert.subject.uniqueId
+          )
+        ])
+      );
+    }
+    if (cert.extensions.length > 0) {
+      tbs.value.push(pki2.certificateExtensionsToAsn1(cert.extensions));
+    }
+    return tbs;
+  };
+  pki2.getCertificationRequestInfo = function(csr) {
+    var cri = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // version
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        asn12.integerToDer(csr.version).getBytes()
+      ),
+      // subject
+      _dnToAsn1(csr.subject),
+      // SubjectPublicKeyInfo
+      pki2.publicKeyToAsn1(csr.publicKey),
+      // attributes
+      _CRIAttributesToAsn1(csr)
+    ]);
+    return cri;
+  };
+  pki2.distinguishedNameToAsn1 = function(dn) {
+    return _dnToAsn1(dn);
+  };
+  pki2.certificateToAsn1 = function(cert) {
+    var tbsCertificate = cert.tbsCertificate || pki2.getTBSCertificate(cert);
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // TBSCertificate
+      tbsCertificate,
+      // AlgorithmIdentifier (signature algorithm)
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(cert.signatureOid).getBytes()
+        ),
+        // parameters
+        _signatureParametersToAsn1(cert.signatureOid, cert.signatureParameters)
+      ]),
+      // SignatureValue
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.BITSTRING,
+        false,
+        String.fromCharCode(0) + cert.signature
+      )
+    ]);
+  };
+  pki2.certificateExtensionsToAsn1 = function(exts) {
+    var rval = asn12.create(asn12.Class.CONTEXT_SPECIFIC, 3, true, []);
+    var seq = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, []);
+    rval.value.push(seq);
+    for (var i = 0; i < exts.length; ++i) {
+      seq.value.push(pki2.certificateExtensionToAsn1(exts[i]));
+    }
+    return rval;
+  };
+  pki2.certificateExtensionToAsn1 = function(ext) {
+    var extseq = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, []);
+    extseq.value.push(asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.OID,
+      false,
+      asn12.oidToDer(ext.id).getBytes()
+    ));
+    if (ext.critical) {
+      extseq.value.push(asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.BOOLEAN,
+        false,
+        String.fromCharCode(255)
+      ));
+    }
+    var value = ext.value;
+    if (typeof ext.value !== "string") {
+      value = asn12.toDer(value).getBytes();
+    }
+    extseq.value.push(asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.OCTETSTRING,
+      false,
+      value
+    ));
+    return extseq;
+  };
+  pki2.certificationRequestToAsn1 = function(csr) {
+    var cri = csr.certificationRequestInfo || pki2.getCertificationRequestInfo(csr);
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // CertificationRequestInfo
+      cri,
+      // AlgorithmIdentifier (signature algorithm)
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(csr.signatureOid).getBytes()
+        ),
+        // parameters
+        _signatureParametersToAsn1(csr.signatureOid, csr.signatureParameters)
+      ]),
+      // signature
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.BITSTRING,
+        false,
+        String.fromCharCode(0) + csr.signature
+      )
+    ]);
+  };
+  pki2.createCaStore = function(certs) {
+    var caStore = {
+      // stored certificates
+      certs: {}
+    };
+    caStore.getIssuer = function(cert2) {
+      var rval = getBySubject(cert2.issuer);
+      return rval;
+    };
+    caStore.addCertificate = function(cert2) {
+      if (typeof cert2 === "string") {
+        cert2 = forge2.pki.certificateFromPem(cert2);
+      }
+      ensureSubjectHasHash(cert2.subject);
+      if (!caStore.hasCertificate(cert2)) {
+        if (cert2.subject.hash in caStore.certs) {
+          var tmp = caStore.certs[cert2.subject.hash];
+          if (!forge2.util.isArray(tmp)) {
+            tmp = [tmp];
+          }
+          tmp.push(cert2);
+          caStore.certs[cert2.subject.hash] = tmp;
+        } else {
+          caStore.certs[cert2.subject.hash] = cert2;
+        }
+      }
+    };
+    caStore.hasCertificate = function(cert2) {
+      if (typeof cert2 === "string") {
+        cert2 = forge2.pki.certificateFromPem(cert2);
+      }
+      var match = getBySubject(cert2.subject);
+      if (!match) {
+        return false;
+      }
+      if (!forge2.util.isArray(match)) {
+        match = [match];
+      }
+      var der1 = asn12.toDer(pki2.certificateToAsn1(cert2)).getBytes();
+      for (var i2 = 0; i2 < match.length; ++i2) {
+        var der2 = asn12.toDer(pki2.certificateToAsn1(match[i2])).getBytes();
+        if (der1 === der2) {
+          return true;
+        }
+      }
+      return false;
+    };
+    caStore.listAllCertificates = function() {
+      var certList = [];
+      for (var hash2 in caStore.certs) {
+        if (caStore.certs.hasOwnProperty(hash2)) {
+          var value = caStore.certs[hash2];
+          if (!forge2.util.isArray(value)) {
+            certList.push(value);
+          } else {
+            for (var i2 = 0; i2 < value.length; ++i2) {
+              certList.push(value[i2]);
+            }
+          }
+        }
+      }
+      return certList;
+    };
+    caStore.removeCertificate = function(cert2) {
+      var result;
+      if (typeof cert2 === "string") {
+        cert2 = forge2.pki.certificateFromPem(cert2);
+      }
+      ensureSubjectHasHash(cert2.subject);
+      if (!caStore.hasCertificate(cert2)) {
+        return null;
+      }
+      var match = getBySubject(cert2.subject);
+      if (!forge2.util.isArray(match)) {
+        result = caStore.certs[cert2.subject.hash];
+        delete caStore.certs[cert2.subject.hash];
+        return result;
+      }
+      var der1 = asn12.toDer(pki2.certificateToAsn1(cert2)).getBytes();
+      for (var i2 = 0; i2 < match.length; ++i2) {
+        var der2 = asn12.toDer(pki2.certificateToAsn1(match[i2])).getBytes();
+        if (der1 === der2) {
+          result = match[i2];
+          match.splice(i2, 1);
+        }
+      }
+      if (match.length === 0) {
+        delete caStore.certs[cert2.subject.hash];
+      }
+      return result;
+    };
+    function getBySubject(subject) {
+      ensureSubjectHasHash(subject);
+      return caStore.certs[subject.hash] || null;
+    }
+    function ensureSubjectHasHash(subject) {
+      if (!subject.hash) {
+        var md2 = forge2.md.sha1.create();
+        subject.attributes = pki2.RDNAttributesAsArray(_dnToAsn1(subject), md2);
+        subject.hash = md2.digest().toHex();
+      }
+    }
+    if (certs) {
+      for (var i = 0; i < certs.length; ++i) {
+        var cert = certs[i];
+        caStore.addCertificate(cert);
+      }
+    }
+    return caStore;
+  };
+  pki2.certificateError = {
+    bad_certificate: "forge.pki.BadCertificate",
+    unsupported_certificate: "forge.pki.UnsupportedCertificate",
+    certificate_revoked: "forge.pki.CertificateRevoked",
+    certificate_expired: "forge.pki.CertificateExpired",
+    certificate_unknown: "forge.pki.CertificateUnknown",
+    unknown_ca: "forge.pki.UnknownCertificateAuthority"
+  };
+  pki2.verifyCertificateChain = function(caStore, chain, options) {
+    if (typeof options === "function") {
+      options = { verify: options };
+    }
+    options = options || {};
+    chain = chain.slice(0);
+    var certs = chain.slice(0);
+    var validityCheckDate = options.validityCheckDate;
+    if (typeof validityCheckDate === "undefined") {
+      validityCheckDate = /* @__PURE__ */ new Date();
+    }
+    var first = true;
+    var error63 = null;
+    var depth = 0;
+    do {
+      var cert = chain.shift();
+      var parent = null;
+      var selfSigned = false;
+      if (validityCheckDate) {
+        if (validityCheckDate < cert.validity.notBefore || validityCheckDate > cert.validity.notAfter) {
+          error63 = {
+            message: "Certificate is not valid yet or has expired.",
+            error: pki2.certificateError.certificate_expired,
+            notBefore: cert.validity.notBefore,
+            notAfter: cert.validity.notAfter,
+            // TODO: we might want to reconsider renaming 'now' to
+            // 'validityCheckDate' should this API be changed in the future.
+            now: validityCheckDate
+          };
+        }
+      }
+      if (error63 === null) {
+        parent = chain[0] || caStore.getIssuer(cert);
+        if (parent === null) {
+          if (cert.isIssuer(cert)) {
+            selfSigned = true;
+            parent = cert;
+          }
+        }
+        if (parent) {
+          var parents = parent;
+          if (!forge2.util.isArray(parents)) {
+            parents = [parents];
+          }
+          var verified = false;
+          while (!verified && parents.length > 0) {
+            parent = parents.shift();
+            try {
+              verified = parent.verify(cert);
+            } catch (ex) {
+            }
+          }
+          if (!verified) {
+            error63 = {
+              message: "Certificate signature is invalid.",
+              error: pki2.certificateError.bad_certificate
+            };
+          }
+        }
+        if (error63 === null && (!parent || selfSigned) && !caStore.hasCertificate(cert)) {
+          error63 = {
+            message: "Certificate is not trusted.",
+            error: pki2.certificateError.unknown_ca
+          };
+        }
+      }
+      if (error63 === null && parent && !cert.isIssuer(parent)) {
+        error63 = {
+          message: "Certificate issuer is invalid.",
+          error: pki2.certificateError.bad_certificate
+        };
+      }
+      if (error63 === null) {
+        var se = {
+          keyUsage: true,
+          basicConstraints: true
+        };
+        for (var i = 0; error63 === null && i < cert.extensions.length; ++i) {
+          var ext = cert.extensions[i];
+          if (ext.critical && !(ext.name in se)) {
+            error63 = {
+              message: "Certificate has an unsupported critical extension.",
+              error: pki2.certificateError.unsupported_certificate
+            };
+          }
+        }
+      }
+      if (error63 === null && (!first || chain.length === 0 && (!parent || selfSigned))) {
+        var bcExt = cert.getExtension("basicConstraints");
+        var keyUsageExt = cert.getExtension("keyUsage");
+        if (keyUsageExt !== null) {
+          if (!keyUsageExt.keyCertSign || bcExt === null) {
+            error63 = {
+              message: "Certificate keyUsage or basicConstraints conflict or indicate that the certificate is not a CA. If the certificate is the only one in the chain or isn't the first then the certificate must be a valid CA.",
+              error: pki2.certificateError.bad_certificate
+            };
+          }
+        }
+        if (error63 === null && bcExt === null) {
+          error63 = {
+            message: "Certificate is missing basicConstraints extension and cannot be used as a CA.",
+            error: pki2.certificateError.bad_certificate
+          };
+        }
+        if (error63 === null && bcExt !== null && !bcExt.cA) {
+          error63 = {
+            message: "Certificate basicConstraints indicates the certificate is not a CA.",
+            error: pki2.certificateError.bad_certificate
+          };
+        }
+        if (error63 === null && keyUsageExt !== null && "pathLenConstraint" in bcExt) {
+          var pathLen = depth - 1;
+          if (pathLen > bcExt.pathLenConstraint) {
+            error63 = {
+              message: "Certificate basicConstraints pathLenConstraint violated.",
+              error: pki2.certificateError.bad_certificate
+            };
+          }
+        }
+      }
+      var vfd = error63 === null ? true : error63.error;
+      var ret = options.verify ? options.verify(vfd, depth, certs) : vfd;
+      if (ret === true) {
+        error63 = null;
+      } else {
+        if (vfd === true) {
+          error63 = {
+            message: "The application rejected the certificate.",
+            error: pki2.certificateError.bad_certificate
+          };
+        }
+        if (ret || ret === 0) {
+          if (typeof ret === "object" && !forge2.util.isArray(ret)) {
+            if (ret.message) {
+              error63.message = ret.message;
+            }
+            if (ret.error) {
+              error63.error = ret.error;
+            }
+          } else if (typeof ret === "string") {
+            error63.error = ret;
+          }
+        }
+        throw error63;
+      }
+      first = false;
+      ++depth;
+    } while (chain.length > 0);
+    return true;
+  };
+  return x509.exports;
+}
+function requirePkcs12() {
+  if (hasRequiredPkcs12) return pkcs12.exports;
+  hasRequiredPkcs12 = 1;
+  var forge2 = requireForge();
+  requireAsn1();
+  requireHmac();
+  requireOids();
+  requirePkcs7asn1();
+  requirePbe();
+  requireRandom();
+  requireRsa();
+  requireSha1();
+  requireUtil();
+  requireX509();
+  var asn12 = forge2.asn1;
+  var pki2 = forge2.pki;
+  var p12 = pkcs12.exports = forge2.pkcs12 = forge2.pkcs12 || {};
+  var contentInfoValidator = {
+    name: "ContentInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    // a ContentInfo
+    constructed: true,
+    value: [{
+      name: "ContentInfo.contentType",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OID,
+      constructed: false,
+      capture: "contentType"
+    }, {
+      name: "ContentInfo.content",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      constructed: true,
+      captureAsn1: "content"
+    }]
+  };
+  var pfxValidator = {
+    name: "PFX",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [
+      {
+        name: "PFX.version",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.INTEGER,
+        constructed: false,
+        capture: "version"
+      },
+      contentInfoValidator,
+      {
+        name: "PFX.macData",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        optional: true,
+        captureAsn1: "mac",
+        value: [{
+          name: "PFX.macData.mac",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.SEQUENCE,
+          // DigestInfo
+          constructed: true,
+          value: [{
+            name: "PFX.macData.mac.digestAlgorithm",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.SEQUENCE,
+            // DigestAlgorithmIdentifier
+            constructed: true,
+            value: [{
+              name: "PFX.macData.mac.digestAlgorithm.algorithm",
+              tagClass: asn12.Class.UNIVERSAL,
+              type: asn12.Type.OID,
+              constructed: false,
+              capture: "macAlgorithm"
+            }, {
+              name: "PFX.macData.mac.digestAlgorithm.parameters",
+              optional: true,
+              tagClass: asn12.Class.UNIVERSAL,
+              captureAsn1: "macAlgorithmParameters"
+            }]
+          }, {
+            name: "PFX.macData.mac.digest",
+            tagClass: asn12.Class.UNIVERSAL,
+            type: asn12.Type.OCTETSTRING,
+            constructed: false,
+            capture: "macDigest"
+          }]
+        }, {
+          name: "PFX.macData.macSalt",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.OCTETSTRING,
+          constructed: false,
+          capture: "macSalt"
+        }, {
+          name: "PFX.macData.iterations",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.INTEGER,
+          constructed: false,
+          optional: true,
+          capture: "macIterations"
+        }]
+      }
+    ]
+  };
+  var safeBagValidator = {
+    name: "SafeBag",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "SafeBag.bagId",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OID,
+      constructed: false,
+      capture: "bagId"
+    }, {
+      name: "SafeBag.bagValue",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      constructed: true,
+      captureAsn1: "bagValue"
+    }, {
+      name: "SafeBag.bagAttributes",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SET,
+      constructed: true,
+      optional: true,
+      capture: "bagAttributes"
+    }]
+  };
+  var attributeValidator = {
+    name: "Attribute",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "Attribute.attrId",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OID,
+      constructed: false,
+      capture: "oid"
+    }, {
+      name: "Attribute.attrValues",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SET,
+      constructed: true,
+      capture: "values"
+    }]
+  };
+  var certBagValidator = {
+    name: "CertBag",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      name: "CertBag.certId",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OID,
+      constructed: false,
+      capture: "certId"
+    }, {
+      name: "CertBag.certValue",
+      tagClass: asn12.Class.CONTEXT_SPECIFIC,
+      constructed: true,
+      /* So far we only support X.509 certificates (which are wrapped in
+         an OCTET STRING, hence hard code that here). */
+      value: [{
+        name: "CertBag.certValue[0]",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Class.OCTETSTRING,
+        constructed: false,
+        capture: "cert"
+      }]
+    }]
+  };
+  function _getBagsByAttribute(safeContents, attrName, attrValue2, bagType) {
+    var result = [];
+    for (var i = 0; i < safeContents.length; i++) {
+      for (var j2 = 0; j2 < safeContents[i].safeBags.length; j2++) {
+        var bag = safeContents[i].safeBags[j2];
+        if (bagType !== void 0 && bag.type !== bagType) {
+          continue;
+        }
+        if (attrName === null) {
+          result.push(bag);
+          continue;
+        }
+        if (bag.attributes[attrName] !== void 0 && bag.attributes[attrName].indexOf(attrValue2) >= 0) {
+          result.push(bag);
+        }
+      }
+    }
+    return result;
+  }
+  p12.pkcs12FromAsn1 = function(obj, strict, password) {
+    if (typeof strict === "string") {
+      password = strict;
+      strict = true;
+    } else if (strict === void 0) {
+      strict = true;
+    }
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, pfxValidator, capture, errors)) {
+      var error63 = new Error("Cannot read PKCS#12 PFX. ASN.1 object is not an PKCS#12 PFX.");
+      error63.errors = error63;
+      throw error63;
+    }
+    var pfx = {
+      version: capture.version.charCodeAt(0),
+      safeContents: [],
+      /**
+       * Gets bags with matching attributes.
+       *
+       * @param filter the attributes to filter by:
+       *          [localKeyId] the localKeyId to search for.
+       *          [localKeyIdHex] the localKeyId in hex to search for.
+       *          [friendlyName] the friendly name to search for.
+       *          [bagType] bag type to narrow each attribute search by.
+       *
+       * @return a map of attribute type to an array of matching bags or, if no
+       *           attribute was given but a bag type, the map key will be the
+       *           bag type.
+       */
+      getBags: function(filter) {
+        var rval = {};
+        var localKeyId;
+        if ("localKeyId" in filter) {
+          localKeyId = filter.localKeyId;
+        } else if ("localKeyIdHex" in filter) {
+          localKeyId = forge2.util.hexToBytes(filter.localKeyIdHex);
+        }
+        if (localKeyId === void 0 && !("friendlyName" in filter) && "bagType" in filter) {
+          rval[filter.bagType] = _getBagsByAttribute(
+            pfx.safeContents,
+            null,
+            null,
+            filter.bagType
+          );
+        }
+        if (localKeyId !== void 0) {
+          rval.localKeyId = _getBagsByAttribute(
+            pfx.safeContents,
+            "localKeyId",
+            localKeyId,
+            filter.bagType
+          );
+        }
+        if ("friendlyName" in filter) {
+          rval.friendlyName = _getBagsByAttribute(
+            pfx.safeContents,
+            "friendlyName",
+            filter.friendlyName,
+            filter.bagType
+          );
+        }
+        return rval;
+      },
+      /**
+       * DEPRECATED: use getBags() instead.
+       *
+       * Get bags with matching friendlyName attribute.
+       *
+       * @param friendlyName the friendly name to search for.
+       * @param [bagType] bag type to narrow search by.
+       *
+       * @return an array of bags with matching friendlyName attribute.
+       */
+      getBagsByFriendlyName: function(friendlyName, bagType) {
+        return _getBagsByAttribute(
+          pfx.safeContents,
+          "friendlyName",
+          friendlyName,
+          bagType
+        );
+      },
+      /**
+       * DEPRECATED: use getBags() instead.
+       *
+       * Get bags with matching localKeyId attribute.
+       *
+       * @param localKeyId the localKeyId to search for.
+       * @param [bagType] bag type to narrow search by.
+       *
+       * @return an array of bags with matching localKeyId attribute.
+       */
+      getBagsByLocalKeyId: function(localKeyId, bagType) {
+        return _getBagsByAttribute(
+          pfx.safeContents,
+          "localKeyId",
+          localKeyId,
+          bagType
+        );
+      }
+    };
+    if (capture.version.charCodeAt(0) !== 3) {
+      var error63 = new Error("PKCS#12 PFX of version other than 3 not supported.");
+      error63.version = capture.version.charCodeAt(0);
+      throw error63;
+    }
+    if (asn12.derToOid(capture.contentType) !== pki2.oids.data) {
+      var error63 = new Error("Only PKCS#12 PFX in password integrity mode supported.");
+      error63.oid = asn12.derToOid(capture.contentType);
+      throw error63;
+    }
+    var data = capture.content.value[0];
+    if (data.tagClass !== asn12.Class.UNIVERSAL || data.type !== asn12.Type.OCTETSTRING) {
+      throw new Error("PKCS#12 authSafe content data is not an OCTET STRING.");
+    }
+    data = _decodePkcs7Data(data);
+    if (capture.mac) {
+      var md2 = null;
+      var macKeyBytes = 0;
+      var macAlgorithm = asn12.derToOid(capture.macAlgorithm);
+      switch (macAlgorithm) {
+        case pki2.oids.sha1:
+          md2 = forge2.md.sha1.create();
+          macKeyBytes = 20;
+          break;
+        case pki2.oids.sha256:
+          md2 = forge2.md.sha256.create();
+          macKeyBytes = 32;
+          break;
+        case pki2.oids.sha384:
+          md2 = forge2.md.sha384.create();
+          macKeyBytes = 48;
+          break;
+        case pki2.oids.sha512:
+          md2 = forge2.md.sha512.create();
+          macKeyBytes = 64;
+          break;
+        case pki2.oids.md5:
+          md2 = forge2.md.md5.create();
+          macKeyBytes = 16;
+          break;
+      }
+      if (md2 === null) {
+        throw new Error("PKCS#12 uses unsupported MAC algorithm: " + macAlgorithm);
+      }
+      var macSalt = new forge2.util.ByteBuffer(capture.macSalt);
+      var macIterations = "macIterations" in capture ? parseInt(forge2.util.bytesToHex(capture.macIterations), 16) : 1;
+      var macKey = p12.generateKey(
+        password,
+        macSalt,
+        3,
+        macIterations,
+        macKeyBytes,
+        md2
+      );
+      var mac3 = forge2.hmac.create();
+      mac3.start(md2, macKey);
+      mac3.update(data.value);
+      var macValue = mac3.getMac();
+      if (macValue.getBytes() !== capture.macDigest) {
+        throw new Error("PKCS#12 MAC could not be verified. Invalid password?");
+      }
+    } else if (Array.isArray(obj.value) && obj.value.length > 2) {
+      throw new Error("Invalid PKCS#12. macData field present but MAC was not validated.");
+    }
+    _decodeAuthenticatedSafe(pfx, data.value, strict, password);
+    return pfx;
+  };
+  function _decodePkcs7Data(data) {
+    if (data.composed || data.constructed) {
+      var value = forge2.util.createBuffer();
+      for (var i = 0; i < data.value.length; ++i) {
+        value.putBytes(data.value[i].value);
+      }
+      data.composed = data.constructed = false;
+      data.value = value.getBytes();
+    }
+    return data;
+  }
+  function _decodeAuthenticatedSafe(pfx, authSafe, strict, password) {
+    authSafe = asn12.fromDer(authSafe, strict);
+    if (authSafe.tagClass !== asn12.Class.UNIVERSAL || authSafe.type !== asn12.Type.SEQUENCE || authSafe.constructed !== true) {
+      throw new Error("PKCS#12 AuthenticatedSafe expected to be a SEQUENCE OF ContentInfo");
+    }
+    for (var i = 0; i < authSafe.value.length; i++) {
+      var contentInfo = authSafe.value[i];
+      var capture = {};
+      var errors = [];
+      if (!asn12.validate(contentInfo, contentInfoValidator, capture, errors)) {
+        var error63 = new Error("Cannot read ContentInfo.");
+        error63.errors = errors;
+        throw error63;
+      }
+      var obj = {
+        encrypted: false
+      };
+      var safeContents = null;
+      var data = capture.content.value[0];
+      switch (asn12.derToOid(capture.contentType)) {
+        case pki2.oids.data:
+          if (data.tagClass !== asn12.Class.UNIVERSAL || data.type !== asn12.Type.OCTETSTRING) {
+            throw new Error("PKCS#12 SafeContents Data is not an OCTET STRING.");
+          }
+          safeContents = _decodePkcs7Data(data).value;
+          break;
+        case pki2.oids.encryptedData:
+          safeContents = _decryptSafeContents(data, password);
+          obj.encrypted = true;
+          break;
+        default:
+          var error63 = new Error("Unsupported PKCS#12 contentType.");
+          error63.contentType = asn12.derToOid(capture.contentType);
+          throw error63;
+      }
+      obj.safeBags = _decodeSafeContents(safeContents, strict, password);
+      pfx.safeContents.push(obj);
+    }
+  }
+  function _decryptSafeContents(data, password) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(
+      data,
+      forge2.pkcs7.asn1.encryptedDataValidator,
+      capture,
+      errors
+    )) {
+      var error63 = new Error("Cannot read EncryptedContentInfo.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var oid = asn12.derToOid(capture.contentType);
+    if (oid !== pki2.oids.data) {
+      var error63 = new Error(
+        "PKCS#12 EncryptedContentInfo ContentType is not Data."
+      );
+      error63.oid = oid;
+      throw error63;
+    }
+    oid = asn12.derToOid(capture.encAlgorithm);
+    var cipher2 = pki2.pbe.getCipher(oid, capture.encParameter, password);
+    var encryptedContentAsn1 = _decodePkcs7Data(capture.encryptedContentAsn1);
+    var encrypted = forge2.util.createBuffer(encryptedContentAsn1.value);
+    cipher2.update(encrypted);
+    if (!cipher2.finish()) {
+      throw new Error("Failed to decrypt PKCS#12 SafeContents.");
+    }
+    return cipher2.output.getBytes();
+  }
+  function _decodeSafeContents(safeContents, strict, password) {
+    if (!strict && safeContents.length === 0) {
+      return [];
+    }
+    safeContents = asn12.fromDer(safeContents, strict);
+    if (safeContents.tagClass !== asn12.Class.UNIVERSAL || safeContents.type !== asn12.Type.SEQUENCE || safeContents.constructed !== true) {
+      throw new Error(
+        "PKCS#12 SafeContents expected to be a SEQUENCE OF SafeBag."
+      );
+    }
+    var res = [];
+    for (var i = 0; i < safeContents.value.length; i++) {
+      var safeBag = safeContents.value[i];
+      var capture = {};
+      var errors = [];
+      if (!asn12.validate(safeBag, safeBagValidator, capture, errors)) {
+        var error63 = new Error("Cannot read SafeBag.");
+        error63.errors = errors;
+        throw error63;
+      }
+      var bag = {
+        type: asn12.derToOid(capture.bagId),
+        attributes: _decodeBagAttributes(capture.bagAttributes)
+      };
+      res.push(bag);
+      var validator, decoder;
+      var bagAsn1 = capture.bagValue.value[0];
+      switch (bag.type) {
+        case pki2.oids.pkcs8ShroudedKeyBag:
+          bagAsn1 = pki2.decryptPrivateKeyInfo(bagAsn1, password);
+          if (bagAsn1 === null) {
+            throw new Error(
+              "Unable to decrypt PKCS#8 ShroudedKeyBag, wrong password?"
+            );
+          }
+        /* fall through */
+        case pki2.oids.keyBag:
+          try {
+            bag.key = pki2.privateKeyFromAsn1(bagAsn1);
+          } catch (e) {
+            bag.key = null;
+            bag.asn1 = bagAsn1;
+          }
+          continue;
+        /* Nothing more to do. */
+        case pki2.oids.certBag:
+          validator = certBagValidator;
+          decoder = function() {
+            if (asn12.derToOid(capture.certId) !== pki2.oids.x509Certificate) {
+              var error64 = new Error(
+                "Unsupported certificate type, only X.509 supported."
+              );
+              error64.oid = asn12.derToOid(capture.certId);
+              throw error64;
+            }
+            var certAsn1 = asn12.fromDer(capture.cert, strict);
+            try {
+              bag.cert = pki2.certificateFromAsn1(certAsn1, true);
+            } catch (e) {
+              bag.cert = null;
+              bag.asn1 = certAsn1;
+            }
+          };
+          break;
+        default:
+          var error63 = new Error("Unsupported PKCS#12 SafeBag type.");
+          error63.oid = bag.type;
+          throw error63;
+      }
+      if (validator !== void 0 && !asn12.validate(bagAsn1, validator, capture, errors)) {
+        var error63 = new Error("Cannot read PKCS#12 " + validator.name);
+        error63.errors = errors;
+        throw error63;
+      }
+      decoder();
+    }
+    return res;
+  }
+  function _decodeBagAttributes(attributes) {
+    var decodedAttrs = {};
+    if (attributes !== void 0) {
+      for (var i = 0; i < attributes.length; ++i) {
+        var capture = {};
+        var errors = [];
+        if (!asn12.validate(attributes[i], attributeValidator, capture, errors)) {
+          var error63 = new Error("Cannot read PKCS#12 BagAttribute.");
+          error63.errors = errors;
+          throw error63;
+        }
+        var oid = asn12.derToOid(capture.oid);
+        if (pki2.oids[oid] === void 0) {
+          continue;
+        }
+        decodedAttrs[pki2.oids[oid]] = [];
+        for (var j2 = 0; j2 < capture.values.length; ++j2) {
+          decodedAttrs[pki2.oids[oid]].push(capture.values[j2].value);
+        }
+      }
+    }
+    return decodedAttrs;
+  }
+  p12.toPkcs12Asn1 = function(key, cert, password, options) {
+    options = options || {};
+    options.saltSize = options.saltSize || 8;
+    options.count = options.count || 2048;
+    options.algorithm = options.algorithm || options.encAlgorithm || "aes128";
+    if (!("useMac" in options)) {
+      options.useMac = true;
+    }
+    if (!("localKeyId" in options)) {
+      options.localKeyId = null;
+    }
+    if (!("generateLocalKeyId" in options)) {
+      options.generateLocalKeyId = true;
+    }
+    var localKeyId = options.localKeyId;
+    var bagAttrs;
+    if (localKeyId !== null) {
+      localKeyId = forge2.util.hexToBytes(localKeyId);
+    } else if (options.generateLocalKeyId) {
+      if (cert) {
+        var pairedCert = forge2.util.isArray(cert) ? cert[0] : cert;
+        if (typeof pairedCert === "string") {
+          pairedCert = pki2.certificateFromPem(pairedCert);
+        }
+        var sha12 = forge2.md.sha1.create();
+        sha12.update(asn12.toDer(pki2.certificateToAsn1(pairedCert)).getBytes());
+        localKeyId = sha12.digest().getBytes();
+      } else {
+        localKeyId = forge2.random.getBytes(20);
+      }
+    }
+    var attrs = [];
+    if (localKeyId !== null) {
+      attrs.push(
+        // localKeyID
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // attrId
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(pki2.oids.localKeyId).getBytes()
+          ),
+          // attrValues
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SET, true, [
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OCTETSTRING,
+              false,
+              localKeyId
+            )
+          ])
+        ])
+      );
+    }
+    if ("friendlyName" in options) {
+      attrs.push(
+        // friendlyName
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // attrId
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(pki2.oids.friendlyName).getBytes()
+          ),
+          // attrValues
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SET, true, [
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.BMPSTRING,
+              false,
+              options.friendlyName
+            )
+          ])
+        ])
+      );
+    }
+    if (attrs.length > 0) {
+      bagAttrs = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SET, true, attrs);
+    }
+    var contents = [];
+    var chain = [];
+    if (cert !== null) {
+      if (forge2.util.isArray(cert)) {
+        chain = cert;
+      } else {
+        chain = [cert];
+      }
+    }
+    var certSafeBags = [];
+    for (var i = 0; i < chain.length; ++i) {
+      cert = chain[i];
+      if (typeof cert === "string") {
+        cert = pki2.certificateFromPem(cert);
+      }
+      var certBagAttrs = i === 0 ? bagAttrs : void 0;
+      var certAsn1 = pki2.certificateToAsn1(cert);
+      var certSafeBag = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // bagId
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(pki2.oids.certBag).getBytes()
+        ),
+        // bagValue
+        asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+          // CertBag
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+            // certId
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OID,
+              false,
+              asn12.oidToDer(pki2.oids.x509Certificate).getBytes()
+            ),
+            // certValue (x509Certificate)
+            asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OCTETSTRING,
+                false,
+                asn12.toDer(certAsn1).getBytes()
+              )
+            ])
+          ])
+        ]),
+        // bagAttributes (OPTIONAL)
+        certBagAttrs
+      ]);
+      certSafeBags.push(certSafeBag);
+    }
+    if (certSafeBags.length > 0) {
+      var certSafeContents = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.SEQUENCE,
+        true,
+        certSafeBags
+      );
+      var certCI = (
+        // PKCS#7 ContentInfo
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // contentType
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            // OID for the content type is 'data'
+            asn12.oidToDer(pki2.oids.data).getBytes()
+          ),
+          // content
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OCTETSTRING,
+              false,
+              asn12.toDer(certSafeContents).getBytes()
+            )
+          ])
+        ])
+      );
+      contents.push(certCI);
+    }
+    var keyBag = null;
+    if (key !== null) {
+      var pkAsn1 = pki2.wrapRsaPrivateKey(pki2.privateKeyToAsn1(key));
+      if (password === null) {
+        keyBag = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // bagId
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(pki2.oids.keyBag).getBytes()
+          ),
+          // bagValue
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+            // PrivateKeyInfo
+            pkAsn1
+          ]),
+          // bagAttributes (OPTIONAL)
+          bagAttrs
+        ]);
+      } else {
+        keyBag = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // bagId
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(pki2.oids.pkcs8ShroudedKeyBag).getBytes()
+          ),
+          // bagValue
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+            // EncryptedPrivateKeyInfo
+            pki2.encryptPrivateKeyInfo(pkAsn1, password, options)
+          ]),
+          // bagAttributes (OPTIONAL)
+          bagAttrs
+        ]);
+      }
+      var keySafeContents = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [keyBag]);
+      var keyCI = (
+        // PKCS#7 ContentInfo
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // contentType
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            // OID for the content type is 'data'
+            asn12.oidToDer(pki2.oids.data).getBytes()
+          ),
+          // content
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OCTETSTRING,
+              false,
+              asn12.toDer(keySafeContents).getBytes()
+            )
+          ])
+        ])
+      );
+      contents.push(keyCI);
+    }
+    var safe = asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.SEQUENCE,
+      true,
+      contents
+    );
+    var macData;
+    if (options.useMac) {
+      var sha12 = forge2.md.sha1.create();
+      var macSalt = new forge2.util.ByteBuffer(
+        forge2.random.getBytes(options.saltSize)
+      );
+      var count2 = options.count;
+      var key = p12.generateKey(password, macSalt, 3, count2, 20);
+      var mac3 = forge2.hmac.create();
+      mac3.start(sha12, key);
+      mac3.update(asn12.toDer(safe).getBytes());
+      var macValue = mac3.getMac();
+      macData = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // mac DigestInfo
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // digestAlgorithm
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+            // algorithm = SHA-1
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OID,
+              false,
+              asn12.oidToDer(pki2.oids.sha1).getBytes()
+            ),
+            // parameters = Null
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+          ]),
+          // digest
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OCTETSTRING,
+            false,
+            macValue.getBytes()
+          )
+        ]),
+        // macSalt OCTET STRING
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OCTETSTRING,
+          false,
+          macSalt.getBytes()
+        ),
+        // iterations INTEGER (XXX: Only support count < 65536)
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.INTEGER,
+          false,
+          asn12.integerToDer(count2).getBytes()
+        )
+      ]);
+    }
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // version (3)
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        asn12.integerToDer(3).getBytes()
+      ),
+      // PKCS#7 ContentInfo
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // contentType
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          // OID for the content type is 'data'
+          asn12.oidToDer(pki2.oids.data).getBytes()
+        ),
+        // content
+        asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OCTETSTRING,
+            false,
+            asn12.toDer(safe).getBytes()
+          )
+        ])
+      ]),
+      macData
+    ]);
+  };
+  p12.generateKey = forge2.pbe.generatePkcs12Key;
+  return pkcs12.exports;
+}
+function requirePki() {
+  if (hasRequiredPki) return pki.exports;
+  hasRequiredPki = 1;
+  var forge2 = requireForge();
+  requireAsn1();
+  requireOids();
+  requirePbe();
+  requirePem();
+  requirePbkdf2();
+  requirePkcs12();
+  requirePss();
+  requireRsa();
+  requireUtil();
+  requireX509();
+  var asn12 = forge2.asn1;
+  var pki$1 = pki.exports = forge2.pki = forge2.pki || {};
+  pki$1.pemToDer = function(pem2) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error("Could not convert PEM to DER; PEM is encrypted.");
+    }
+    return forge2.util.createBuffer(msg.body);
+  };
+  pki$1.privateKeyFromPem = function(pem2) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "PRIVATE KEY" && msg.type !== "RSA PRIVATE KEY") {
+      var error63 = new Error('Could not convert private key from PEM; PEM header type is not "PRIVATE KEY" or "RSA PRIVATE KEY".');
+      error63.headerType = msg.type;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error("Could not convert private key from PEM; PEM is encrypted.");
+    }
+    var obj = asn12.fromDer(msg.body);
+    return pki$1.privateKeyFromAsn1(obj);
+  };
+  pki$1.privateKeyToPem = function(key, maxline) {
+    var msg = {
+      type: "RSA PRIVATE KEY",
+      body: asn12.toDer(pki$1.privateKeyToAsn1(key)).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  pki$1.privateKeyInfoToPem = function(pki2, maxline) {
+    var msg = {
+      type: "PRIVATE KEY",
+      body: asn12.toDer(pki2).getBytes()
+    };
+    return forge2.pem.encode(msg, { maxline });
+  };
+  return pki.exports;
+}
+function requireTls() {
+  if (hasRequiredTls) return tls_1;
+  hasRequiredTls = 1;
+  var forge2 = requireForge();
+  requireAsn1();
+  requireHmac();
+  requireMd5();
+  requirePem();
+  requirePki();
+  requireRandom();
+  requireSha1();
+  requireUtil();
+  var prf_TLS1 = function(secret, label2, seed, length) {
+    var rval = forge2.util.createBuffer();
+    var idx = secret.length >> 1;
+    var slen = idx + (secret.length & 1);
+    var s1 = secret.substr(0, slen);
+    var s2 = secret.substr(idx, slen);
+    var ai = forge2.util.createBuffer();
+    var hmac2 = forge2.hmac.create();
+    seed = label2 + seed;
+    var md5itr = Math.ceil(length / 16);
+    var sha1itr = Math.ceil(length / 20);
+    hmac2.start("MD5", s1);
+    var md5bytes = forge2.util.createBuffer();
+    ai.putBytes(seed);
+    for (var i = 0; i < md5itr; ++i) {
+      hmac2.start(null, null);
+      hmac2.update(ai.getBytes());
+      ai.putBuffer(hmac2.digest());
+      hmac2.start(null, null);
+      hmac2.update(ai.bytes() + seed);
+      md5bytes.putBuffer(hmac2.digest());
+    }
+    hmac2.start("SHA1", s2);
+    var sha1bytes = forge2.util.createBuffer();
+    ai.clear();
+    ai.putBytes(seed);
+    for (var i = 0; i < sha1itr; ++i) {
+      hmac2.start(null, null);
+      hmac2.update(ai.getBytes());
+      ai.putBuffer(hmac2.digest());
+      hmac2.start(null, null);
+      hmac2.update(ai.bytes() + seed);
+      sha1bytes.putBuffer(hmac2.digest());
+    }
+    rval.putBytes(forge2.util.xorBytes(
+      md5bytes.getBytes(),
+      sha1bytes.getBytes(),
+      length
+    ));
+    return rval;
+  };
+  var hmac_sha1 = function(key2, seqNum, record2) {
+    var hmac2 = forge2.hmac.create();
+    hmac2.start("SHA1", key2);
+    var b = forge2.util.createBuffer();
+    b.putInt32(seqNum[0]);
+    b.putInt32(seqNum[1]);
+    b.putByte(record2.type);
+    b.putByte(record2.version.major);
+    b.putByte(record2.version.minor);
+    b.putInt16(record2.length);
+    b.putBytes(record2.fragment.bytes());
+    hmac2.update(b.getBytes());
+    return hmac2.digest().getBytes();
+  };
+  var deflate = function(c, record2, s) {
+    var rval = false;
+    try {
+      var bytes = c.deflate(record2.fragment.getBytes());
+      record2.fragment = forge2.util.createBuffer(bytes);
+      record2.length = bytes.length;
+      rval = true;
+    } catch (ex) {
+    }
+    return rval;
+  };
+  var inflate = function(c, record2, s) {
+    var rval = false;
+    try {
+      var bytes = c.inflate(record2.fragment.getBytes());
+      record2.fragment = forge2.util.createBuffer(bytes);
+      record2.length = bytes.length;
+      rval = true;
+    } catch (ex) {
+    }
+    return rval;
+  };
+  var readVector = function(b, lenBytes) {
+    var len = 0;
+    switch (lenBytes) {
+      case 1:
+        len = b.getByte();
+        break;
+      case 2:
+        len = b.getInt16();
+        break;
+      case 3:
+        len = b.getInt24();
+        break;
+      case 4:
+        len = b.getInt32();
+        break;
+    }
+    return forge2.util.createBuffer(b.getBytes(len));
+  };
+  var writeVector = function(b, lenBytes, v) {
+    b.putInt(v.length(), lenBytes << 3);
+    b.putBuffer(v);
+  };
+  var tls = {};
+  tls.Versions = {
+    TLS_1_0: { major: 3, minor: 1 },
+    TLS_1_1: { major: 3, minor: 2 },
+    TLS_1_2: { major: 3, minor: 3 }
+  };
+  tls.SupportedVersions = [
+    tls.Versions.TLS_1_1,
+    tls.Versions.TLS_1_0
+  ];
+  tls.Version = tls.SupportedVersions[0];
+  tls.MaxFragment = 16384 - 1024;
+  tls.ConnectionEnd = {
+    server: 0,
+    client: 1
+  };
+  tls.PRFAlgorithm = {
+    tls_prf_sha256: 0
+  };
+  tls.BulkCipherAlgorithm = {
+    none: null,
+    rc4: 0,
+    des3: 1,
+    aes: 2
+  };
+  tls.CipherType = {
+    stream: 0,
+    block: 1,
+    aead: 2
+  };
+  tls.MACAlgorithm = {
+    none: null,
+    hmac_md5: 0,
+    hmac_sha1: 1,
+    hmac_sha256: 2,
+    hmac_sha384: 3,
+    hmac_sha512: 4
+  };
+  tls.CompressionMethod = {
+    none: 0,
+    deflate: 1
+  };
+  tls.ContentType = {
+    change_cipher_spec: 20,
+    alert: 21,
+    handshake: 22,
+    application_data: 23,
+    heartbeat: 24
+  };
+  tls.HandshakeType = {
+    hello_request: 0,
+    client_hello: 1,
+    server_hello: 2,
+    certificate: 11,
+    server_key_exchange: 12,
+    certificate_request: 13,
+    server_hello_done: 14,
+    certificate_verify: 15,
+    client_key_exchange: 16,
+    finished: 20
+  };
+  tls.Alert = {};
+  tls.Alert.Level = {
+    warning: 1,
+    fatal: 2
+  };
+  tls.Alert.Description = {
+    close_notify: 0,
+    unexpected_message: 10,
+    bad_record_mac: 20,
+    decryption_failed: 21,
+    record_overflow: 22,
+    decompression_failure: 30,
+    handshake_failure: 40,
+    bad_certificate: 42,
+    unsupported_certificate: 43,
+    certificate_revoked: 44,
+    certificate_expired: 45,
+    certificate_unknown: 46,
+    illegal_parameter: 47,
+    unknown_ca: 48,
+    access_denied: 49,
+    decode_error: 50,
+    decrypt_error: 51,
+    export_restriction: 60,
+    protocol_version: 70,
+    insufficient_security: 71,
+    internal_error: 80,
+    user_canceled: 90,
+    no_renegotiation: 100
+  };
+  tls.HeartbeatMessageType = {
+    heartbeat_request: 1,
+    heartbeat_response: 2
+  };
+  tls.CipherSuites = {};
+  tls.getCipherSuite = function(twoBytes) {
+    var rval = null;
+    for (var key2 in tls.CipherSuites) {
+      var cs = tls.CipherSuites[key2];
+      if (cs.id[0] === twoBytes.charCodeAt(0) && cs.id[1] === twoBytes.charCodeAt(1)) {
+        rval = cs;
+        break;
+      }
+    }
+    return rval;
+  };
+  tls.handleUnexpected = function(c, record2) {
+    var ignore = !c.open && c.entity === tls.ConnectionEnd.client;
+    if (!ignore) {
+      c.error(c, {
+        message: "Unexpected message. Received TLS record out of order.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.unexpected_message
+        }
+      });
+    }
+  };
+  tls.handleHelloRequest = function(c, record2, length) {
+    if (!c.handshaking && c.handshakes > 0) {
+      tls.queue(c, tls.createAlert(c, {
+        level: tls.Alert.Level.warning,
+        description: tls.Alert.Description.no_renegotiation
+      }));
+      tls.flush(c);
+    }
+    c.process();
+  };
+  tls.parseHelloMessage = function(c, record2, length) {
+    var msg = null;
+    var client = c.entity === tls.ConnectionEnd.client;
+    if (length < 38) {
+      c.error(c, {
+        message: client ? "Invalid ServerHello message. Message too short." : "Invalid ClientHello message. Message too short.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.illegal_parameter
+        }
+      });
+    } else {
+      var b = record2.fragment;
+      var remaining = b.length();
+      msg = {
+        version: {
+          major: b.getByte(),
+          minor: b.getByte()
+        },
+        random: forge2.util.createBuffer(b.getBytes(32)),
+        session_id: readVector(b, 1),
+        extensions: []
+      };
+      if (client) {
+        msg.cipher_suite = b.getBytes(2);
+        msg.compression_method = b.getByte();
+      } else {
+        msg.cipher_suites = readVector(b, 2);
+        msg.compression_methods = readVector(b, 1);
+      }
+      remaining = length - (remaining - b.length());
+      if (remaining > 0) {
+        var exts = readVector(b, 2);
+        while (exts.length() > 0) {
+          msg.extensions.push({
+            type: [exts.getByte(), exts.getByte()],
+            data: readVector(exts, 2)
+          });
+        }
+        if (!client) {
+          for (var i = 0; i < msg.extensions.length; ++i) {
+            var ext = msg.extensions[i];
+            if (ext.type[0] === 0 && ext.type[1] === 0) {
+              var snl = readVector(ext.data, 2);
+              while (snl.length() > 0) {
+                var snType = snl.getByte();
+                if (snType !== 0) {
+                  break;
+                }
+                c.session.extensions.server_name.serverNameList.push(
+                  readVector(snl, 2).getBytes()
+                );
+              }
+            }
+          }
+        }
+      }
+      if (c.session.version) {
+        if (msg.version.major !== c.session.version.major || msg.version.minor !== c.session.version.minor) {
+          return c.error(c, {
+            message: "TLS version change is disallowed during renegotiation.",
+            send: true,
+            alert: {
+              level: tls.Alert.Level.fatal,
+              description: tls.Alert.Description.protocol_version
+            }
+          });
+        }
+      }
+      if (client) {
+        c.session.cipherSuite = tls.getCipherSuite(msg.cipher_suite);
+      } else {
+        var tmp = forge2.util.createBuffer(msg.cipher_suites.bytes());
+        while (tmp.length() > 0) {
+          c.session.cipherSuite = tls.getCipherSuite(tmp.getBytes(2));
+          if (c.session.cipherSuite !== null) {
+            break;
+          }
+        }
+      }
+      if (c.session.cipherSuite === null) {
+        return c.error(c, {
+          message: "No cipher suites in common.",
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.handshake_failure
+          },
+          cipherSuite: forge2.util.bytesToHex(msg.cipher_suite)
+        });
+      }
+      if (client) {
+        c.session.compressionMethod = msg.compression_method;
+      } else {
+        c.session.compressionMethod = tls.CompressionMethod.none;
+      }
+    }
+    return msg;
+  };
+  tls.createSecurityParameters = function(c, msg) {
+    var client = c.entity === tls.ConnectionEnd.client;
+    var msgRandom = msg.random.bytes();
+    var cRandom = client ? c.session.sp.client_random : msgRandom;
+    var sRandom = client ? msgRandom : tls.createRandom().getBytes();
+    c.session.sp = {
+      entity: c.entity,
+      prf_algorithm: tls.PRFAlgorithm.tls_prf_sha256,
+      bulk_cipher_algorithm: null,
+      cipher_type: null,
+      enc_key_length: null,
+      block_length: null,
+      fixed_iv_length: null,
+      record_iv_length: null,
+      mac_algorithm: null,
+      mac_length: null,
+      mac_key_length: null,
+      compression_algorithm: c.session.compressionMethod,
+      pre_master_secret: null,
+      master_secret: null,
+      client_random: cRandom,
+      server_random: sRandom
+    };
+  };
+  tls.handleServerHello = function(c, record2, length) {
+    var msg = tls.parseHelloMessage(c, record2, length);
+    if (c.fail) {
+      return;
+    }
+    if (msg.version.minor <= c.version.minor) {
+      c.version.minor = msg.version.minor;
+    } else {
+      return c.error(c, {
+        message: "Incompatible TLS version.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.protocol_version
+        }
+      });
+    }
+    c.session.version = c.version;
+    var sessionId = msg.session_id.bytes();
+    if (sessionId.length > 0 && sessionId === c.session.id) {
+      c.expect = SCC;
+      c.session.resuming = true;
+      c.session.sp.server_random = msg.random.bytes();
+    } else {
+      c.expect = SCE;
+      c.session.resuming = false;
+      tls.createSecurityParameters(c, msg);
+    }
+    c.session.id = sessionId;
+    c.process();
+  };
+  tls.handleClientHello = function(c, record2, length) {
+    var msg = tls.parseHelloMessage(c, record2, length);
+    if (c.fail) {
+      return;
+    }
+    var sessionId = msg.session_id.bytes();
+    var session = null;
+    if (c.sessionCache) {
+      session = c.sessionCache.getSession(sessionId);
+      if (session === null) {
+        sessionId = "";
+      } else if (session.version.major !== msg.version.major || session.version.minor > msg.version.minor) {
+        session = null;
+        sessionId = "";
+      }
+    }
+    if (sessionId.length === 0) {
+      sessionId = forge2.random.getBytes(32);
+    }
+    c.session.id = sessionId;
+    c.session.clientHelloVersion = msg.version;
+    c.session.sp = {};
+    if (session) {
+      c.version = c.session.version = session.version;
+      c.session.sp = session.sp;
+    } else {
+      var version2;
+      for (var i = 1; i < tls.SupportedVersions.length; ++i) {
+        version2 = tls.SupportedVersions[i];
+        if (version2.minor <= msg.version.minor) {
+          break;
+        }
+      }
+      c.version = { major: version2.major, minor: version2.minor };
+      c.session.version = c.version;
+    }
+    if (session !== null) {
+      c.expect = CCC;
+      c.session.resuming = true;
+      c.session.sp.client_random = msg.random.bytes();
+    } else {
+      c.expect = c.verifyClient !== false ? CCE : CKE;
+      c.session.resuming = false;
+      tls.createSecurityParameters(c, msg);
+    }
+    c.open = true;
+    tls.queue(c, tls.createRecord(c, {
+      type: tls.ContentType.handshake,
+      data: tls.createServerHello(c)
+    }));
+    if (c.session.resuming) {
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.change_cipher_spec,
+        data: tls.createChangeCipherSpec()
+      }));
+      c.state.pending = tls.createConnectionState(c);
+      c.state.current.write = c.state.pending.write;
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.handshake,
+        data: tls.createFinished(c)
+      }));
+    } else {
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.handshake,
+        data: tls.createCertificate(c)
+      }));
+      if (!c.fail) {
+        tls.queue(c, tls.createRecord(c, {
+          type: tls.ContentType.handshake,
+          data: tls.createServerKeyExchange(c)
+        }));
+        if (c.verifyClient !== false) {
+          tls.queue(c, tls.createRecord(c, {
+            type: tls.ContentType.handshake,
+            data: tls.createCertificateRequest(c)
+          }));
+        }
+        tls.queue(c, tls.createRecord(c, {
+          type: tls.ContentType.handshake,
+          data: tls.createServerHelloDone(c)
+        }));
+      }
+    }
+    tls.flush(c);
+    c.process();
+  };
+  tls.handleCertificate = function(c, record2, length) {
+    if (length < 3) {
+      return c.error(c, {
+        message: "Invalid Certificate message. Message too short.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.illegal_parameter
+        }
+      });
+    }
+    var b = record2.fragment;
+    var msg = {
+      certificate_list: readVector(b, 3)
+    };
+    var cert, asn12;
+    var certs = [];
+    try {
+      while (msg.certificate_list.length() > 0) {
+        cert = readVector(msg.certificate_list, 3);
+        asn12 = forge2.asn1.fromDer(cert);
+        cert = forge2.pki.certificateFromAsn1(asn12, true);
+        certs.push(cert);
+      }
+    } catch (ex) {
+      return c.error(c, {
+        message: "Could not parse certificate list.",
+        cause: ex,
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.bad_certificate
+        }
+      });
+    }
+    var client = c.entity === tls.ConnectionEnd.client;
+    if ((client || c.verifyClient === true) && certs.length === 0) {
+      c.error(c, {
+        message: client ? "No server certificate provided." : "No client certificate provided.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.illegal_parameter
+        }
+      });
+    } else if (certs.length === 0) {
+      c.expect = client ? SKE : CKE;
+    } else {
+      if (client) {
+        c.session.serverCertificate = certs[0];
+      } else {
+        c.session.clientCertificate = certs[0];
+      }
+      if (tls.verifyCertificateChain(c, certs)) {
+        c.expect = client ? SKE : CKE;
+      }
+    }
+    c.process();
+  };
+  tls.handleServerKeyExchange = function(c, record2, length) {
+    if (length > 0) {
+      return c.error(c, {
+        message: "Invalid key parameters. Only RSA is supported.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.unsupported_certificate
+        }
+      });
+    }
+    c.expect = SCR;
+    c.process();
+  };
+  tls.handleClientKeyExchange = function(c, record2, length) {
+    if (length < 48) {
+      return c.error(c, {
+        message: "Invalid key parameters. Only RSA is supported.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.unsupported_certificate
+        }
+      });
+    }
+    var b = record2.fragment;
+    var msg = {
+      enc_pre_master_secret: readVector(b, 2).getBytes()
+    };
+    var privateKey = null;
+    if (c.getPrivateKey) {
+      try {
+        privateKey = c.getPrivateKey(c, c.session.serverCertificate);
+        privateKey = forge2.pki.privateKeyFromPem(privateKey);
+      } catch (ex) {
+        c.error(c, {
+          message: "Could not get private key.",
+          cause: ex,
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.internal_error
+          }
+        });
+      }
+    }
+    if (privateKey === null) {
+      return c.error(c, {
+        message: "No private key set.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.internal_error
+        }
+      });
+    }
+    try {
+      var sp = c.session.sp;
+      sp.pre_master_secret = privateKey.decrypt(msg.enc_pre_master_secret);
+      var version2 = c.session.clientHelloVersion;
+      if (version2.major !== sp.pre_master_secret.charCodeAt(0) || version2.minor !== sp.pre_master_secret.charCodeAt(1)) {
+        throw new Error("TLS version rollback attack detected.");
+      }
+    } catch (ex) {
+      sp.pre_master_secret = forge2.random.getBytes(48);
+    }
+    c.expect = CCC;
+    if (c.session.clientCertificate !== null) {
+      c.expect = CCV;
+    }
+    c.process();
+  };
+  tls.handleCertificateRequest = function(c, record2, length) {
+    if (length < 3) {
+      return c.error(c, {
+        message: "Invalid CertificateRequest. Message too short.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.illegal_parameter
+        }
+      });
+    }
+    var b = record2.fragment;
+    var msg = {
+      certificate_types: readVector(b, 1),
+      certificate_authorities: readVector(b, 2)
+    };
+    c.session.certificateRequest = msg;
+    c.expect = SHD;
+    c.process();
+  };
+  tls.handleCertificateVerify = function(c, record2, length) {
+    if (length < 2) {
+      return c.error(c, {
+        message: "Invalid CertificateVerify. Message too short.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.illegal_parameter
+        }
+      });
+    }
+    var b = record2.fragment;
+    b.read -= 4;
+    var msgBytes = b.bytes();
+    b.read += 4;
+    var msg = {
+      signature: readVector(b, 2).getBytes()
+    };
+    var verify = forge2.util.createBuffer();
+    verify.putBuffer(c.session.md5.digest());
+    verify.putBuffer(c.session.sha1.digest());
+    verify = verify.getBytes();
+    try {
+      var cert = c.session.clientCertificate;
+      if (!cert.publicKey.verify(verify, msg.signature, "NONE")) {
+        throw new Error("CertificateVerify signature does not match.");
+      }
+      c.session.md5.update(msgBytes);
+      c.session.sha1.update(msgBytes);
+    } catch (ex) {
+      return c.error(c, {
+        message: "Bad signature in CertificateVerify.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.handshake_failure
+        }
+      });
+    }
+    c.expect = CCC;
+    c.process();
+  };
+  tls.handleServerHelloDone = function(c, record2, length) {
+    if (length > 0) {
+      return c.error(c, {
+        message: "Invalid ServerHelloDone message. Invalid length.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.record_overflow
+        }
+      });
+    }
+    if (c.serverCertificate === null) {
+      var error63 = {
+        message: "No server certificate provided. Not enough security.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.insufficient_security
+        }
+      };
+      var depth = 0;
+      var ret = c.verify(c, error63.alert.description, depth, []);
+      if (ret !== true) {
+        if (ret || ret === 0) {
+          if (typeof ret === "object" && !forge2.util.isArray(ret)) {
+            if (ret.message) {
+              error63.message = ret.message;
+            }
+            if (ret.alert) {
+              error63.alert.description = ret.alert;
+            }
+          } else if (typeof ret === "number") {
+            error63.alert.description = ret;
+          }
+        }
+        return c.error(c, error63);
+      }
+    }
+    if (c.session.certificateRequest !== null) {
+      record2 = tls.createRecord(c, {
+        type: tls.ContentType.handshake,
+        data: tls.createCertificate(c)
+      });
+      tls.queue(c, record2);
+    }
+    record2 = tls.createRecord(c, {
+      type: tls.ContentType.handshake,
+      data: tls.createClientKeyExchange(c)
+    });
+    tls.queue(c, record2);
+    c.expect = SER;
+    var callback = function(c2, signature) {
+      if (c2.session.certificateRequest !== null && c2.session.clientCertificate !== null) {
+        tls.queue(c2, tls.createRecord(c2, {
+          type: tls.ContentType.handshake,
+          data: tls.createCertificateVerify(c2, signature)
+        }));
+      }
+      tls.queue(c2, tls.createRecord(c2, {
+        type: tls.ContentType.change_cipher_spec,
+        data: tls.createChangeCipherSpec()
+      }));
+      c2.state.pending = tls.createConnectionState(c2);
+      c2.state.current.write = c2.state.pending.write;
+      tls.queue(c2, tls.createRecord(c2, {
+        type: tls.ContentType.handshake,
+        data: tls.createFinished(c2)
+      }));
+      c2.expect = SCC;
+      tls.flush(c2);
+      c2.process();
+    };
+    if (c.session.certificateRequest === null || c.session.clientCertificate === null) {
+      return callback(c, null);
+    }
+    tls.getClientSignature(c, callback);
+  };
+  tls.handleChangeCipherSpec = function(c, record2) {
+    if (record2.fragment.getByte() !== 1) {
+      return c.error(c, {
+        message: "Invalid ChangeCipherSpec message received.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.illegal_parameter
+        }
+      });
+    }
+    var client = c.entity === tls.ConnectionEnd.client;
+    if (c.session.resuming && client || !c.session.resuming && !client) {
+      c.state.pending = tls.createConnectionState(c);
+    }
+    c.state.current.read = c.state.pending.read;
+    if (!c.session.resuming && client || c.session.resuming && !client) {
+      c.state.pending = null;
+    }
+    c.expect = client ? SFI : CFI;
+    c.process();
+  };
+  tls.handleFinished = function(c, record2, length) {
+    var b = record2.fragment;
+    b.read -= 4;
+    var msgBytes = b.bytes();
+    b.read += 4;
+    var vd = record2.fragment.getBytes();
+    b = forge2.util.createBuffer();
+    b.putBuffer(c.session.md5.digest());
+    b.putBuffer(c.session.sha1.digest());
+    var client = c.entity === tls.ConnectionEnd.client;
+    var label2 = client ? "server finished" : "client finished";
+    var sp = c.session.sp;
+    var vdl = 12;
+    var prf = prf_TLS1;
+    b = prf(sp.master_secret, label2, b.getBytes(), vdl);
+    if (b.getBytes() !== vd) {
+      return c.error(c, {
+        message: "Invalid verify_data in Finished message.",
+        send: true,
+        alert: {
+          level: tls.Alert.Level.fatal,
+          description: tls.Alert.Description.decrypt_error
+        }
+      });
+    }
+    c.session.md5.update(msgBytes);
+    c.session.sha1.update(msgBytes);
+    if (c.session.resuming && client || !c.session.resuming && !client) {
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.change_cipher_spec,
+        data: tls.createChangeCipherSpec()
+      }));
+      c.state.current.write = c.state.pending.write;
+      c.state.pending = null;
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.handshake,
+        data: tls.createFinished(c)
+      }));
+    }
+    c.expect = client ? SAD : CAD;
+    c.handshaking = false;
+    ++c.handshakes;
+    c.peerCertificate = client ? c.session.serverCertificate : c.session.clientCertificate;
+    tls.flush(c);
+    c.isConnected = true;
+    c.connected(c);
+    c.process();
+  };
+  tls.handleAlert = function(c, record2) {
+    var b = record2.fragment;
+    var alert = {
+      level: b.getByte(),
+      description: b.getByte()
+    };
+    var msg;
+    switch (alert.description) {
+      case tls.Alert.Description.close_notify:
+        msg = "Connection closed.";
+        break;
+      case tls.Alert.Description.unexpected_message:
+        msg = "Unexpected message.";
+        break;
+      case tls.Alert.Description.bad_record_mac:
+        msg = "Bad record MAC.";
+        break;
+      case tls.Alert.Description.decryption_failed:
+        msg = "Decryption failed.";
+        break;
+      case tls.Alert.Description.record_overflow:
+        msg = "Record overflow.";
+        break;
+      case tls.Alert.Description.decompression_failure:
+        msg = "Decompression failed.";
+        break;
+      case tls.Alert.Description.handshake_failure:
+        msg = "Handshake failure.";
+        break;
+      case tls.Alert.Description.bad_certificate:
+        msg = "Bad certificate.";
+        break;
+      case tls.Alert.Description.unsupported_certificate:
+        msg = "Unsupported certificate.";
+        break;
+      case tls.Alert.Description.certificate_revoked:
+        msg = "Certificate revoked.";
+        break;
+      case tls.Alert.Description.certificate_expired:
+        msg = "Certificate expired.";
+        break;
+      case tls.Alert.Description.certificate_unknown:
+        msg = "Certificate unknown.";
+        break;
+      case tls.Alert.Description.illegal_parameter:
+        msg = "Illegal parameter.";
+        break;
+      case tls.Alert.Description.unknown_ca:
+        msg = "Unknown certificate authority.";
+        break;
+      case tls.Alert.Description.access_denied:
+        msg = "Access denied.";
+        break;
+      case tls.Alert.Description.decode_error:
+        msg = "Decode error.";
+        break;
+      case tls.Alert.Description.decrypt_error:
+        msg = "Decrypt error.";
+        break;
+      case tls.Alert.Description.export_restriction:
+        msg = "Export restriction.";
+        break;
+      case tls.Alert.Description.protocol_version:
+        msg = "Unsupported protocol version.";
+        break;
+      case tls.Alert.Description.insufficient_security:
+        msg = "Insufficient security.";
+        break;
+      case tls.Alert.Description.internal_error:
+        msg = "Internal error.";
+        break;
+      case tls.Alert.Description.user_canceled:
+        msg = "User canceled.";
+        break;
+      case tls.Alert.Description.no_renegotiation:
+        msg = "Renegotiation not supported.";
+        break;
+      default:
+        msg = "Unknown error.";
+        break;
+    }
+    if (alert.description === tls.Alert.Description.close_notify) {
+      return c.close();
+    }
+    c.error(c, {
+      message: msg,
+      send: false,
+      // origin is the opposite end
+      origin: c.entity === tls.ConnectionEnd.client ? "server" : "client",
+      alert
+    });
+    c.process();
+  };
+  tls.handleHandshake = function(c, record2) {
+    var b = record2.fragment;
+    var type = b.getByte();
+    var length = b.getInt24();
+    if (length > b.length()) {
+      c.fragmented = record2;
+      record2.fragment = forge2.util.createBuffer();
+      b.read -= 4;
+      return c.process();
+    }
+    c.fragmented = null;
+    b.read -= 4;
+    var bytes = b.bytes(length + 4);
+    b.read += 4;
+    if (type in hsTable[c.entity][c.expect]) {
+      if (c.entity === tls.ConnectionEnd.server && !c.open && !c.fail) {
+        c.handshaking = true;
+        c.session = {
+          version: null,
+          extensions: {
+            server_name: {
+              serverNameList: []
+            }
+          },
+          cipherSuite: null,
+          compressionMethod: null,
+          serverCertificate: null,
+          clientCertificate: null,
+          md5: forge2.md.md5.create(),
+          sha1: forge2.md.sha1.create()
+        };
+      }
+      if (type !== tls.HandshakeType.hello_request && type !== tls.HandshakeType.certificate_verify && type !== tls.HandshakeType.finished) {
+        c.session.md5.update(bytes);
+        c.session.sha1.update(bytes);
+      }
+      hsTable[c.entity][c.expect][type](c, record2, length);
+    } else {
+      tls.handleUnexpected(c, record2);
+    }
+  };
+  tls.handleApplicationData = function(c, record2) {
+    c.data.putBuffer(record2.fragment);
+    c.dataReady(c);
+    c.process();
+  };
+  tls.handleHeartbeat = function(c, record2) {
+    var b = record2.fragment;
+    var type = b.getByte();
+    var length = b.getInt16();
+    var payload = b.getBytes(length);
+    if (type === tls.HeartbeatMessageType.heartbeat_request) {
+      if (c.handshaking || length > payload.length) {
+        return c.process();
+      }
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.heartbeat,
+        data: tls.createHeartbeat(
+          tls.HeartbeatMessageType.heartbeat_response,
+          payload
+        )
+      }));
+      tls.flush(c);
+    } else if (type === tls.HeartbeatMessageType.heartbeat_response) {
+      if (payload !== c.expectedHeartbeatPayload) {
+        return c.process();
+      }
+      if (c.heartbeatReceived) {
+        c.heartbeatReceived(c, forge2.util.createBuffer(payload));
+      }
+    }
+    c.process();
+  };
+  var SHE = 0;
+  var SCE = 1;
+  var SKE = 2;
+  var SCR = 3;
+  var SHD = 4;
+  var SCC = 5;
+  var SFI = 6;
+  var SAD = 7;
+  var SER = 8;
+  var CHE = 0;
+  var CCE = 1;
+  var CKE = 2;
+  var CCV = 3;
+  var CCC = 4;
+  var CFI = 5;
+  var CAD = 6;
+  var __ = tls.handleUnexpected;
+  var R0 = tls.handleChangeCipherSpec;
+  var R1 = tls.handleAlert;
+  var R2 = tls.handleHandshake;
+  var R3 = tls.handleApplicationData;
+  var R4 = tls.handleHeartbeat;
+  var ctTable = [];
+  ctTable[tls.ConnectionEnd.client] = [
+    //      CC,AL,HS,AD,HB
+    /*SHE*/
+    [__, R1, R2, __, R4],
+    /*SCE*/
+    [__, R1, R2, __, R4],
+    /*SKE*/
+    [__, R1, R2, __, R4],
+    /*SCR*/
+    [__, R1, R2, __, R4],
+    /*SHD*/
+    [__, R1, R2, __, R4],
+    /*SCC*/
+    [R0, R1, __, __, R4],
+    /*SFI*/
+    [__, R1, R2, __, R4],
+    /*SAD*/
+    [__, R1, R2, R3, R4],
+    /*SER*/
+    [__, R1, R2, __, R4]
+  ];
+  ctTable[tls.ConnectionEnd.server] = [
+    //      CC,AL,HS,AD
+    /*CHE*/
+    [__, R1, R2, __, R4],
+    /*CCE*/
+    [__, R1, R2, __, R4],
+    /*CKE*/
+    [__, R1, R2, __, R4],
+    /*CCV*/
+    [__, R1, R2, __, R4],
+    /*CCC*/
+    [R0, R1, __, __, R4],
+    /*CFI*/
+    [__, R1, R2, __, R4],
+    /*CAD*/
+    [__, R1, R2, R3, R4],
+    /*CER*/
+    [__, R1, R2, __, R4]
+  ];
+  var H0 = tls.handleHelloRequest;
+  var H1 = tls.handleServerHello;
+  var H2 = tls.handleCertificate;
+  var H3 = tls.handleServerKeyExchange;
+  var H4 = tls.handleCertificateRequest;
+  var H5 = tls.handleServerHelloDone;
+  var H6 = tls.handleFinished;
+  var hsTable = [];
+  hsTable[tls.ConnectionEnd.client] = [
+    //      HR,01,SH,03,04,05,06,07,08,09,10,SC,SK,CR,HD,15,CK,17,18,19,FI
+    /*SHE*/
+    [__, __, H1, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
+    /*SCE*/
+    [H0, __, __, __, __, __, __, __, __, __, __, H2, H3, H4, H5, __, __, __, __, __, __],
+    /*SKE*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, H3, H4, H5, __, __, __, __, __, __],
+    /*SCR*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, __, H4, H5, __, __, __, __, __, __],
+    /*SHD*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, __, __, H5, __, __, __, __, __, __],
+    /*SCC*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
+    /*SFI*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, H6],
+    /*SAD*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
+    /*SER*/
+    [H0, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __]
+  ];
+  var H7 = tls.handleClientHello;
+  var H8 = tls.handleClientKeyExchange;
+  var H9 = tls.handleCertificateVerify;
+  hsTable[tls.ConnectionEnd.server] = [
+    //      01,CH,02,03,04,05,06,07,08,09,10,CC,12,13,14,CV,CK,17,18,19,FI
+    /*CHE*/
+    [__, H7, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
+    /*CCE*/
+    [__, __, __, __, __, __, __, __, __, __, __, H2, __, __, __, __, __, __, __, __, __],
+    /*CKE*/
+    [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, H8, __, __, __, __],
+    /*CCV*/
+    [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, H9, __, __, __, __, __],
+    /*CCC*/
+    [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
+    /*CFI*/
+    [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, H6],
+    /*CAD*/
+    [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __],
+    /*CER*/
+    [__, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __]
+  ];
+  tls.generateKeys = function(c, sp) {
+    var prf = prf_TLS1;
+    var random2 = sp.client_random + sp.server_random;
+    if (!c.session.resuming) {
+      sp.master_secret = prf(
+        sp.pre_master_secret,
+        "master secret",
+        random2,
+        48
+      ).bytes();
+      sp.pre_master_secret = null;
+    }
+    random2 = sp.server_random + sp.client_random;
+    var length = 2 * sp.mac_key_length + 2 * sp.enc_key_length;
+    var tls10 = c.version.major === tls.Versions.TLS_1_0.major && c.version.minor === tls.Versions.TLS_1_0.minor;
+    if (tls10) {
+      length += 2 * sp.fixed_iv_length;
+    }
+    var km = prf(sp.master_secret, "key expansion", random2, length);
+    var rval = {
+      client_write_MAC_key: km.getBytes(sp.mac_key_length),
+      server_write_MAC_key: km.getBytes(sp.mac_key_length),
+      client_write_key: km.getBytes(sp.enc_key_length),
+      server_write_key: km.getBytes(sp.enc_key_length)
+    };
+    if (tls10) {
+      rval.client_write_IV = km.getBytes(sp.fixed_iv_length);
+      rval.server_write_IV = km.getBytes(sp.fixed_iv_length);
+    }
+    return rval;
+  };
+  tls.createConnectionState = function(c) {
+    var client = c.entity === tls.ConnectionEnd.client;
+    var createMode = function() {
+      var mode = {
+        // two 32-bit numbers, first is most significant
+        sequenceNumber: [0, 0],
+        macKey: null,
+        macLength: 0,
+        macFunction: null,
+        cipherState: null,
+        cipherFunction: function(record2) {
+          return true;
+        },
+        compressionState: null,
+        compressFunction: function(record2) {
+          return true;
+        },
+        updateSequenceNumber: function() {
+          if (mode.sequenceNumber[1] === 4294967295) {
+            mode.sequenceNumber[1] = 0;
+            ++mode.sequenceNumber[0];
+          } else {
+            ++mode.sequenceNumber[1];
+          }
+        }
+      };
+      return mode;
+    };
+    var state = {
+      read: createMode(),
+      write: createMode()
+    };
+    state.read.update = function(c2, record2) {
+      if (!state.read.cipherFunction(record2, state.read)) {
+        c2.error(c2, {
+          message: "Could not decrypt record or bad MAC.",
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            // doesn't matter if decryption failed or MAC was
+            // invalid, return the same error so as not to reveal
+            // which one occurred
+            description: tls.Alert.Description.bad_record_mac
+          }
+        });
+      } else if (!state.read.compressFunction(c2, record2, state.read)) {
+        c2.error(c2, {
+          message: "Could not decompress record.",
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.decompression_failure
+          }
+        });
+      }
+      return !c2.fail;
+    };
+    state.write.update = function(c2, record2) {
+      if (!state.write.compressFunction(c2, record2, state.write)) {
+        c2.error(c2, {
+          message: "Could not compress record.",
+          send: false,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.internal_error
+          }
+        });
+      } else if (!state.write.cipherFunction(record2, state.write)) {
+        c2.error(c2, {
+          message: "Could not encrypt record.",
+          send: false,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.internal_error
+          }
+        });
+      }
+      return !c2.fail;
+    };
+    if (c.session) {
+      var sp = c.session.sp;
+      c.session.cipherSuite.initSecurityParameters(sp);
+      sp.keys = tls.generateKeys(c, sp);
+      state.read.macKey = client ? sp.keys.server_write_MAC_key : sp.keys.client_write_MAC_key;
+      state.write.macKey = client ? sp.keys.client_write_MAC_key : sp.keys.server_write_MAC_key;
+      c.session.cipherSuite.initConnectionState(state, c, sp);
+      switch (sp.compression_algorithm) {
+        case tls.CompressionMethod.none:
+          break;
+        case tls.CompressionMethod.deflate:
+          state.read.compressFunction = inflate;
+          state.write.compressFunction = deflate;
+          break;
+        default:
+          throw new Error("Unsupported compression algorithm.");
+      }
+    }
+    return state;
+  };
+  tls.createRandom = function() {
+    var d3 = /* @__PURE__ */ new Date();
+    var utc = +d3 + d3.getTimezoneOffset() * 6e4;
+    var rval = forge2.util.createBuffer();
+    rval.putInt32(utc);
+    rval.putBytes(forge2.random.getBytes(28));
+    return rval;
+  };
+  tls.createRecord = function(c, options) {
+    if (!options.data) {
+      return null;
+    }
+    var record2 = {
+      type: options.type,
+      version: {
+        major: c.version.major,
+        minor: c.version.minor
+      },
+      length: options.data.length(),
+      fragment: options.data
+    };
+    return record2;
+  };
+  tls.createAlert = function(c, alert) {
+    var b = forge2.util.createBuffer();
+    b.putByte(alert.level);
+    b.putByte(alert.description);
+    return tls.createRecord(c, {
+      type: tls.ContentType.alert,
+      data: b
+    });
+  };
+  tls.createClientHello = function(c) {
+    c.session.clientHelloVersion = {
+      major: c.version.major,
+      minor: c.version.minor
+    };
+    var cipherSuites = forge2.util.createBuffer();
+    for (var i = 0; i < c.cipherSuites.length; ++i) {
+      var cs = c.cipherSuites[i];
+      cipherSuites.putByte(cs.id[0]);
+      cipherSuites.putByte(cs.id[1]);
+    }
+    var cSuites = cipherSuites.length();
+    var compressionMethods = forge2.util.createBuffer();
+    compressionMethods.putByte(tls.CompressionMethod.none);
+    var cMethods = compressionMethods.length();
+    var extensions = forge2.util.createBuffer();
+    if (c.virtualHost) {
+      var ext = forge2.util.createBuffer();
+      ext.putByte(0);
+      ext.putByte(0);
+      var serverName = forge2.util.createBuffer();
+      serverName.putByte(0);
+      writeVector(serverName, 2, forge2.util.createBuffer(c.virtualHost));
+      var snList = forge2.util.createBuffer();
+      writeVector(snList, 2, serverName);
+      writeVector(ext, 2, snList);
+      extensions.putBuffer(ext);
+    }
+    var extLength = extensions.length();
+    if (extLength > 0) {
+      extLength += 2;
+    }
+    var sessionId = c.session.id;
+    var length = sessionId.length + 1 + // session ID vector
+    2 + // version (major + minor)
+    4 + 28 + // random time and random bytes
+    2 + cSuites + // cipher suites vector
+    1 + cMethods + // compression methods vector
+    extLength;
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.client_hello);
+    rval.putInt24(length);
+    rval.putByte(c.version.major);
+    rval.putByte(c.version.minor);
+    rval.putBytes(c.session.sp.client_random);
+    writeVector(rval, 1, forge2.util.createBuffer(sessionId));
+    writeVector(rval, 2, cipherSuites);
+    writeVector(rval, 1, compressionMethods);
+    if (extLength > 0) {
+      writeVector(rval, 2, extensions);
+    }
+    return rval;
+  };
+  tls.createServerHello = function(c) {
+    var sessionId = c.session.id;
+    var length = sessionId.length + 1 + // session ID vector
+    2 + // version (major + minor)
+    4 + 28 + // random time and random bytes
+    2 + // chosen cipher suite
+    1;
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.server_hello);
+    rval.putInt24(length);
+    rval.putByte(c.version.major);
+    rval.putByte(c.version.minor);
+    rval.putBytes(c.session.sp.server_random);
+    writeVector(rval, 1, forge2.util.createBuffer(sessionId));
+    rval.putByte(c.session.cipherSuite.id[0]);
+    rval.putByte(c.session.cipherSuite.id[1]);
+    rval.putByte(c.session.compressionMethod);
+    return rval;
+  };
+  tls.createCertificate = function(c) {
+    var client = c.entity === tls.ConnectionEnd.client;
+    var cert = null;
+    if (c.getCertificate) {
+      var hint;
+      if (client) {
+        hint = c.session.certificateRequest;
+      } else {
+        hint = c.session.extensions.server_name.serverNameList;
+      }
+      cert = c.getCertificate(c, hint);
+    }
+    var certList = forge2.util.createBuffer();
+    if (cert !== null) {
+      try {
+        if (!forge2.util.isArray(cert)) {
+          cert = [cert];
+        }
+        var asn12 = null;
+        for (var i = 0; i < cert.length; ++i) {
+          var msg = forge2.pem.decode(cert[i])[0];
+          if (msg.type !== "CERTIFICATE" && msg.type !== "X509 CERTIFICATE" && msg.type !== "TRUSTED CERTIFICATE") {
+            var error63 = new Error('Could not convert certificate from PEM; PEM header type is not "CERTIFICATE", "X509 CERTIFICATE", or "TRUSTED CERTIFICATE".');
+            error63.headerType = msg.type;
+            throw error63;
+          }
+          if (msg.procType && msg.procType.type === "ENCRYPTED") {
+            throw new Error("Could not convert certificate from PEM; PEM is encrypted.");
+          }
+          var der = forge2.util.createBuffer(msg.body);
+          if (asn12 === null) {
+            asn12 = forge2.asn1.fromDer(der.bytes(), false);
+          }
+          var certBuffer = forge2.util.createBuffer();
+          writeVector(certBuffer, 3, der);
+          certList.putBuffer(certBuffer);
+        }
+        cert = forge2.pki.certificateFromAsn1(asn12);
+        if (client) {
+          c.session.clientCertificate = cert;
+        } else {
+          c.session.serverCertificate = cert;
+        }
+      } catch (ex) {
+        return c.error(c, {
+          message: "Could not send certificate list.",
+          cause: ex,
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.bad_certificate
+          }
+        });
+      }
+    }
+    var length = 3 + certList.length();
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.certificate);
+    rval.putInt24(length);
+    writeVector(rval, 3, certList);
+    return rval;
+  };
+  tls.createClientKeyExchange = function(c) {
+    var b = forge2.util.createBuffer();
+    b.putByte(c.session.clientHelloVersion.major);
+    b.putByte(c.session.clientHelloVersion.minor);
+    b.putBytes(forge2.random.getBytes(46));
+    var sp = c.session.sp;
+    sp.pre_master_secret = b.getBytes();
+    var key2 = c.session.serverCertificate.publicKey;
+    b = key2.encrypt(sp.pre_master_secret);
+    var length = b.length + 2;
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.client_key_exchange);
+    rval.putInt24(length);
+    rval.putInt16(b.length);
+    rval.putBytes(b);
+    return rval;
+  };
+  tls.createServerKeyExchange = function(c) {
+    var rval = forge2.util.createBuffer();
+    return rval;
+  };
+  tls.getClientSignature = function(c, callback) {
+    var b = forge2.util.createBuffer();
+    b.putBuffer(c.session.md5.digest());
+    b.putBuffer(c.session.sha1.digest());
+    b = b.getBytes();
+    c.getSignature = c.getSignature || function(c2, b2, callback2) {
+      var privateKey = null;
+      if (c2.getPrivateKey) {
+        try {
+          privateKey = c2.getPrivateKey(c2, c2.session.clientCertificate);
+          privateKey = forge2.pki.privateKeyFromPem(privateKey);
+        } catch (ex) {
+          c2.error(c2, {
+            message: "Could not get private key.",
+            cause: ex,
+            send: true,
+            alert: {
+              level: tls.Alert.Level.fatal,
+              description: tls.Alert.Description.internal_error
+            }
+          });
+        }
+      }
+      if (privateKey === null) {
+        c2.error(c2, {
+          message: "No private key set.",
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: tls.Alert.Description.internal_error
+          }
+        });
+      } else {
+        b2 = privateKey.sign(b2, null);
+      }
+      callback2(c2, b2);
+    };
+    c.getSignature(c, b, callback);
+  };
+  tls.createCertificateVerify = function(c, signature) {
+    var length = signature.length + 2;
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.certificate_verify);
+    rval.putInt24(length);
+    rval.putInt16(signature.length);
+    rval.putBytes(signature);
+    return rval;
+  };
+  tls.createCertificateRequest = function(c) {
+    var certTypes = forge2.util.createBuffer();
+    certTypes.putByte(1);
+    var cAs = forge2.util.createBuffer();
+    for (var key2 in c.caStore.certs) {
+      var cert = c.caStore.certs[key2];
+      var dn = forge2.pki.distinguishedNameToAsn1(cert.subject);
+      var byteBuffer = forge2.asn1.toDer(dn);
+      cAs.putInt16(byteBuffer.length());
+      cAs.putBuffer(byteBuffer);
+    }
+    var length = 1 + certTypes.length() + 2 + cAs.length();
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.certificate_request);
+    rval.putInt24(length);
+    writeVector(rval, 1, certTypes);
+    writeVector(rval, 2, cAs);
+    return rval;
+  };
+  tls.createServerHelloDone = function(c) {
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.server_hello_done);
+    rval.putInt24(0);
+    return rval;
+  };
+  tls.createChangeCipherSpec = function() {
+    var rval = forge2.util.createBuffer();
+    rval.putByte(1);
+    return rval;
+  };
+  tls.createFinished = function(c) {
+    var b = forge2.util.createBuffer();
+    b.putBuffer(c.session.md5.digest());
+    b.putBuffer(c.session.sha1.digest());
+    var client = c.entity === tls.ConnectionEnd.client;
+    var sp = c.session.sp;
+    var vdl = 12;
+    var prf = prf_TLS1;
+    var label2 = client ? "client finished" : "server finished";
+    b = prf(sp.master_secret, label2, b.getBytes(), vdl);
+    var rval = forge2.util.createBuffer();
+    rval.putByte(tls.HandshakeType.finished);
+    rval.putInt24(b.length());
+    rval.putBuffer(b);
+    return rval;
+  };
+  tls.createHeartbeat = function(type, payload, payloadLength) {
+    if (typeof payloadLength === "undefined") {
+      payloadLength = payload.length;
+    }
+    var rval = forge2.util.createBuffer();
+    rval.putByte(type);
+    rval.putInt16(payloadLength);
+    rval.putBytes(payload);
+    var plaintextLength = rval.length();
+    var paddingLength = Math.max(16, plaintextLength - payloadLength - 3);
+    rval.putBytes(forge2.random.getBytes(paddingLength));
+    return rval;
+  };
+  tls.queue = function(c, record2) {
+    if (!record2) {
+      return;
+    }
+    if (record2.fragment.length() === 0) {
+      if (record2.type === tls.ContentType.handshake || record2.type === tls.ContentType.alert || record2.type === tls.ContentType.change_cipher_spec) {
+        return;
+      }
+    }
+    if (record2.type === tls.ContentType.handshake) {
+      var bytes = record2.fragment.bytes();
+      c.session.md5.update(bytes);
+      c.session.sha1.update(bytes);
+      bytes = null;
+    }
+    var records2;
+    if (record2.fragment.length() <= tls.MaxFragment) {
+      records2 = [record2];
+    } else {
+      records2 = [];
+      var data = record2.fragment.bytes();
+      while (data.length > tls.MaxFragment) {
+        records2.push(tls.createRecord(c, {
+          type: record2.type,
+          data: forge2.util.createBuffer(data.slice(0, tls.MaxFragment))
+        }));
+        data = data.slice(tls.MaxFragment);
+      }
+      if (data.length > 0) {
+        records2.push(tls.createRecord(c, {
+          type: record2.type,
+          data: forge2.util.createBuffer(data)
+        }));
+      }
+    }
+    for (var i = 0; i < records2.length && !c.fail; ++i) {
+      var rec = records2[i];
+      var s = c.state.current.write;
+      if (s.update(c, rec)) {
+        c.records.push(rec);
+      }
+    }
+  };
+  tls.flush = function(c) {
+    for (var i = 0; i < c.records.length; ++i) {
+      var record2 = c.records[i];
+      c.tlsData.putByte(record2.type);
+      c.tlsData.putByte(record2.version.major);
+      c.tlsData.putByte(record2.version.minor);
+      c.tlsData.putInt16(record2.fragment.length());
+      c.tlsData.putBuffer(c.records[i].fragment);
+    }
+    c.records = [];
+    return c.tlsDataReady(c);
+  };
+  var _certErrorToAlertDesc = function(error63) {
+    switch (error63) {
+      case true:
+        return true;
+      case forge2.pki.certificateError.bad_certificate:
+        return tls.Alert.Description.bad_certificate;
+      case forge2.pki.certificateError.unsupported_certificate:
+        return tls.Alert.Description.unsupported_certificate;
+      case forge2.pki.certificateError.certificate_revoked:
+        return tls.Alert.Description.certificate_revoked;
+      case forge2.pki.certificateError.certificate_expired:
+        return tls.Alert.Description.certificate_expired;
+      case forge2.pki.certificateError.certificate_unknown:
+        return tls.Alert.Description.certificate_unknown;
+      case forge2.pki.certificateError.unknown_ca:
+        return tls.Alert.Description.unknown_ca;
+      default:
+        return tls.Alert.Description.bad_certificate;
+    }
+  };
+  var _alertDescToCertError = function(desc) {
+    switch (desc) {
+      case true:
+        return true;
+      case tls.Alert.Description.bad_certificate:
+        return forge2.pki.certificateError.bad_certificate;
+      case tls.Alert.Description.unsupported_certificate:
+        return forge2.pki.certificateError.unsupported_certificate;
+      case tls.Alert.Description.certificate_revoked:
+        return forge2.pki.certificateError.certificate_revoked;
+      case tls.Alert.Description.certificate_expired:
+        return forge2.pki.certificateError.certificate_expired;
+      case tls.Alert.Description.certificate_unknown:
+        return forge2.pki.certificateError.certificate_unknown;
+      case tls.Alert.Description.unknown_ca:
+        return forge2.pki.certificateError.unknown_ca;
+      default:
+        return forge2.pki.certificateError.bad_certificate;
+    }
+  };
+  tls.verifyCertificateChain = function(c, chain) {
+    try {
+      var options = {};
+      for (var key2 in c.verifyOptions) {
+        options[key2] = c.verifyOptions[key2];
+      }
+      options.verify = function(vfd, depth, chain2) {
+        var desc = _certErrorToAlertDesc(vfd);
+        var ret = c.verify(c, vfd, depth, chain2);
+        if (ret !== true) {
+          if (typeof ret === "object" && !forge2.util.isArray(ret)) {
+            var error63 = new Error("The application rejected the certificate.");
+            error63.send = true;
+            error63.alert = {
+              level: tls.Alert.Level.fatal,
+              description: tls.Alert.Description.bad_certificate
+            };
+            if (ret.message) {
+              error63.message = ret.message;
+            }
+            if (ret.alert) {
+              error63.alert.description = ret.alert;
+            }
+            throw error63;
+          }
+          if (ret !== vfd) {
+            ret = _alertDescToCertError(ret);
+          }
+        }
+        return ret;
+      };
+      forge2.pki.verifyCertificateChain(c.caStore, chain, options);
+    } catch (ex) {
+      var err = ex;
+      if (typeof err !== "object" || forge2.util.isArray(err)) {
+        err = {
+          send: true,
+          alert: {
+            level: tls.Alert.Level.fatal,
+            description: _certErrorToAlertDesc(ex)
+          }
+        };
+      }
+      if (!("send" in err)) {
+        err.send = true;
+      }
+      if (!("alert" in err)) {
+        err.alert = {
+          level: tls.Alert.Level.fatal,
+          description: _certErrorToAlertDesc(err.error)
+        };
+      }
+      c.error(c, err);
+    }
+    return !c.fail;
+  };
+  tls.createSessionCache = function(cache, capacity) {
+    var rval = null;
+    if (cache && cache.getSession && cache.setSession && cache.order) {
+      rval = cache;
+    } else {
+      rval = {};
+      rval.cache = cache || {};
+      rval.capacity = Math.max(capacity || 100, 1);
+      rval.order = [];
+      for (var key2 in cache) {
+        if (rval.order.length <= capacity) {
+          rval.order.push(key2);
+        } else {
+          delete cache[key2];
+        }
+      }
+      rval.getSession = function(sessionId) {
+        var session = null;
+        var key3 = null;
+        if (sessionId) {
+          key3 = forge2.util.bytesToHex(sessionId);
+        } else if (rval.order.length > 0) {
+          key3 = rval.order[0];
+        }
+        if (key3 !== null && key3 in rval.cache) {
+          session = rval.cache[key3];
+          delete rval.cache[key3];
+          for (var i in rval.order) {
+            if (rval.order[i] === key3) {
+              rval.order.splice(i, 1);
+              break;
+            }
+          }
+        }
+        return session;
+      };
+      rval.setSession = function(sessionId, session) {
+        if (rval.order.length === rval.capacity) {
+          var key3 = rval.order.shift();
+          delete rval.cache[key3];
+        }
+        var key3 = forge2.util.bytesToHex(sessionId);
+        rval.order.push(key3);
+        rval.cache[key3] = session;
+      };
+    }
+    return rval;
+  };
+  tls.createConnection = function(options) {
+    var caStore = null;
+    if (options.caStore) {
+      if (forge2.util.isArray(options.caStore)) {
+        caStore = forge2.pki.createCaStore(options.caStore);
+      } else {
+        caStore = options.caStore;
+      }
+    } else {
+      caStore = forge2.pki.createCaStore();
+    }
+    var cipherSuites = options.cipherSuites || null;
+    if (cipherSuites === null) {
+      cipherSuites = [];
+      for (var key2 in tls.CipherSuites) {
+        cipherSuites.push(tls.CipherSuites[key2]);
+      }
+    }
+    var entity = options.server || false ? tls.ConnectionEnd.server : tls.ConnectionEnd.client;
+    var sessionCache = options.sessionCache ? tls.createSessionCache(options.sessionCache) : null;
+    var c = {
+      version: { major: tls.Version.major, minor: tls.Version.minor },
+      entity,
+      sessionId: options.sessionId,
+      caStore,
+      sessionCache,
+      cipherSuites,
+      connected: options.connected,
+      virtualHost: options.virtualHost || null,
+      verifyClient: options.verifyClient || false,
+      verify: options.verify || function(cn, vfd, dpth, cts) {
+        return vfd;
+      },
+      verifyOptions: options.verifyOptions || {},
+      getCertificate: options.getCertificate || null,
+      getPrivateKey: options.getPrivateKey || null,
+      getSignature: options.getSignature || null,
+      input: forge2.util.createBuffer(),
+      tlsData: forge2.util.createBuffer(),
+      data: forge2.util.createBuffer(),
+      tlsDataReady: options.tlsDataReady,
+      dataReady: options.dataReady,
+      heartbeatReceived: options.heartbeatReceived,
+      closed: options.closed,
+      error: function(c2, ex) {
+        ex.origin = ex.origin || (c2.entity === tls.ConnectionEnd.client ? "client" : "server");
+        if (ex.send) {
+          tls.queue(c2, tls.createAlert(c2, ex.alert));
+          tls.flush(c2);
+        }
+        var fatal = ex.fatal !== false;
+        if (fatal) {
+          c2.fail = true;
+        }
+        options.error(c2, ex);
+        if (fatal) {
+          c2.close(false);
+        }
+      },
+      deflate: options.deflate || null,
+      inflate: options.inflate || null
+    };
+    c.reset = function(clearFail) {
+      c.version = { major: tls.Version.major, minor: tls.Version.minor };
+      c.record = null;
+      c.session = null;
+      c.peerCertificate = null;
+      c.state = {
+        pending: null,
+        current: null
+      };
+      c.expect = c.entity === tls.ConnectionEnd.client ? SHE : CHE;
+      c.fragmented = null;
+      c.records = [];
+      c.open = false;
+      c.handshakes = 0;
+      c.handshaking = false;
+      c.isConnected = false;
+      c.fail = !(clearFail || typeof clearFail === "undefined");
+      c.input.clear();
+      c.tlsData.clear();
+      c.data.clear();
+      c.state.current = tls.createConnectionState(c);
+    };
+    c.reset();
+    var _update = function(c2, record2) {
+      var aligned = record2.type - tls.ContentType.change_cipher_spec;
+      var handlers = ctTable[c2.entity][c2.expect];
+      if (aligned in handlers) {
+        handlers[aligned](c2, record2);
+      } else {
+        tls.handleUnexpected(c2, record2);
+      }
+    };
+    var _readRecordHeader = function(c2) {
+      var rval = 0;
+      var b = c2.input;
+      var len = b.length();
+      if (len < 5) {
+        rval = 5 - len;
+      } else {
+        c2.record = {
+          type: b.getByte(),
+          version: {
+            major: b.getByte(),
+            minor: b.getByte()
+          },
+          length: b.getInt16(),
+          fragment: forge2.util.createBuffer(),
+          ready: false
+        };
+        var compatibleVersion = c2.record.version.major === c2.version.major;
+        if (compatibleVersion && c2.session && c2.session.version) {
+          compatibleVersion = c2.record.version.minor === c2.version.minor;
+        }
+        if (!compatibleVersion) {
+          c2.error(c2, {
+            message: "Incompatible TLS version.",
+            send: true,
+            alert: {
+              level: tls.Alert.Level.fatal,
+              description: tls.Alert.Description.protocol_version
+            }
+          });
+        }
+      }
+      return rval;
+    };
+    var _readRecord = function(c2) {
+      var rval = 0;
+      var b = c2.input;
+      var len = b.length();
+      if (len < c2.record.length) {
+        rval = c2.record.length - len;
+      } else {
+        c2.record.fragment.putBytes(b.getBytes(c2.record.length));
+        b.compact();
+        var s = c2.state.current.read;
+        if (s.update(c2, c2.record)) {
+          if (c2.fragmented !== null) {
+            if (c2.fragmented.type === c2.record.type) {
+              c2.fragmented.fragment.putBuffer(c2.record.fragment);
+              c2.record = c2.fragmented;
+            } else {
+              c2.error(c2, {
+                message: "Invalid fragmented record.",
+                send: true,
+                alert: {
+                  level: tls.Alert.Level.fatal,
+                  description: tls.Alert.Description.unexpected_message
+                }
+              });
+            }
+          }
+          c2.record.ready = true;
+        }
+      }
+      return rval;
+    };
+    c.handshake = function(sessionId) {
+      if (c.entity !== tls.ConnectionEnd.client) {
+        c.error(c, {
+          message: "Cannot initiate handshake as a server.",
+          fatal: false
+        });
+      } else if (c.handshaking) {
+        c.error(c, {
+          message: "Handshake already in progress.",
+          fatal: false
+        });
+      } else {
+        if (c.fail && !c.open && c.handshakes === 0) {
+          c.fail = false;
+        }
+        c.handshaking = true;
+        sessionId = sessionId || "";
+        var session = null;
+        if (sessionId.length > 0) {
+          if (c.sessionCache) {
+            session = c.sessionCache.getSession(sessionId);
+          }
+          if (session === null) {
+            sessionId = "";
+          }
+        }
+        if (sessionId.length === 0 && c.sessionCache) {
+          session = c.sessionCache.getSession();
+          if (session !== null) {
+            sessionId = session.id;
+          }
+        }
+        c.session = {
+          id: sessionId,
+          version: null,
+          cipherSuite: null,
+          compressionMethod: null,
+          serverCertificate: null,
+          certificateRequest: null,
+          clientCertificate: null,
+          sp: {},
+          md5: forge2.md.md5.create(),
+          sha1: forge2.md.sha1.create()
+        };
+        if (session) {
+          c.version = session.version;
+          c.session.sp = session.sp;
+        }
+        c.session.sp.client_random = tls.createRandom().getBytes();
+        c.open = true;
+        tls.queue(c, tls.createRecord(c, {
+          type: tls.ContentType.handshake,
+          data: tls.createClientHello(c)
+        }));
+        tls.flush(c);
+      }
+    };
+    c.process = function(data) {
+      var rval = 0;
+      if (data) {
+        c.input.putBytes(data);
+      }
+      if (!c.fail) {
+        if (c.record !== null && c.record.ready && c.record.fragment.isEmpty()) {
+          c.record = null;
+        }
+        if (c.record === null) {
+          rval = _readRecordHeader(c);
+        }
+        if (!c.fail && c.record !== null && !c.record.ready) {
+          rval = _readRecord(c);
+        }
+        if (!c.fail && c.record !== null && c.record.ready) {
+          _update(c, c.record);
+        }
+      }
+      return rval;
+    };
+    c.prepare = function(data) {
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.application_data,
+        data: forge2.util.createBuffer(data)
+      }));
+      return tls.flush(c);
+    };
+    c.prepareHeartbeatRequest = function(payload, payloadLength) {
+      if (payload instanceof forge2.util.ByteBuffer) {
+        payload = payload.bytes();
+      }
+      if (typeof payloadLength === "undefined") {
+        payloadLength = payload.length;
+      }
+      c.expectedHeartbeatPayload = payload;
+      tls.queue(c, tls.createRecord(c, {
+        type: tls.ContentType.heartbeat,
+        data: tls.createHeartbeat(
+          tls.HeartbeatMessageType.heartbeat_request,
+          payload,
+          payloadLength
+        )
+      }));
+      return tls.flush(c);
+    };
+    c.close = function(clearFail) {
+      if (!c.fail && c.sessionCache && c.session) {
+        var session = {
+          id: c.session.id,
+          version: c.session.version,
+          sp: c.session.sp
+        };
+        session.sp.keys = null;
+        c.sessionCache.setSession(session.id, session);
+      }
+      if (c.open) {
+        c.open = false;
+        c.input.clear();
+        if (c.isConnected || c.handshaking) {
+          c.isConnected = c.handshaking = false;
+          tls.queue(c, tls.createAlert(c, {
+            level: tls.Alert.Level.warning,
+            description: tls.Alert.Description.close_notify
+          }));
+          tls.flush(c);
+        }
+        c.closed(c);
+      }
+      c.reset(clearFail);
+    };
+    return c;
+  };
+  tls_1 = forge2.tls = forge2.tls || {};
+  for (var key in tls) {
+    if (typeof tls[key] !== "function") {
+      forge2.tls[key] = tls[key];
+    }
+  }
+  forge2.tls.prf_tls1 = prf_TLS1;
+  forge2.tls.hmac_sha1 = hmac_sha1;
+  forge2.tls.createSessionCache = tls.createSessionCache;
+  forge2.tls.createConnection = tls.createConnection;
+  return tls_1;
+}
+function requireAesCipherSuites() {
+  if (hasRequiredAesCipherSuites) return aesCipherSuites.exports;
+  hasRequiredAesCipherSuites = 1;
+  var forge2 = requireForge();
+  requireAes();
+  requireTls();
+  var tls = aesCipherSuites.exports = forge2.tls;
+  tls.CipherSuites["TLS_RSA_WITH_AES_128_CBC_SHA"] = {
+    id: [0, 47],
+    name: "TLS_RSA_WITH_AES_128_CBC_SHA",
+    initSecurityParameters: function(sp) {
+      sp.bulk_cipher_algorithm = tls.BulkCipherAlgorithm.aes;
+      sp.cipher_type = tls.CipherType.block;
+      sp.enc_key_length = 16;
+      sp.block_length = 16;
+      sp.fixed_iv_length = 16;
+      sp.record_iv_length = 16;
+      sp.mac_algorithm = tls.MACAlgorithm.hmac_sha1;
+      sp.mac_length = 20;
+      sp.mac_key_length = 20;
+    },
+    initConnectionState
+  };
+  tls.CipherSuites["TLS_RSA_WITH_AES_256_CBC_SHA"] = {
+    id: [0, 53],
+    name: "TLS_RSA_WITH_AES_256_CBC_SHA",
+    initSecurityParameters: function(sp) {
+      sp.bulk_cipher_algorithm = tls.BulkCipherAlgorithm.aes;
+      sp.cipher_type = tls.CipherType.block;
+      sp.enc_key_length = 32;
+      sp.block_length = 16;
+      sp.fixed_iv_length = 16;
+      sp.record_iv_length = 16;
+      sp.mac_algorithm = tls.MACAlgorithm.hmac_sha1;
+      sp.mac_length = 20;
+      sp.mac_key_length = 20;
+    },
+    initConnectionState
+  };
+  function initConnectionState(state, c, sp) {
+    var client = c.entity === forge2.tls.ConnectionEnd.client;
+    state.read.cipherState = {
+      init: false,
+      cipher: forge2.cipher.createDecipher("AES-CBC", client ? sp.keys.server_write_key : sp.keys.client_write_key),
+      iv: client ? sp.keys.server_write_IV : sp.keys.client_write_IV
+    };
+    state.write.cipherState = {
+      init: false,
+      cipher: forge2.cipher.createCipher("AES-CBC", client ? sp.keys.client_write_key : sp.keys.server_write_key),
+      iv: client ? sp.keys.client_write_IV : sp.keys.server_write_IV
+    };
+    state.read.cipherFunction = decrypt_aes_cbc_sha1;
+    state.write.cipherFunction = encrypt_aes_cbc_sha1;
+    state.read.macLength = state.write.macLength = sp.mac_length;
+    state.read.macFunction = state.write.macFunction = tls.hmac_sha1;
+  }
+  function encrypt_aes_cbc_sha1(record2, s) {
+    var rval = false;
+    var mac3 = s.macFunction(s.macKey, s.sequenceNumber, record2);
+    record2.fragment.putBytes(mac3);
+    s.updateSequenceNumber();
+    var iv;
+    if (record2.version.minor === tls.Versions.TLS_1_0.minor) {
+      iv = s.cipherState.init ? null : s.cipherState.iv;
+    } else {
+      iv = forge2.random.getBytesSync(16);
+    }
+    s.cipherState.init = true;
+    var cipher2 = s.cipherState.cipher;
+    cipher2.start({ iv });
+    if (record2.version.minor >= tls.Versions.TLS_1_1.minor) {
+      cipher2.output.putBytes(iv);
+    }
+    cipher2.update(record2.fragment);
+    if (cipher2.finish(encrypt_aes_cbc_sha1_padding)) {
+      record2.fragment = cipher2.output;
+      record2.length = record2.fragment.length();
+      rval = true;
+    }
+    return rval;
+  }
+  function encrypt_aes_cbc_sha1_padding(blockSize, input2, decrypt) {
+    if (!decrypt) {
+      var padding = blockSize - input2.length() % blockSize;
+      input2.fillWithByte(padding - 1, padding);
+    }
+    return true;
+  }
+  function decrypt_aes_cbc_sha1_padding(blockSize, output2, decrypt) {
+    var rval = true;
+    if (decrypt) {
+      var len = output2.length();
+      var paddingLength = output2.last();
+      for (var i = len - 1 - paddingLength; i < len - 1; ++i) {
+        rval = rval && output2.at(i) == paddingLength;
+      }
+      if (rval) {
+        output2.truncate(paddingLength + 1);
+      }
+    }
+    return rval;
+  }
+  function decrypt_aes_cbc_sha1(record2, s) {
+    var rval = false;
+    var iv;
+    if (record2.version.minor === tls.Versions.TLS_1_0.minor) {
+      iv = s.cipherState.init ? null : s.cipherState.iv;
+    } else {
+      iv = record2.fragment.getBytes(16);
+    }
+    s.cipherState.init = true;
+    var cipher2 = s.cipherState.cipher;
+    cipher2.start({ iv });
+    cipher2.update(record2.fragment);
+    rval = cipher2.finish(decrypt_aes_cbc_sha1_padding);
+    var macLen = s.macLength;
+    var mac3 = forge2.random.getBytesSync(macLen);
+    var len = cipher2.output.length();
+    if (len >= macLen) {
+      record2.fragment = cipher2.output.getBytes(len - macLen);
+      mac3 = cipher2.output.getBytes(macLen);
+    } else {
+      record2.fragment = cipher2.output.getBytes();
+    }
+    record2.fragment = forge2.util.createBuffer(record2.fragment);
+    record2.length = record2.fragment.length();
+    var mac22 = s.macFunction(s.macKey, s.sequenceNumber, record2);
+    s.updateSequenceNumber();
+    rval = compareMacs(s.macKey, mac3, mac22) && rval;
+    return rval;
+  }
+  function compareMacs(key, mac1, mac22) {
+    var hmac2 = forge2.hmac.create();
+    hmac2.start("SHA1", key);
+    hmac2.update(mac1);
+    mac1 = hmac2.digest().getBytes();
+    hmac2.start(null, null);
+    hmac2.update(mac22);
+    mac22 = hmac2.digest().getBytes();
+    return mac1 === mac22;
+  }
+  return aesCipherSuites.exports;
+}
+function requireSha512() {
+  if (hasRequiredSha512) return sha512.exports;
+  hasRequiredSha512 = 1;
+  var forge2 = requireForge();
+  requireMd();
+  requireUtil();
+  var sha512$1 = sha512.exports = forge2.sha512 = forge2.sha512 || {};
+  forge2.md.sha512 = forge2.md.algorithms.sha512 = sha512$1;
+  var sha384 = forge2.sha384 = forge2.sha512.sha384 = forge2.sha512.sha384 || {};
+  sha384.create = function() {
+    return sha512$1.create("SHA-384");
+  };
+  forge2.md.sha384 = forge2.md.algorithms.sha384 = sha384;
+  forge2.sha512.sha256 = forge2.sha512.sha256 || {
+    create: function() {
+      return sha512$1.create("SHA-512/256");
+    }
+  };
+  forge2.md["sha512/256"] = forge2.md.algorithms["sha512/256"] = forge2.sha512.sha256;
+  forge2.sha512.sha224 = forge2.sha512.sha224 || {
+    create: function() {
+      return sha512$1.create("SHA-512/224");
+    }
+  };
+  forge2.md["sha512/224"] = forge2.md.algorithms["sha512/224"] = forge2.sha512.sha224;
+  sha512$1.create = function(algorithm) {
+    if (!_initialized) {
+      _init();
+    }
+    if (typeof algorithm === "undefined") {
+      algorithm = "SHA-512";
+    }
+    if (!(algorithm in _states)) {
+      throw new Error("Invalid SHA-512 algorithm: " + algorithm);
+    }
+    var _state = _states[algorithm];
+    var _h = null;
+    var _input = forge2.util.createBuffer();
+    var _w = new Array(80);
+    for (var wi = 0; wi < 80; ++wi) {
+      _w[wi] = new Array(2);
+    }
+    var digestLength = 64;
+    switch (algorithm) {
+      case "SHA-384":
+        digestLength = 48;
+        break;
+      case "SHA-512/256":
+        digestLength = 32;
+        break;
+      case "SHA-512/224":
+        digestLength = 28;
+        break;
+    }
+    var md2 = {
+      // SHA-512 => sha512
+      algorithm: algorithm.replace("-", "").toLowerCase(),
+      blockLength: 128,
+      digestLength,
+      // 56-bit length of message so far (does not including padding)
+      messageLength: 0,
+      // true message length
+      fullMessageLength: null,
+      // size of message length in bytes
+      messageLengthSize: 16
+    };
+    md2.start = function() {
+      md2.messageLength = 0;
+      md2.fullMessageLength = md2.messageLength128 = [];
+      var int32s = md2.messageLengthSize / 4;
+      for (var i = 0; i < int32s; ++i) {
+        md2.fullMessageLength.push(0);
+      }
+      _input = forge2.util.createBuffer();
+      _h = new Array(_state.length);
+      for (var i = 0; i < _state.length; ++i) {
+        _h[i] = _state[i].slice(0);
+      }
+      return md2;
+    };
+    md2.start();
+    md2.update = function(msg, encoding) {
+      if (encoding === "utf8") {
+        msg = forge2.util.encodeUtf8(msg);
+      }
+      var len = msg.length;
+      md2.messageLength += len;
+      len = [len / 4294967296 >>> 0, len >>> 0];
+      for (var i = md2.fullMessageLength.length - 1; i >= 0; --i) {
+        md2.fullMessageLength[i] += len[1];
+        len[1] = len[0] + (md2.fullMessageLength[i] / 4294967296 >>> 0);
+        md2.fullMessageLength[i] = md2.fullMessageLength[i] >>> 0;
+        len[0] = len[1] / 4294967296 >>> 0;
+      }
+      _input.putBytes(msg);
+      _update(_h, _w, _input);
+      if (_input.read > 2048 || _input.length() === 0) {
+        _input.compact();
+      }
+      return md2;
+    };
+    md2.digest = function() {
+      var finalBlock = forge2.util.createBuffer();
+      finalBlock.putBytes(_input.bytes());
+      var remaining = md2.fullMessageLength[md2.fullMessageLength.length - 1] + md2.messageLengthSize;
+      var overflow = remaining & md2.blockLength - 1;
+      finalBlock.putBytes(_padding.substr(0, md2.blockLength - overflow));
+      var next, carry;
+      var bits = md2.fullMessageLength[0] * 8;
+      for (var i = 0; i < md2.fullMessageLength.length - 1; ++i) {
+        next = md2.fullMessageLength[i + 1] * 8;
+        carry = next / 4294967296 >>> 0;
+        bits += carry;
+        finalBlock.putInt32(bits >>> 0);
+        bits = next >>> 0;
+      }
+      finalBlock.putInt32(bits);
+      var h = new Array(_h.length);
+      for (var i = 0; i < _h.length; ++i) {
+        h[i] = _h[i].slice(0);
+      }
+      _update(h, _w, finalBlock);
+      var rval = forge2.util.createBuffer();
+      var hlen;
+      if (algorithm === "SHA-512") {
+        hlen = h.length;
+      } else if (algorithm === "SHA-384") {
+        hlen = h.length - 2;
+      } else {
+        hlen = h.length - 4;
+      }
+      for (var i = 0; i < hlen; ++i) {
+        rval.putInt32(h[i][0]);
+        if (i !== hlen - 1 || algorithm !== "SHA-512/224") {
+          rval.putInt32(h[i][1]);
+        }
+      }
+      return rval;
+    };
+    return md2;
+  };
+  var _padding = null;
+  var _initialized = false;
+  var _k = null;
+  var _states = null;
+  function _init() {
+    _padding = String.fromCharCode(128);
+    _padding += forge2.util.fillString(String.fromCharCode(0), 128);
+    _k = [
+      [1116352408, 3609767458],
+      [1899447441, 602891725],
+      [3049323471, 3964484399],
+      [3921009573, 2173295548],
+      [961987163, 4081628472],
+      [1508970993, 3053834265],
+      [2453635748, 2937671579],
+      [2870763221, 3664609560],
+      [3624381080, 2734883394],
+      [310598401, 1164996542],
+      [607225278, 1323610764],
+      [1426881987, 3590304994],
+      [1925078388, 4068182383],
+      [2162078206, 991336113],
+      [2614888103, 633803317],
+      [3248222580, 3479774868],
+      [3835390401, 2666613458],
+      [4022224774, 944711139],
+      [264347078, 2341262773],
+      [604807628, 2007800933],
+      [770255983, 1495990901],
+      [1249150122, 1856431235],
+      [1555081692, 3175218132],
+      [1996064986, 2198950837],
+      [2554220882, 3999719339],
+      [2821834349, 766784016],
+      [2952996808, 2566594879],
+      [3210313671, 3203337956],
+      [3336571891, 1034457026],
+      [3584528711, 2466948901],
+      [113926993, 3758326383],
+      [338241895, 168717936],
+      [666307205, 1188179964],
+      [773529912, 1546045734],
+      [1294757372, 1522805485],
+      [1396182291, 2643833823],
+      [1695183700, 2343527390],
+      [1986661051, 1014477480],
+      [2177026350, 1206759142],
+      [2456956037, 344077627],
+      [2730485921, 1290863460],
+      [2820302411, 3158454273],
+      [3259730800, 3505952657],
+      [3345764771, 106217008],
+      [3516065817, 3606008344],
+      [3600352804, 1432725776],
+      [4094571909, 1467031594],
+      [275423344, 851169720],
+      [430227734, 3100823752],
+      [506948616, 1363258195],
+      [659060556, 3750685593],
+      [883997877, 3785050280],
+      [958139571, 3318307427],
+      [1322822218, 3812723403],
+      [1537002063, 2003034995],
+      [1747873779, 3602036899],
+      [1955562222, 1575990012],
+      [2024104815, 1125592928],
+      [2227730452, 2716904306],
+      [2361852424, 442776044],
+      [2428436474, 593698344],
+      [2756734187, 3733110249],
+      [3204031479, 2999351573],
+      [3329325298, 3815920427],
+      [3391569614, 3928383900],
+      [3515267271, 566280711],
+      [3940187606, 3454069534],
+      [4118630271, 4000239992],
+      [116418474, 1914138554],
+      [174292421, 2731055270],
+      [289380356, 3203993006],
+      [460393269, 320620315],
+      [685471733, 587496836],
+      [852142971, 1086792851],
+      [1017036298, 365543100],
+      [1126000580, 2618297676],
+      [1288033470, 3409855158],
+      [1501505948, 4234509866],
+      [1607167915, 987167468],
+      [1816402316, 1246189591]
+    ];
+    _states = {};
+    _states["SHA-512"] = [
+      [1779033703, 4089235720],
+      [3144134277, 2227873595],
+      [1013904242, 4271175723],
+      [2773480762, 1595750129],
+      [1359893119, 2917565137],
+      [2600822924, 725511199],
+      [528734635, 4215389547],
+      [1541459225, 327033209]
+    ];
+    _states["SHA-384"] = [
+      [3418070365, 3238371032],
+      [1654270250, 914150663],
+      [2438529370, 812702999],
+      [355462360, 4144912697],
+      [1731405415, 4290775857],
+      [2394180231, 1750603025],
+      [3675008525, 1694076839],
+      [1203062813, 3204075428]
+    ];
+    _states["SHA-512/256"] = [
+      [573645204, 4230739756],
+      [2673172387, 3360449730],
+      [596883563, 1867755857],
+      [2520282905, 1497426621],
+      [2519219938, 2827943907],
+      [3193839141, 1401305490],
+      [721525244, 746961066],
+      [246885852, 2177182882]
+    ];
+    _states["SHA-512/224"] = [
+      [2352822216, 424955298],
+      [1944164710, 2312950998],
+      [502970286, 855612546],
+      [1738396948, 1479516111],
+      [258812777, 2077511080],
+      [2011393907, 79989058],
+      [1067287976, 1780299464],
+      [286451373, 2446758561]
+    ];
+    _initialized = true;
+  }
+  function _update(s, w, bytes) {
+    var t1_hi, t1_lo;
+    var t2_hi, t2_lo;
+    var s0_hi, s0_lo;
+    var s1_hi, s1_lo;
+    var ch_hi, ch_lo;
+    var maj_hi, maj_lo;
+    var a_hi, a_lo;
+    var b_hi, b_lo;
+    var c_hi, c_lo;
+    var d_hi, d_lo;
+    var e_hi, e_lo;
+    var f_hi, f_lo;
+    var g_hi, g_lo;
+    var h_hi, h_lo;
+    var i, hi, lo, w2, w7, w15, w16;
+    var len = bytes.length();
+    while (len >= 128) {
+      for (i = 0; i < 16; ++i) {
+        w[i][0] = bytes.getInt32() >>> 0;
+        w[i][1] = bytes.getInt32() >>> 0;
+      }
+      for (; i < 80; ++i) {
+        w2 = w[i - 2];
+        hi = w2[0];
+        lo = w2[1];
+        t1_hi = ((hi >>> 19 | lo << 13) ^ // ROTR 19
+        (lo >>> 29 | hi << 3) ^ // ROTR 61/(swap + ROTR 29)
+        hi >>> 6) >>> 0;
+        t1_lo = ((hi << 13 | lo >>> 19) ^ // ROTR 19
+        (lo << 3 | hi >>> 29) ^ // ROTR 61/(swap + ROTR 29)
+        (hi << 26 | lo >>> 6)) >>> 0;
+        w15 = w[i - 15];
+        hi = w15[0];
+        lo = w15[1];
+        t2_hi = ((hi >>> 1 | lo << 31) ^ // ROTR 1
+        (hi >>> 8 | lo << 24) ^ // ROTR 8
+        hi >>> 7) >>> 0;
+        t2_lo = ((hi << 31 | lo >>> 1) ^ // ROTR 1
+        (hi << 24 | lo >>> 8) ^ // ROTR 8
+        (hi << 25 | lo >>> 7)) >>> 0;
+        w7 = w[i - 7];
+        w16 = w[i - 16];
+        lo = t1_lo + w7[1] + t2_lo + w16[1];
+        w[i][0] = t1_hi + w7[0] + t2_hi + w16[0] + (lo / 4294967296 >>> 0) >>> 0;
+        w[i][1] = lo >>> 0;
+      }
+      a_hi = s[0][0];
+      a_lo = s[0][1];
+      b_hi = s[1][0];
+      b_lo = s[1][1];
+      c_hi = s[2][0];
+      c_lo = s[2][1];
+      d_hi = s[3][0];
+      d_lo = s[3][1];
+      e_hi = s[4][0];
+      e_lo = s[4][1];
+      f_hi = s[5][0];
+      f_lo = s[5][1];
+      g_hi = s[6][0];
+      g_lo = s[6][1];
+      h_hi = s[7][0];
+      h_lo = s[7][1];
+      for (i = 0; i < 80; ++i) {
+        s1_hi = ((e_hi >>> 14 | e_lo << 18) ^ // ROTR 14
+        (e_hi >>> 18 | e_lo << 14) ^ // ROTR 18
+        (e_lo >>> 9 | e_hi << 23)) >>> 0;
+        s1_lo = ((e_hi << 18 | e_lo >>> 14) ^ // ROTR 14
+        (e_hi << 14 | e_lo >>> 18) ^ // ROTR 18
+        (e_lo << 23 | e_hi >>> 9)) >>> 0;
+        ch_hi = (g_hi ^ e_hi & (f_hi ^ g_hi)) >>> 0;
+        ch_lo = (g_lo ^ e_lo & (f_lo ^ g_lo)) >>> 0;
+        s0_hi = ((a_hi >>> 28 | a_lo << 4) ^ // ROTR 28
+        (a_lo >>> 2 | a_hi << 30) ^ // ROTR 34/(swap + ROTR 2)
+        (a_lo >>> 7 | a_hi << 25)) >>> 0;
+        s0_lo = ((a_hi << 4 | a_lo >>> 28) ^ // ROTR 28
+        (a_lo << 30 | a_hi >>> 2) ^ // ROTR 34/(swap + ROTR 2)
+        (a_lo << 25 | a_hi >>> 7)) >>> 0;
+        maj_hi = (a_hi & b_hi | c_hi & (a_hi ^ b_hi)) >>> 0;
+        maj_lo = (a_lo & b_lo | c_lo & (a_lo ^ b_lo)) >>> 0;
+        lo = h_lo + s1_lo + ch_lo + _k[i][1] + w[i][1];
+        t1_hi = h_hi + s1_hi + ch_hi + _k[i][0] + w[i][0] + (lo / 4294967296 >>> 0) >>> 0;
+        t1_lo = lo >>> 0;
+        lo = s0_lo + maj_lo;
+        t2_hi = s0_hi + maj_hi + (lo / 4294967296 >>> 0) >>> 0;
+        t2_lo = lo >>> 0;
+        h_hi = g_hi;
+        h_lo = g_lo;
+        g_hi = f_hi;
+        g_lo = f_lo;
+        f_hi = e_hi;
+        f_lo = e_lo;
+        lo = d_lo + t1_lo;
+        e_hi = d_hi + t1_hi + (lo / 4294967296 >>> 0) >>> 0;
+        e_lo = lo >>> 0;
+        d_hi = c_hi;
+        d_lo = c_lo;
+        c_hi = b_hi;
+        c_lo = b_lo;
+        b_hi = a_hi;
+        b_lo = a_lo;
+        lo = t1_lo + t2_lo;
+        a_hi = t1_hi + t2_hi + (lo / 4294967296 >>> 0) >>> 0;
+        a_lo = lo >>> 0;
+      }
+      lo = s[0][1] + a_lo;
+      s[0][0] = s[0][0] + a_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[0][1] = lo >>> 0;
+      lo = s[1][1] + b_lo;
+      s[1][0] = s[1][0] + b_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[1][1] = lo >>> 0;
+      lo = s[2][1] + c_lo;
+      s[2][0] = s[2][0] + c_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[2][1] = lo >>> 0;
+      lo = s[3][1] + d_lo;
+      s[3][0] = s[3][0] + d_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[3][1] = lo >>> 0;
+      lo = s[4][1] + e_lo;
+      s[4][0] = s[4][0] + e_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[4][1] = lo >>> 0;
+      lo = s[5][1] + f_lo;
+      s[5][0] = s[5][0] + f_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[5][1] = lo >>> 0;
+      lo = s[6][1] + g_lo;
+      s[6][0] = s[6][0] + g_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[6][1] = lo >>> 0;
+      lo = s[7][1] + h_lo;
+      s[7][0] = s[7][0] + h_hi + (lo / 4294967296 >>> 0) >>> 0;
+      s[7][1] = lo >>> 0;
+      len -= 128;
+    }
+  }
+  return sha512.exports;
+}
+function requireAsn1Validator() {
+  if (hasRequiredAsn1Validator) return asn1Validator;
+  hasRequiredAsn1Validator = 1;
+  var forge2 = requireForge();
+  requireAsn1();
+  var asn12 = forge2.asn1;
+  asn1Validator.privateKeyValidator = {
+    // PrivateKeyInfo
+    name: "PrivateKeyInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    value: [{
+      // Version (INTEGER)
+      name: "PrivateKeyInfo.version",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.INTEGER,
+      constructed: false,
+      capture: "privateKeyVersion"
+    }, {
+      // privateKeyAlgorithm
+      name: "PrivateKeyInfo.privateKeyAlgorithm",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.SEQUENCE,
+      constructed: true,
+      value: [{
+        name: "AlgorithmIdentifier.algorithm",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.OID,
+        constructed: false,
+        capture: "privateKeyOid"
+      }]
+    }, {
+      // PrivateKey
+      name: "PrivateKeyInfo",
+      tagClass: asn12.Class.UNIVERSAL,
+      type: asn12.Type.OCTETSTRING,
+      constructed: false,
+      capture: "privateKey"
+    }]
+  };
+  asn1Validator.publicKeyValidator = {
+    name: "SubjectPublicKeyInfo",
+    tagClass: asn12.Class.UNIVERSAL,
+    type: asn12.Type.SEQUENCE,
+    constructed: true,
+    captureAsn1: "subjectPublicKeyInfo",
+    value: [
+      {
+        name: "SubjectPublicKeyInfo.AlgorithmIdentifier",
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.SEQUENCE,
+        constructed: true,
+        value: [{
+          name: "AlgorithmIdentifier.algorithm",
+          tagClass: asn12.Class.UNIVERSAL,
+          type: asn12.Type.OID,
+          constructed: false,
+          capture: "publicKeyOid"
+        }]
+      },
+      // capture group for ed25519PublicKey
+      {
+        tagClass: asn12.Class.UNIVERSAL,
+        type: asn12.Type.BITSTRING,
+        constructed: false,
+        composed: true,
+        captureBitStringValue: "ed25519PublicKey"
+      }
+      // FIXME: this is capture group for rsaPublicKey, use it in this API or
+      // discard?
+      /* {
+        // subjectPublicKey
+        name: 'SubjectPublicKeyInfo.subjectPublicKey',
+        tagClass: asn1.Class.UNIVERSAL,
+        type: asn1.Type.BITSTRING,
+        constructed: false,
+        value: [{
+          // RSAPublicKey
+          name: 'SubjectPublicKeyInfo.subjectPublicKey.RSAPublicKey',
+          tagClass: asn1.Class.UNIVERSAL,
+          type: asn1.Type.SEQUENCE,
+          constructed: true,
+          optional: true,
+          captureAsn1: 'rsaPublicKey'
+        }]
+      } */
+    ]
+  };
+  return asn1Validator;
+}
+function requireEd25519() {
+  if (hasRequiredEd25519) return ed25519_1;
+  hasRequiredEd25519 = 1;
+  var forge2 = requireForge();
+  requireJsbn();
+  requireRandom();
+  requireSha512();
+  requireUtil();
+  var asn1Validator2 = requireAsn1Validator();
+  var publicKeyValidator = asn1Validator2.publicKeyValidator;
+  var privateKeyValidator = asn1Validator2.privateKeyValidator;
+  if (typeof BigInteger === "undefined") {
+    var BigInteger = forge2.jsbn.BigInteger;
+  }
+  var ByteBuffer = forge2.util.ByteBuffer;
+  var NativeBuffer = typeof Buffer === "undefined" ? Uint8Array : Buffer;
+  forge2.pki = forge2.pki || {};
+  ed25519_1 = forge2.pki.ed25519 = forge2.ed25519 = forge2.ed25519 || {};
+  var ed25519 = forge2.ed25519;
+  ed25519.constants = {};
+  ed25519.constants.PUBLIC_KEY_BYTE_LENGTH = 32;
+  ed25519.constants.PRIVATE_KEY_BYTE_LENGTH = 64;
+  ed25519.constants.SEED_BYTE_LENGTH = 32;
+  ed25519.constants.SIGN_BYTE_LENGTH = 64;
+  ed25519.constants.HASH_BYTE_LENGTH = 64;
+  ed25519.generateKeyPair = function(options) {
+    options = options || {};
+    var seed = options.seed;
+    if (seed === void 0) {
+      seed = forge2.random.getBytesSync(ed25519.constants.SEED_BYTE_LENGTH);
+    } else if (typeof seed === "string") {
+      if (seed.length !== ed25519.constants.SEED_BYTE_LENGTH) {
+        throw new TypeError(
+          '"seed" must be ' + ed25519.constants.SEED_BYTE_LENGTH + " bytes in length."
+        );
+      }
+    } else if (!(seed instanceof Uint8Array)) {
+      throw new TypeError(
+        '"seed" must be a node.js Buffer, Uint8Array, or a binary string.'
+      );
+    }
+    seed = messageToNativeBuffer({ message: seed, encoding: "binary" });
+    var pk = new NativeBuffer(ed25519.constants.PUBLIC_KEY_BYTE_LENGTH);
+    var sk = new NativeBuffer(ed25519.constants.PRIVATE_KEY_BYTE_LENGTH);
+    for (var i = 0; i < 32; ++i) {
+      sk[i] = seed[i];
+    }
+    crypto_sign_keypair(pk, sk);
+    return { publicKey: pk, privateKey: sk };
+  };
+  ed25519.privateKeyFromAsn1 = function(obj) {
+    var capture = {};
+    var errors = [];
+    var valid = forge2.asn1.validate(obj, privateKeyValidator, capture, errors);
+    if (!valid) {
+      var error63 = new Error("Invalid Key.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var oid = forge2.asn1.derToOid(capture.privateKeyOid);
+    var ed25519Oid = forge2.oids.EdDSA25519;
+    if (oid !== ed25519Oid) {
+      throw new Error('Invalid OID "' + oid + '"; OID must be "' + ed25519Oid + '".');
+    }
+    var privateKey = capture.privateKey;
+    var privateKeyBytes = messageToNativeBuffer({
+      message: forge2.asn1.fromDer(privateKey).value,
+      encoding: "binary"
+    });
+    return { privateKeyBytes };
+  };
+  ed25519.publicKeyFromAsn1 = function(obj) {
+    var capture = {};
+    var errors = [];
+    var valid = forge2.asn1.validate(obj, publicKeyValidator, capture, errors);
+    if (!valid) {
+      var error63 = new Error("Invalid Key.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var oid = forge2.asn1.derToOid(capture.publicKeyOid);
+    var ed25519Oid = forge2.oids.EdDSA25519;
+    if (oid !== ed25519Oid) {
+      throw new Error('Invalid OID "' + oid + '"; OID must be "' + ed25519Oid + '".');
+    }
+    var publicKeyBytes = capture.ed25519PublicKey;
+    if (publicKeyBytes.length !== ed25519.constants.PUBLIC_KEY_BYTE_LENGTH) {
+      throw new Error("Key length is invalid.");
+    }
+    return messageToNativeBuffer({
+      message: publicKeyBytes,
+      encoding: "binary"
+    });
+  };
+  ed25519.publicKeyFromPrivateKey = function(options) {
+    options = options || {};
+    var privateKey = messageToNativeBuffer({
+      message: options.privateKey,
+      encoding: "binary"
+    });
+    if (privateKey.length !== ed25519.constants.PRIVATE_KEY_BYTE_LENGTH) {
+      throw new TypeError(
+        '"options.privateKey" must have a byte length of ' + ed25519.constants.PRIVATE_KEY_BYTE_LENGTH
+      );
+    }
+    var pk = new NativeBuffer(ed25519.constants.PUBLIC_KEY_BYTE_LENGTH);
+    for (var i = 0; i < pk.length; ++i) {
+      pk[i] = privateKey[32 + i];
+    }
+    return pk;
+  };
+  ed25519.sign = function(options) {
+    options = options || {};
+    var msg = messageToNativeBuffer(options);
+    var privateKey = messageToNativeBuffer({
+      message: options.privateKey,
+      encoding: "binary"
+    });
+    if (privateKey.length === ed25519.constants.SEED_BYTE_LENGTH) {
+      var keyPair = ed25519.generateKeyPair({ seed: privateKey });
+      privateKey = keyPair.privateKey;
+    } else if (privateKey.length !== ed25519.constants.PRIVATE_KEY_BYTE_LENGTH) {
+      throw new TypeError(
+        '"options.privateKey" must have a byte length of ' + ed25519.constants.SEED_BYTE_LENGTH + " or " + ed25519.constants.PRIVATE_KEY_BYTE_LENGTH
+      );
+    }
+    var signedMsg = new NativeBuffer(
+      ed25519.constants.SIGN_BYTE_LENGTH + msg.length
+    );
+    crypto_sign(signedMsg, msg, msg.length, privateKey);
+    var sig = new NativeBuffer(ed25519.constants.SIGN_BYTE_LENGTH);
+    for (var i = 0; i < sig.length; ++i) {
+      sig[i] = signedMsg[i];
+    }
+    return sig;
+  };
+  ed25519.verify = function(options) {
+    options = options || {};
+    var msg = messageToNativeBuffer(options);
+    if (options.signature === void 0) {
+      throw new TypeError(
+        '"options.signature" must be a node.js Buffer, a Uint8Array, a forge ByteBuffer, or a binary string.'
+      );
+    }
+    var sig = messageToNativeBuffer({
+      message: options.signature,
+      encoding: "binary"
+    });
+    if (sig.length !== ed25519.constants.SIGN_BYTE_LENGTH) {
+      throw new TypeError(
+        '"options.signature" must have a byte length of ' + ed25519.constants.SIGN_BYTE_LENGTH
+      );
+    }
+    var publicKey = messageToNativeBuffer({
+      message: options.publicKey,
+      encoding: "binary"
+    });
+    if (publicKey.length !== ed25519.constants.PUBLIC_KEY_BYTE_LENGTH) {
+      throw new TypeError(
+        '"options.publicKey" must have a byte length of ' + ed25519.constants.PUBLIC_KEY_BYTE_LENGTH
+      );
+    }
+    var sm = new NativeBuffer(ed25519.constants.SIGN_BYTE_LENGTH + msg.length);
+    var m = new NativeBuffer(ed25519.constants.SIGN_BYTE_LENGTH + msg.length);
+    var i;
+    for (i = 0; i < ed25519.constants.SIGN_BYTE_LENGTH; ++i) {
+      sm[i] = sig[i];
+    }
+    for (i = 0; i < msg.length; ++i) {
+      sm[i + ed25519.constants.SIGN_BYTE_LENGTH] = msg[i];
+    }
+    return crypto_sign_open(m, sm, sm.length, publicKey) >= 0;
+  };
+  function messageToNativeBuffer(options) {
+    var message = options.message;
+    if (message instanceof Uint8Array || message instanceof NativeBuffer) {
+      return message;
+    }
+    var encoding = options.encoding;
+    if (message === void 0) {
+      if (options.md) {
+        message = options.md.digest().getBytes();
+        encoding = "binary";
+      } else {
+        throw new TypeError('"options.message" or "options.md" not specified.');
+      }
+    }
+    if (typeof message === "string" && !encoding) {
+      throw new TypeError('"options.encoding" must be "binary" or "utf8".');
+    }
+    if (typeof message === "string") {
+      if (typeof Buffer !== "undefined") {
+        return Buffer.from(message, encoding);
+      }
+      message = new ByteBuffer(message, encoding);
+    } else if (!(message instanceof ByteBuffer)) {
+      throw new TypeError(
+        '"options.message" must be a node.js Buffer, a Uint8Array, a forge ByteBuffer, or a string with "options.encoding" specifying its encoding.'
+      );
+    }
+    var buffer = new NativeBuffer(message.length());
+    for (var i = 0; i < buffer.length; ++i) {
+      buffer[i] = message.at(i);
+    }
+    return buffer;
+  }
+  var gf0 = gf();
+  var gf1 = gf([1]);
+  var D = gf([
+    30883,
+    4953,
+    19914,
+    30187,
+    55467,
+    16705,
+    2637,
+    112,
+    59544,
+    30585,
+    16505,
+    36039,
+    65139,
+    11119,
+    27886,
+    20995
+  ]);
+  var D2 = gf([
+    61785,
+    9906,
+    39828,
+    60374,
+    45398,
+    33411,
+    5274,
+    224,
+    53552,
+    61171,
+    33010,
+    6542,
+    64743,
+    22239,
+    55772,
+    9222
+  ]);
+  var X = gf([
+    54554,
+    36645,
+    11616,
+    51542,
+    42930,
+    38181,
+    51040,
+    26924,
+    56412,
+    64982,
+    57905,
+    49316,
+    21502,
+    52590,
+    14035,
+    8553
+  ]);
+  var Y = gf([
+    26200,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214,
+    26214
+  ]);
+  var L2 = new Float64Array([
+    237,
+    211,
+    245,
+    92,
+    26,
+    99,
+    18,
+    88,
+    214,
+    156,
+    247,
+    162,
+    222,
+    249,
+    222,
+    20,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    16
+  ]);
+  var I2 = gf([
+    41136,
+    18958,
+    6951,
+    50414,
+    58488,
+    44335,
+    6150,
+    12099,
+    55207,
+    15867,
+    153,
+    11085,
+    57099,
+    20417,
+    9344,
+    11139
+  ]);
+  function sha5122(msg, msgLen) {
+    var md2 = forge2.md.sha512.create();
+    var buffer = new ByteBuffer(msg);
+    md2.update(buffer.getBytes(msgLen), "binary");
+    var hash2 = md2.digest().getBytes();
+    if (typeof Buffer !== "undefined") {
+      return Buffer.from(hash2, "binary");
+    }
+    var out = new NativeBuffer(ed25519.constants.HASH_BYTE_LENGTH);
+    for (var i = 0; i < 64; ++i) {
+      out[i] = hash2.charCodeAt(i);
+    }
+    return out;
+  }
+  function crypto_sign_keypair(pk, sk) {
+    var p = [gf(), gf(), gf(), gf()];
+    var i;
+    var d3 = sha5122(sk, 32);
+    d3[0] &= 248;
+    d3[31] &= 127;
+    d3[31] |= 64;
+    scalarbase(p, d3);
+    pack(pk, p);
+    for (i = 0; i < 32; ++i) {
+      sk[i + 32] = pk[i];
+    }
+    return 0;
+  }
+  function crypto_sign(sm, m, n, sk) {
+    var i, j2, x2 = new Float64Array(64);
+    var p = [gf(), gf(), gf(), gf()];
+    var d3 = sha5122(sk, 32);
+    d3[0] &= 248;
+    d3[31] &= 127;
+    d3[31] |= 64;
+    var smlen = n + 64;
+    for (i = 0; i < n; ++i) {
+      sm[64 + i] = m[i];
+    }
+    for (i = 0; i < 32; ++i) {
+      sm[32 + i] = d3[32 + i];
+    }
+    var r = sha5122(sm.subarray(32), n + 32);
+    reduce(r);
+    scalarbase(p, r);
+    pack(sm, p);
+    for (i = 32; i < 64; ++i) {
+      sm[i] = sk[i];
+    }
+    var h = sha5122(sm, n + 64);
+    reduce(h);
+    for (i = 32; i < 64; ++i) {
+      x2[i] = 0;
+    }
+    for (i = 0; i < 32; ++i) {
+      x2[i] = r[i];
+    }
+    for (i = 0; i < 32; ++i) {
+      for (j2 = 0; j2 < 32; j2++) {
+        x2[i + j2] += h[i] * d3[j2];
+      }
+    }
+    modL(sm.subarray(32), x2);
+    return smlen;
+  }
+  function crypto_sign_open(m, sm, n, pk) {
+    var i, mlen;
+    var t = new NativeBuffer(32);
+    var p = [gf(), gf(), gf(), gf()], q = [gf(), gf(), gf(), gf()];
+    mlen = -1;
+    if (n < 64) {
+      return -1;
+    }
+    if (unpackneg(q, pk)) {
+      return -1;
+    }
+    if (!_isCanonicalSignatureScalar(sm, 32)) {
+      return -1;
+    }
+    for (i = 0; i < n; ++i) {
+      m[i] = sm[i];
+    }
+    for (i = 0; i < 32; ++i) {
+      m[i + 32] = pk[i];
+    }
+    var h = sha5122(m, n);
+    reduce(h);
+    scalarmult(p, q, h);
+    scalarbase(q, sm.subarray(32));
+    add(p, q);
+    pack(t, p);
+    n -= 64;
+    if (crypto_verify_32(sm, 0, t, 0)) {
+      for (i = 0; i < n; ++i) {
+        m[i] = 0;
+      }
+      return -1;
+    }
+    for (i = 0; i < n; ++i) {
+      m[i] = sm[i + 64];
+    }
+    mlen = n;
+    return mlen;
+  }
+  function _isCanonicalSignatureScalar(bytes, offset) {
+    var i;
+    for (i = 31; i >= 0; --i) {
+      if (bytes[offset + i] < L2[i]) {
+        return true;
+      }
+      if (bytes[offset + i] > L2[i]) {
+        return false;
+      }
+    }
+    return false;
+  }
+  function modL(r, x2) {
+    var carry, i, j2, k2;
+    for (i = 63; i >= 32; --i) {
+      carry = 0;
+      for (j2 = i - 32, k2 = i - 12; j2 < k2; ++j2) {
+        x2[j2] += carry - 16 * x2[i] * L2[j2 - (i - 32)];
+        carry = x2[j2] + 128 >> 8;
+        x2[j2] -= carry * 256;
+      }
+      x2[j2] += carry;
+      x2[i] = 0;
+    }
+    carry = 0;
+    for (j2 = 0; j2 < 32; ++j2) {
+      x2[j2] += carry - (x2[31] >> 4) * L2[j2];
+      carry = x2[j2] >> 8;
+      x2[j2] &= 255;
+    }
+    for (j2 = 0; j2 < 32; ++j2) {
+      x2[j2] -= carry * L2[j2];
+    }
+    for (i = 0; i < 32; ++i) {
+      x2[i + 1] += x2[i] >> 8;
+      r[i] = x2[i] & 255;
+    }
+  }
+  function reduce(r) {
+    var x2 = new Float64Array(64);
+    for (var i = 0; i < 64; ++i) {
+      x2[i] = r[i];
+      r[i] = 0;
+    }
+    modL(r, x2);
+  }
+  function add(p, q) {
+    var a = gf(), b = gf(), c = gf(), d3 = gf(), e = gf(), f = gf(), g = gf(), h = gf(), t = gf();
+    Z(a, p[1], p[0]);
+    Z(t, q[1], q[0]);
+    M2(a, a, t);
+    A(b, p[0], p[1]);
+    A(t, q[0], q[1]);
+    M2(b, b, t);
+    M2(c, p[3], q[3]);
+    M2(c, c, D2);
+    M2(d3, p[2], q[2]);
+    A(d3, d3, d3);
+    Z(e, b, a);
+    Z(f, d3, c);
+    A(g, d3, c);
+    A(h, b, a);
+    M2(p[0], e, f);
+    M2(p[1], h, g);
+    M2(p[2], g, f);
+    M2(p[3], e, h);
+  }
+  function cswap(p, q, b) {
+    for (var i = 0; i < 4; ++i) {
+      sel25519(p[i], q[i], b);
+    }
+  }
+  function pack(r, p) {
+    var tx = gf(), ty = gf(), zi = gf();
+    inv25519(zi, p[2]);
+    M2(tx, p[0], zi);
+    M2(ty, p[1], zi);
+    pack25519(r, ty);
+    r[31] ^= par25519(tx) << 7;
+  }
+  function pack25519(o, n) {
+    var i, j2, b;
+    var m = gf(), t = gf();
+    for (i = 0; i < 16; ++i) {
+      t[i] = n[i];
+    }
+    car25519(t);
+    car25519(t);
+    car25519(t);
+    for (j2 = 0; j2 < 2; ++j2) {
+      m[0] = t[0] - 65517;
+      for (i = 1; i < 15; ++i) {
+        m[i] = t[i] - 65535 - (m[i - 1] >> 16 & 1);
+        m[i - 1] &= 65535;
+      }
+      m[15] = t[15] - 32767 - (m[14] >> 16 & 1);
+      b = m[15] >> 16 & 1;
+      m[14] &= 65535;
+      sel25519(t, m, 1 - b);
+    }
+    for (i = 0; i < 16; i++) {
+      o[2 * i] = t[i] & 255;
+      o[2 * i + 1] = t[i] >> 8;
+    }
+  }
+  function unpackneg(r, p) {
+    var t = gf(), chk = gf(), num = gf(), den = gf(), den2 = gf(), den4 = gf(), den6 = gf();
+    set25519(r[2], gf1);
+    unpack25519(r[1], p);
+    S2(num, r[1]);
+    M2(den, num, D);
+    Z(num, num, r[2]);
+    A(den, r[2], den);
+    S2(den2, den);
+    S2(den4, den2);
+    M2(den6, den4, den2);
+    M2(t, den6, num);
+    M2(t, t, den);
+    pow2523(t, t);
+    M2(t, t, num);
+    M2(t, t, den);
+    M2(t, t, den);
+    M2(r[0], t, den);
+    S2(chk, r[0]);
+    M2(chk, chk, den);
+    if (neq25519(chk, num)) {
+      M2(r[0], r[0], I2);
+    }
+    S2(chk, r[0]);
+    M2(chk, chk, den);
+    if (neq25519(chk, num)) {
+      return -1;
+    }
+    if (par25519(r[0]) === p[31] >> 7) {
+      Z(r[0], gf0, r[0]);
+    }
+    M2(r[3], r[0], r[1]);
+    return 0;
+  }
+  function unpack25519(o, n) {
+    var i;
+    for (i = 0; i < 16; ++i) {
+      o[i] = n[2 * i] + (n[2 * i + 1] << 8);
+    }
+    o[15] &= 32767;
+  }
+  function pow2523(o, i) {
+    var c = gf();
+    var a;
+    for (a = 0; a < 16; ++a) {
+      c[a] = i[a];
+    }
+    for (a = 250; a >= 0; --a) {
+      S2(c, c);
+      if (a !== 1) {
+        M2(c, c, i);
+      }
+    }
+    for (a = 0; a < 16; ++a) {
+      o[a] = c[a];
+    }
+  }
+  function neq25519(a, b) {
+    var c = new NativeBuffer(32);
+    var d3 = new NativeBuffer(32);
+    pack25519(c, a);
+    pack25519(d3, b);
+    return crypto_verify_32(c, 0, d3, 0);
+  }
+  function crypto_verify_32(x2, xi, y, yi) {
+    return vn(x2, xi, y, yi, 32);
+  }
+  function vn(x2, xi, y, yi, n) {
+    var i, d3 = 0;
+    for (i = 0; i < n; ++i) {
+      d3 |= x2[xi + i] ^ y[yi + i];
+    }
+    return (1 & d3 - 1 >>> 8) - 1;
+  }
+  function par25519(a) {
+    var d3 = new NativeBuffer(32);
+    pack25519(d3, a);
+    return d3[0] & 1;
+  }
+  function scalarmult(p, q, s) {
+    var b, i;
+    set25519(p[0], gf0);
+    set25519(p[1], gf1);
+    set25519(p[2], gf1);
+    set25519(p[3], gf0);
+    for (i = 255; i >= 0; --i) {
+      b = s[i / 8 | 0] >> (i & 7) & 1;
+      cswap(p, q, b);
+      add(q, p);
+      add(p, p);
+      cswap(p, q, b);
+    }
+  }
+  function scalarbase(p, s) {
+    var q = [gf(), gf(), gf(), gf()];
+    set25519(q[0], X);
+    set25519(q[1], Y);
+    set25519(q[2], gf1);
+    M2(q[3], X, Y);
+    scalarmult(p, q, s);
+  }
+  function set25519(r, a) {
+    var i;
+    for (i = 0; i < 16; i++) {
+      r[i] = a[i] | 0;
+    }
+  }
+  function inv25519(o, i) {
+    var c = gf();
+    var a;
+    for (a = 0; a < 16; ++a) {
+      c[a] = i[a];
+    }
+    for (a = 253; a >= 0; --a) {
+      S2(c, c);
+      if (a !== 2 && a !== 4) {
+        M2(c, c, i);
+      }
+    }
+    for (a = 0; a < 16; ++a) {
+      o[a] = c[a];
+    }
+  }
+  function car25519(o) {
+    var i, v, c = 1;
+    for (i = 0; i < 16; ++i) {
+      v = o[i] + c + 65535;
+      c = Math.floor(v / 65536);
+      o[i] = v - c * 65536;
+    }
+    o[0] += c - 1 + 37 * (c - 1);
+  }
+  function sel25519(p, q, b) {
+    var t, c = ~(b - 1);
+    for (var i = 0; i < 16; ++i) {
+      t = c & (p[i] ^ q[i]);
+      p[i] ^= t;
+      q[i] ^= t;
+    }
+  }
+  function gf(init) {
+    var i, r = new Float64Array(16);
+    if (init) {
+      for (i = 0; i < init.length; ++i) {
+        r[i] = init[i];
+      }
+    }
+    return r;
+  }
+  function A(o, a, b) {
+    for (var i = 0; i < 16; ++i) {
+      o[i] = a[i] + b[i];
+    }
+  }
+  function Z(o, a, b) {
+    for (var i = 0; i < 16; ++i) {
+      o[i] = a[i] - b[i];
+    }
+  }
+  function S2(o, a) {
+    M2(o, a, a);
+  }
+  function M2(o, a, b) {
+    var v, c, t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0, t7 = 0, t8 = 0, t9 = 0, t10 = 0, t11 = 0, t12 = 0, t13 = 0, t14 = 0, t15 = 0, t16 = 0, t17 = 0, t18 = 0, t19 = 0, t20 = 0, t21 = 0, t22 = 0, t23 = 0, t24 = 0, t25 = 0, t26 = 0, t27 = 0, t28 = 0, t29 = 0, t30 = 0, b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7], b8 = b[8], b9 = b[9], b10 = b[10], b11 = b[11], b12 = b[12], b13 = b[13], b14 = b[14], b15 = b[15];
+    v = a[0];
+    t0 += v * b0;
+    t1 += v * b1;
+    t2 += v * b2;
+    t3 += v * b3;
+    t4 += v * b4;
+    t5 += v * b5;
+    t6 += v * b6;
+    t7 += v * b7;
+    t8 += v * b8;
+    t9 += v * b9;
+    t10 += v * b10;
+    t11 += v * b11;
+    t12 += v * b12;
+    t13 += v * b13;
+    t14 += v * b14;
+    t15 += v * b15;
+    v = a[1];
+    t1 += v * b0;
+    t2 += v * b1;
+    t3 += v * b2;
+    t4 += v * b3;
+    t5 += v * b4;
+    t6 += v * b5;
+    t7 += v * b6;
+    t8 += v * b7;
+    t9 += v * b8;
+    t10 += v * b9;
+    t11 += v * b10;
+    t12 += v * b11;
+    t13 += v * b12;
+    t14 += v * b13;
+    t15 += v * b14;
+    t16 += v * b15;
+    v = a[2];
+    t2 += v * b0;
+    t3 += v * b1;
+    t4 += v * b2;
+    t5 += v * b3;
+    t6 += v * b4;
+    t7 += v * b5;
+    t8 += v * b6;
+    t9 += v * b7;
+    t10 += v * b8;
+    t11 += v * b9;
+    t12 += v * b10;
+    t13 += v * b11;
+    t14 += v * b12;
+    t15 += v * b13;
+    t16 += v * b14;
+    t17 += v * b15;
+    v = a[3];
+    t3 += v * b0;
+    t4 += v * b1;
+    t5 += v * b2;
+    t6 += v * b3;
+    t7 += v * b4;
+    t8 += v * b5;
+    t9 += v * b6;
+    t10 += v * b7;
+    t11 += v * b8;
+    t12 += v * b9;
+    t13 += v * b10;
+    t14 += v * b11;
+    t15 += v * b12;
+    t16 += v * b13;
+    t17 += v * b14;
+    t18 += v * b15;
+    v = a[4];
+    t4 += v * b0;
+    t5 += v * b1;
+    t6 += v * b2;
+    t7 += v * b3;
+    t8 += v * b4;
+    t9 += v * b5;
+    t10 += v * b6;
+    t11 += v * b7;
+    t12 += v * b8;
+    t13 += v * b9;
+    t14 += v * b10;
+    t15 += v * b11;
+    t16 += v * b12;
+    t17 += v * b13;
+    t18 += v * b14;
+    t19 += v * b15;
+    v = a[5];
+    t5 += v * b0;
+    t6 += v * b1;
+    t7 += v * b2;
+    t8 += v * b3;
+    t9 += v * b4;
+    t10 += v * b5;
+    t11 += v * b6;
+    t12 += v * b7;
+    t13 += v * b8;
+    t14 += v * b9;
+    t15 += v * b10;
+    t16 += v * b11;
+    t17 += v * b12;
+    t18 += v * b13;
+    t19 += v * b14;
+    t20 += v * b15;
+    v = a[6];
+    t6 += v * b0;
+    t7 += v * b1;
+    t8 += v * b2;
+    t9 += v * b3;
+    t10 += v * b4;
+    t11 += v * b5;
+    t12 += v * b6;
+    t13 += v * b7;
+    t14 += v * b8;
+    t15 += v * b9;
+    t16 += v * b10;
+    t17 += v * b11;
+    t18 += v * b12;
+    t19 += v * b13;
+    t20 += v * b14;
+    t21 += v * b15;
+    v = a[7];
+    t7 += v * b0;
+    t8 += v * b1;
+    t9 += v * b2;
+    t10 += v * b3;
+    t11 += v * b4;
+    t12 += v * b5;
+    t13 += v * b6;
+    t14 += v * b7;
+    t15 += v * b8;
+    t16 += v * b9;
+    t17 += v * b10;
+    t18 += v * b11;
+    t19 += v * b12;
+    t20 += v * b13;
+    t21 += v * b14;
+    t22 += v * b15;
+    v = a[8];
+    t8 += v * b0;
+    t9 += v * b1;
+    t10 += v * b2;
+    t11 += v * b3;
+    t12 += v * b4;
+    t13 += v * b5;
+    t14 += v * b6;
+    t15 += v * b7;
+    t16 += v * b8;
+    t17 += v * b9;
+    t18 += v * b10;
+    t19 += v * b11;
+    t20 += v * b12;
+    t21 += v * b13;
+    t22 += v * b14;
+    t23 += v * b15;
+    v = a[9];
+    t9 += v * b0;
+    t10 += v * b1;
+    t11 += v * b2;
+    t12 += v * b3;
+    t13 += v * b4;
+    t14 += v * b5;
+    t15 += v * b6;
+    t16 += v * b7;
+    t17 += v * b8;
+    t18 += v * b9;
+    t19 += v * b10;
+    t20 += v * b11;
+    t21 += v * b12;
+    t22 += v * b13;
+    t23 += v * b14;
+    t24 += v * b15;
+    v = a[10];
+    t10 += v * b0;
+    t11 += v * b1;
+    t12 += v * b2;
+    t13 += v * b3;
+    t14 += v * b4;
+    t15 += v * b5;
+    t16 += v * b6;
+    t17 += v * b7;
+    t18 += v * b8;
+    t19 += v * b9;
+    t20 += v * b10;
+    t21 += v * b11;
+    t22 += v * b12;
+    t23 += v * b13;
+    t24 += v * b14;
+    t25 += v * b15;
+    v = a[11];
+    t11 += v * b0;
+    t12 += v * b1;
+    t13 += v * b2;
+    t14 += v * b3;
+    t15 += v * b4;
+    t16 += v * b5;
+    t17 += v * b6;
+    t18 += v * b7;
+    t19 += v * b8;
+    t20 += v * b9;
+    t21 += v * b10;
+    t22 += v * b11;
+    t23 += v * b12;
+    t24 += v * b13;
+    t25 += v * b14;
+    t26 += v * b15;
+    v = a[12];
+    t12 += v * b0;
+    t13 += v * b1;
+    t14 += v * b2;
+    t15 += v * b3;
+    t16 += v * b4;
+    t17 += v * b5;
+    t18 += v * b6;
+    t19 += v * b7;
+    t20 += v * b8;
+    t21 += v * b9;
+    t22 += v * b10;
+    t23 += v * b11;
+    t24 += v * b12;
+    t25 += v * b13;
+    t26 += v * b14;
+    t27 += v * b15;
+    v = a[13];
+    t13 += v * b0;
+    t14 += v * b1;
+    t15 += v * b2;
+    t16 += v * b3;
+    t17 += v * b4;
+    t18 += v * b5;
+    t19 += v * b6;
+    t20 += v * b7;
+    t21 += v * b8;
+    t22 += v * b9;
+    t23 += v * b10;
+    t24 += v * b11;
+    t25 += v * b12;
+    t26 += v * b13;
+    t27 += v * b14;
+    t28 += v * b15;
+    v = a[14];
+    t14 += v * b0;
+    t15 += v * b1;
+    t16 += v * b2;
+    t17 += v * b3;
+    t18 += v * b4;
+    t19 += v * b5;
+    t20 += v * b6;
+    t21 += v * b7;
+    t22 += v * b8;
+    t23 += v * b9;
+    t24 += v * b10;
+    t25 += v * b11;
+    t26 += v * b12;
+    t27 += v * b13;
+    t28 += v * b14;
+    t29 += v * b15;
+    v = a[15];
+    t15 += v * b0;
+    t16 += v * b1;
+    t17 += v * b2;
+    t18 += v * b3;
+    t19 += v * b4;
+    t20 += v * b5;
+    t21 += v * b6;
+    t22 += v * b7;
+    t23 += v * b8;
+    t24 += v * b9;
+    t25 += v * b10;
+    t26 += v * b11;
+    t27 += v * b12;
+    t28 += v * b13;
+    t29 += v * b14;
+    t30 += v * b15;
+    t0 += 38 * t16;
+    t1 += 38 * t17;
+    t2 += 38 * t18;
+    t3 += 38 * t19;
+    t4 += 38 * t20;
+    t5 += 38 * t21;
+    t6 += 38 * t22;
+    t7 += 38 * t23;
+    t8 += 38 * t24;
+    t9 += 38 * t25;
+    t10 += 38 * t26;
+    t11 += 38 * t27;
+    t12 += 38 * t28;
+    t13 += 38 * t29;
+    t14 += 38 * t30;
+    c = 1;
+    v = t0 + c + 65535;
+    c = Math.floor(v / 65536);
+    t0 = v - c * 65536;
+    v = t1 + c + 65535;
+    c = Math.floor(v / 65536);
+    t1 = v - c * 65536;
+    v = t2 + c + 65535;
+    c = Math.floor(v / 65536);
+    t2 = v - c * 65536;
+    v = t3 + c + 65535;
+    c = Math.floor(v / 65536);
+    t3 = v - c * 65536;
+    v = t4 + c + 65535;
+    c = Math.floor(v / 65536);
+    t4 = v - c * 65536;
+    v = t5 + c + 65535;
+    c = Math.floor(v / 65536);
+    t5 = v - c * 65536;
+    v = t6 + c + 65535;
+    c = Math.floor(v / 65536);
+    t6 = v - c * 65536;
+    v = t7 + c + 65535;
+    c = Math.floor(v / 65536);
+    t7 = v - c * 65536;
+    v = t8 + c + 65535;
+    c = Math.floor(v / 65536);
+    t8 = v - c * 65536;
+    v = t9 + c + 65535;
+    c = Math.floor(v / 65536);
+    t9 = v - c * 65536;
+    v = t10 + c + 65535;
+    c = Math.floor(v / 65536);
+    t10 = v - c * 65536;
+    v = t11 + c + 65535;
+    c = Math.floor(v / 65536);
+    t11 = v - c * 65536;
+    v = t12 + c + 65535;
+    c = Math.floor(v / 65536);
+    t12 = v - c * 65536;
+    v = t13 + c + 65535;
+    c = Math.floor(v / 65536);
+    t13 = v - c * 65536;
+    v = t14 + c + 65535;
+    c = Math.floor(v / 65536);
+    t14 = v - c * 65536;
+    v = t15 + c + 65535;
+    c = Math.floor(v / 65536);
+    t15 = v - c * 65536;
+    t0 += c - 1 + 37 * (c - 1);
+    c = 1;
+    v = t0 + c + 65535;
+    c = Math.floor(v / 65536);
+    t0 = v - c * 65536;
+    v = t1 + c + 65535;
+    c = Math.floor(v / 65536);
+    t1 = v - c * 65536;
+    v = t2 + c + 65535;
+    c = Math.floor(v / 65536);
+    t2 = v - c * 65536;
+    v = t3 + c + 65535;
+    c = Math.floor(v / 65536);
+    t3 = v - c * 65536;
+    v = t4 + c + 65535;
+    c = Math.floor(v / 65536);
+    t4 = v - c * 65536;
+    v = t5 + c + 65535;
+    c = Math.floor(v / 65536);
+    t5 = v - c * 65536;
+    v = t6 + c + 65535;
+    c = Math.floor(v / 65536);
+    t6 = v - c * 65536;
+    v = t7 + c + 65535;
+    c = Math.floor(v / 65536);
+    t7 = v - c * 65536;
+    v = t8 + c + 65535;
+    c = Math.floor(v / 65536);
+    t8 = v - c * 65536;
+    v = t9 + c + 65535;
+    c = Math.floor(v / 65536);
+    t9 = v - c * 65536;
+    v = t10 + c + 65535;
+    c = Math.floor(v / 65536);
+    t10 = v - c * 65536;
+    v = t11 + c + 65535;
+    c = Math.floor(v / 65536);
+    t11 = v - c * 65536;
+    v = t12 + c + 65535;
+    c = Math.floor(v / 65536);
+    t12 = v - c * 65536;
+    v = t13 + c + 65535;
+    c = Math.floor(v / 65536);
+    t13 = v - c * 65536;
+    v = t14 + c + 65535;
+    c = Math.floor(v / 65536);
+    t14 = v - c * 65536;
+    v = t15 + c + 65535;
+    c = Math.floor(v / 65536);
+    t15 = v - c * 65536;
+    t0 += c - 1 + 37 * (c - 1);
+    o[0] = t0;
+    o[1] = t1;
+    o[2] = t2;
+    o[3] = t3;
+    o[4] = t4;
+    o[5] = t5;
+    o[6] = t6;
+    o[7] = t7;
+    o[8] = t8;
+    o[9] = t9;
+    o[10] = t10;
+    o[11] = t11;
+    o[12] = t12;
+    o[13] = t13;
+    o[14] = t14;
+    o[15] = t15;
+  }
+  return ed25519_1;
+}
+function requireKem() {
+  if (hasRequiredKem) return kem;
+  hasRequiredKem = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  requireRandom();
+  requireJsbn();
+  kem = forge2.kem = forge2.kem || {};
+  var BigInteger = forge2.jsbn.BigInteger;
+  forge2.kem.rsa = {};
+  forge2.kem.rsa.create = function(kdf, options) {
+    options = options || {};
+    var prng2 = options.prng || forge2.random;
+    var kem2 = {};
+    kem2.encrypt = function(publicKey, keyLength) {
+      var byteLength = Math.ceil(publicKey.n.bitLength() / 8);
+      var r;
+      do {
+        r = new BigInteger(
+          forge2.util.bytesToHex(prng2.getBytesSync(byteLength)),
+          16
+        ).mod(publicKey.n);
+      } while (r.compareTo(BigInteger.ONE) <= 0);
+      r = forge2.util.hexToBytes(r.toString(16));
+      var zeros = byteLength - r.length;
+      if (zeros > 0) {
+        r = forge2.util.fillString(String.fromCharCode(0), zeros) + r;
+      }
+      var encapsulation = publicKey.encrypt(r, "NONE");
+      var key = kdf.generate(r, keyLength);
+      return { encapsulation, key };
+    };
+    kem2.decrypt = function(privateKey, encapsulation, keyLength) {
+      var r = privateKey.decrypt(encapsulation, "NONE");
+      return kdf.generate(r, keyLength);
+    };
+    return kem2;
+  };
+  forge2.kem.kdf1 = function(md2, digestLength) {
+    _createKDF(this, md2, 0, digestLength || md2.digestLength);
+  };
+  forge2.kem.kdf2 = function(md2, digestLength) {
+    _createKDF(this, md2, 1, digestLength || md2.digestLength);
+  };
+  function _createKDF(kdf, md2, counterStart, digestLength) {
+    kdf.generate = function(x2, length) {
+      var key = new forge2.util.ByteBuffer();
+      var k2 = Math.ceil(length / digestLength) + counterStart;
+      var c = new forge2.util.ByteBuffer();
+      for (var i = counterStart; i < k2; ++i) {
+        c.putInt32(i);
+        md2.start();
+        md2.update(x2 + c.getBytes());
+        var hash2 = md2.digest();
+        key.putBytes(hash2.getBytes(digestLength));
+      }
+      key.truncate(key.length() - length);
+      return key.getBytes();
+    };
+  }
+  return kem;
+}
+function requireLog() {
+  if (hasRequiredLog) return log;
+  hasRequiredLog = 1;
+  var forge2 = requireForge();
+  requireUtil();
+  log = forge2.log = forge2.log || {};
+  forge2.log.levels = [
+    "none",
+    "error",
+    "warning",
+    "info",
+    "debug",
+    "verbose",
+    "max"
+  ];
+  var sLevelInfo = {};
+  var sLoggers = [];
+  var sConsoleLogger = null;
+  forge2.log.LEVEL_LOCKED = 1 << 1;
+  forge2.log.NO_LEVEL_CHECK = 1 << 2;
+  forge2.log.INTERPOLATE = 1 << 3;
+  for (var i = 0; i < forge2.log.levels.length; ++i) {
+    var level = forge2.log.levels[i];
+    sLevelInfo[level] = {
+      index: i,
+      name: level.toUpperCase()
+    };
+  }
+  forge2.log.logMessage = function(message) {
+    var messageLevelIndex = sLevelInfo[message.level].index;
+    for (var i2 = 0; i2 < sLoggers.length; ++i2) {
+      var logger2 = sLoggers[i2];
+      if (logger2.flags & forge2.log.NO_LEVEL_CHECK) {
+        logger2.f(message);
+      } else {
+        var loggerLevelIndex = sLevelInfo[logger2.level].index;
+        if (messageLevelIndex <= loggerLevelIndex) {
+          logger2.f(logger2, message);
+        }
+      }
+    }
+  };
+  forge2.log.prepareStandard = function(message) {
+    if (!("standard" in message)) {
+      message.standard = sLevelInfo[message.level].name + //' ' + +message.timestamp +
+      " [" + message.category + "] " + message.message;
+    }
+  };
+  forge2.log.prepareFull = function(message) {
+    if (!("full" in message)) {
+      var args = [message.message];
+      args = args.concat([]);
+      message.full = forge2.util.format.apply(this, args);
+    }
+  };
+  forge2.log.prepareStandardFull = function(message) {
+    if (!("standardFull" in message)) {
+      forge2.log.prepareStandard(message);
+      message.standardFull = message.standard;
+    }
+  };
+  {
+    var levels = ["error", "warning", "info", "debug", "verbose"];
+    for (var i = 0; i < levels.length; ++i) {
+      (function(level2) {
+        forge2.log[level2] = function(category, message) {
+          var args = Array.prototype.slice.call(arguments).slice(2);
+          var msg = {
+            timestamp: /* @__PURE__ */ new Date(),
+            level: level2,
+            category,
+            message,
+            "arguments": args
+            /*standard*/
+            /*full*/
+            /*fullMessage*/
+          };
+          forge2.log.logMessage(msg);
+        };
+      })(levels[i]);
+    }
+  }
+  forge2.log.makeLogger = function(logFunction) {
+    var logger2 = {
+      flags: 0,
+      f: logFunction
+    };
+    forge2.log.setLevel(logger2, "none");
+    return logger2;
+  };
+  forge2.log.setLevel = function(logger2, level2) {
+    var rval = false;
+    if (logger2 && !(logger2.flags & forge2.log.LEVEL_LOCKED)) {
+      for (var i2 = 0; i2 < forge2.log.levels.length; ++i2) {
+        var aValidLevel = forge2.log.levels[i2];
+        if (level2 == aValidLevel) {
+          logger2.level = level2;
+          rval = true;
+          break;
+        }
+      }
+    }
+    return rval;
+  };
+  forge2.log.lock = function(logger2, lock2) {
+    if (typeof lock2 === "undefined" || lock2) {
+      logger2.flags |= forge2.log.LEVEL_LOCKED;
+    } else {
+      logger2.flags &= ~forge2.log.LEVEL_LOCKED;
+    }
+  };
+  forge2.log.addLogger = function(logger2) {
+    sLoggers.push(logger2);
+  };
+  if (typeof console !== "undefined" && "log" in console) {
+    var logger;
+    if (console.error && console.warn && console.info && console.debug) {
+      var levelHandlers = {
+        error: console.error,
+        warning: console.warn,
+        info: console.info,
+        debug: console.debug,
+        verbose: console.debug
+      };
+      var f = function(logger2, message) {
+        forge2.log.prepareStandard(message);
+        var handler2 = levelHandlers[message.level];
+        var args = [message.standard];
+        args = args.concat(message["arguments"].slice());
+        handler2.apply(console, args);
+      };
+      logger = forge2.log.makeLogger(f);
+    } else {
+      var f = function(logger2, message) {
+        forge2.log.prepareStandardFull(message);
+        console.log(message.standardFull);
+      };
+      logger = forge2.log.makeLogger(f);
+    }
+    forge2.log.setLevel(logger, "debug");
+    forge2.log.addLogger(logger);
+    sConsoleLogger = logger;
+  } else {
+    console = {
+      log: function() {
+      }
+    };
+  }
+  if (sConsoleLogger !== null && typeof window !== "undefined" && window.location) {
+    var query = new URL(window.location.href).searchParams;
+    if (query.has("console.level")) {
+      forge2.log.setLevel(
+        sConsoleLogger,
+        query.get("console.level").slice(-1)[0]
+      );
+    }
+    if (query.has("console.lock")) {
+      var lock = query.get("console.lock").slice(-1)[0];
+      if (lock == "true") {
+        forge2.log.lock(sConsoleLogger);
+      }
+    }
+  }
+  forge2.log.consoleLogger = sConsoleLogger;
+  return log;
+}
+function requireMd_all() {
+  if (hasRequiredMd_all) return md_all;
+  hasRequiredMd_all = 1;
+  md_all = requireMd();
+  requireMd5();
+  requireSha1();
+  requireSha256();
+  requireSha512();
+  return md_all;
+}
+function requirePkcs7() {
+  if (hasRequiredPkcs7) return pkcs7.exports;
+  hasRequiredPkcs7 = 1;
+  var forge2 = requireForge();
+  requireAes();
+  requireAsn1();
+  requireDes();
+  requireOids();
+  requirePem();
+  requirePkcs7asn1();
+  requireRandom();
+  requireUtil();
+  requireX509();
+  var asn12 = forge2.asn1;
+  var p7 = pkcs7.exports = forge2.pkcs7 = forge2.pkcs7 || {};
+  p7.messageFromPem = function(pem2) {
+    var msg = forge2.pem.decode(pem2)[0];
+    if (msg.type !== "PKCS7") {
+      var error63 = new Error('Could not convert PKCS#7 message from PEM; PEM header type is not "PKCS#7".');
+      error63.headerType = msg.type;
+      throw error63;
+    }
+    if (msg.procType && msg.procType.type === "ENCRYPTED") {
+      throw new Error("Could not convert PKCS#7 message from PEM; PEM is encrypted.");
+    }
+    var obj = asn12.fromDer(msg.body);
+    return p7.messageFromAsn1(obj);
+  };
+  p7.messageToPem = function(msg, maxline) {
+    var pemObj = {
+      type: "PKCS7",
+      body: asn12.toDer(msg.toAsn1()).getBytes()
+    };
+    return forge2.pem.encode(pemObj, { maxline });
+  };
+  p7.messageFromAsn1 = function(obj) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, p7.asn1.contentInfoValidator, capture, errors)) {
+      var error63 = new Error("Cannot read PKCS#7 message. ASN.1 object is not an PKCS#7 ContentInfo.");
+      error63.errors = errors;
+      throw error63;
+    }
+    var contentType = asn12.derToOid(capture.contentType);
+    var msg;
+    switch (contentType) {
+      case forge2.pki.oids.envelopedData:
+        msg = p7.createEnvelopedData();
+        break;
+      case forge2.pki.oids.encryptedData:
+        msg = p7.createEncryptedData();
+        break;
+      case forge2.pki.oids.signedData:
+        msg = p7.createSignedData();
+        break;
+      default:
+        throw new Error("Cannot read PKCS#7 message. ContentType with OID " + contentType + " is not (yet) supported.");
+    }
+    msg.fromAsn1(capture.content.value[0]);
+    return msg;
+  };
+  p7.createSignedData = function() {
+    var msg = null;
+    msg = {
+      type: forge2.pki.oids.signedData,
+      version: 1,
+      certificates: [],
+      crls: [],
+      // TODO: add json-formatted signer stuff here?
+      signers: [],
+      // populated during sign()
+      digestAlgorithmIdentifiers: [],
+      contentInfo: null,
+      signerInfos: [],
+      fromAsn1: function(obj) {
+        _fromAsn1(msg, obj, p7.asn1.signedDataValidator);
+        msg.certificates = [];
+        msg.crls = [];
+        msg.digestAlgorithmIdentifiers = [];
+        msg.contentInfo = null;
+        msg.signerInfos = [];
+        if (msg.rawCapture.certificates) {
+          var certs = msg.rawCapture.certificates.value;
+          for (var i = 0; i < certs.length; ++i) {
+            msg.certificates.push(forge2.pki.certificateFromAsn1(certs[i]));
+          }
+        }
+      },
+      toAsn1: function() {
+        if (!msg.contentInfo) {
+          msg.sign();
+        }
+        var certs = [];
+        for (var i = 0; i < msg.certificates.length; ++i) {
+          certs.push(forge2.pki.certificateToAsn1(msg.certificates[i]));
+        }
+        var crls = [];
+        var signedData = asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+            // Version
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.INTEGER,
+              false,
+              asn12.integerToDer(msg.version).getBytes()
+            ),
+            // DigestAlgorithmIdentifiers
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.SET,
+              true,
+              msg.digestAlgorithmIdentifiers
+            ),
+            // ContentInfo
+            msg.contentInfo
+          ])
+        ]);
+        if (certs.length > 0) {
+          signedData.value[0].value.push(
+            asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, certs)
+          );
+        }
+        if (crls.length > 0) {
+          signedData.value[0].value.push(
+            asn12.create(asn12.Class.CONTEXT_SPECIFIC, 1, true, crls)
+          );
+        }
+        signedData.value[0].value.push(
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.SET,
+            true,
+            msg.signerInfos
+          )
+        );
+        return asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.SEQUENCE,
+          true,
+          [
+            // ContentType
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OID,
+              false,
+              asn12.oidToDer(msg.type).getBytes()
+            ),
+            // [0] SignedData
+            signedData
+          ]
+        );
+      },
+      /**
+       * Add (another) entity to list of signers.
+       *
+       * Note: If authenticatedAttributes are provided, then, per RFC 2315,
+       * they must include at least two attributes: content type and
+       * message digest. The message digest attribute value will be
+       * auto-calculated during signing and will be ignored if provided.
+       *
+       * Here's an example of providing these two attributes:
+       *
+       * forge.pkcs7.createSignedData();
+       * p7.addSigner({
+       *   issuer: cert.issuer.attributes,
+       *   serialNumber: cert.serialNumber,
+       *   key: privateKey,
+       *   digestAlgorithm: forge.pki.oids.sha1,
+       *   authenticatedAttributes: [{
+       *     type: forge.pki.oids.contentType,
+       *     value: forge.pki.oids.data
+       *   }, {
+       *     type: forge.pki.oids.messageDigest
+       *   }]
+       * });
+       *
+       * TODO: Support [subjectKeyIdentifier] as signer's ID.
+       *
+       * @param signer the signer information:
+       *          key the signer's private key.
+       *          [certificate] a certificate containing the public key
+       *            associated with the signer's private key; use this option as
+       *            an alternative to specifying signer.issuer and
+       *            signer.serialNumber.
+       *          [issuer] the issuer attributes (eg: cert.issuer.attributes).
+       *          [serialNumber] the signer's certificate's serial number in
+       *           hexadecimal (eg: cert.serialNumber).
+       *          [digestAlgorithm] the message digest OID, as a string, to use
+       *            (eg: forge.pki.oids.sha1).
+       *          [authenticatedAttributes] an optional array of attributes
+       *            to also sign along with the content.
+       */
+      addSigner: function(signer) {
+        var issuer = signer.issuer;
+        var serialNumber = signer.serialNumber;
+        if (signer.certificate) {
+          var cert = signer.certificate;
+          if (typeof cert === "string") {
+            cert = forge2.pki.certificateFromPem(cert);
+          }
+          issuer = cert.issuer.attributes;
+          serialNumber = cert.serialNumber;
+        }
+        var key = signer.key;
+        if (!key) {
+          throw new Error(
+            "Could not add PKCS#7 signer; no private key specified."
+          );
+        }
+        if (typeof key === "string") {
+          key = forge2.pki.privateKeyFromPem(key);
+        }
+        var digestAlgorithm = signer.digestAlgorithm || forge2.pki.oids.sha1;
+        switch (digestAlgorithm) {
+          case forge2.pki.oids.sha1:
+          case forge2.pki.oids.sha256:
+          case forge2.pki.oids.sha384:
+          case forge2.pki.oids.sha512:
+          case forge2.pki.oids.md5:
+            break;
+          default:
+            throw new Error(
+              "Could not add PKCS#7 signer; unknown message digest algorithm: " + digestAlgorithm
+            );
+        }
+        var authenticatedAttributes = signer.authenticatedAttributes || [];
+        if (authenticatedAttributes.length > 0) {
+          var contentType = false;
+          var messageDigest = false;
+          for (var i = 0; i < authenticatedAttributes.length; ++i) {
+            var attr = authenticatedAttributes[i];
+            if (!contentType && attr.type === forge2.pki.oids.contentType) {
+              contentType = true;
+              if (messageDigest) {
+                break;
+              }
+              continue;
+            }
+            if (!messageDigest && attr.type === forge2.pki.oids.messageDigest) {
+              messageDigest = true;
+              if (contentType) {
+                break;
+              }
+              continue;
+            }
+          }
+          if (!contentType || !messageDigest) {
+            throw new Error("Invalid signer.authenticatedAttributes. If signer.authenticatedAttributes is specified, then it must contain at least two attributes, PKCS #9 content-type and PKCS #9 message-digest.");
+          }
+        }
+        msg.signers.push({
+          key,
+          version: 1,
+          issuer,
+          serialNumber,
+          digestAlgorithm,
+          signatureAlgorithm: forge2.pki.oids.rsaEncryption,
+          signature: null,
+          authenticatedAttributes,
+          unauthenticatedAttributes: []
+        });
+      },
+      /**
+       * Signs the content.
+       * @param options Options to apply when signing:
+       *    [detached] boolean. If signing should be done in detached mode. Defaults to false.
+       */
+      sign: function(options) {
+        options = options || {};
+        if (typeof msg.content !== "object" || msg.contentInfo === null) {
+          msg.contentInfo = asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.SEQUENCE,
+            true,
+            [
+              // ContentType
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.OID,
+                false,
+                asn12.oidToDer(forge2.pki.oids.data).getBytes()
+              )
+            ]
+          );
+          if ("content" in msg) {
+            var content3;
+            if (msg.content instanceof forge2.util.ByteBuffer) {
+              content3 = msg.content.bytes();
+            } else if (typeof msg.content === "string") {
+              content3 = forge2.util.encodeUtf8(msg.content);
+            }
+            if (options.detached) {
+              msg.detachedContent = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.OCTETSTRING, false, content3);
+            } else {
+              msg.contentInfo.value.push(
+                // [0] EXPLICIT content
+                asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+                  asn12.create(
+                    asn12.Class.UNIVERSAL,
+                    asn12.Type.OCTETSTRING,
+                    false,
+                    content3
+                  )
+                ])
+              );
+            }
+          }
+        }
+        if (msg.signers.length === 0) {
+          return;
+        }
+        var mds = addDigestAlgorithmIds();
+        addSignerInfos(mds);
+      },
+      verify: function() {
+        throw new Error("PKCS#7 signature verification not yet implemented.");
+      },
+      /**
+       * Add a certificate.
+       *
+       * @param cert the certificate to add.
+       */
+      addCertificate: function(cert) {
+        if (typeof cert === "string") {
+          cert = forge2.pki.certificateFromPem(cert);
+        }
+        msg.certificates.push(cert);
+      },
+      /**
+       * Add a certificate revokation list.
+       *
+       * @param crl the certificate revokation list to add.
+       */
+      addCertificateRevokationList: function(crl) {
+        throw new Error("PKCS#7 CRL support not yet implemented.");
+      }
+    };
+    return msg;
+    function addDigestAlgorithmIds() {
+      var mds = {};
+      for (var i = 0; i < msg.signers.length; ++i) {
+        var signer = msg.signers[i];
+        var oid = signer.digestAlgorithm;
+        if (!(oid in mds)) {
+          mds[oid] = forge2.md[forge2.pki.oids[oid]].create();
+        }
+        if (signer.authenticatedAttributes.length === 0) {
+          signer.md = mds[oid];
+        } else {
+          signer.md = forge2.md[forge2.pki.oids[oid]].create();
+        }
+      }
+      msg.digestAlgorithmIdentifiers = [];
+      for (var oid in mds) {
+        msg.digestAlgorithmIdentifiers.push(
+          // AlgorithmIdentifier
+          asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+            // algorithm
+            asn12.create(
+              asn12.Class.UNIVERSAL,
+              asn12.Type.OID,
+              false,
+              asn12.oidToDer(oid).getBytes()
+            ),
+            // parameters (null)
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+          ])
+        );
+      }
+      return mds;
+    }
+    function addSignerInfos(mds) {
+      var content3;
+      if (msg.detachedContent) {
+        content3 = msg.detachedContent;
+      } else {
+        content3 = msg.contentInfo.value[1];
+        content3 = content3.value[0];
+      }
+      if (!content3) {
+        throw new Error(
+          "Could not sign PKCS#7 message; there is no content to sign."
+        );
+      }
+      var contentType = asn12.derToOid(msg.contentInfo.value[0].value);
+      var bytes = asn12.toDer(content3);
+      bytes.getByte();
+      asn12.getBerValueLength(bytes);
+      bytes = bytes.getBytes();
+      for (var oid in mds) {
+        mds[oid].start().update(bytes);
+      }
+      var signingTime = /* @__PURE__ */ new Date();
+      for (var i = 0; i < msg.signers.length; ++i) {
+        var signer = msg.signers[i];
+        if (signer.authenticatedAttributes.length === 0) {
+          if (contentType !== forge2.pki.oids.data) {
+            throw new Error(
+              "Invalid signer; authenticatedAttributes must be present when the ContentInfo content type is not PKCS#7 Data."
+            );
+          }
+        } else {
+          signer.authenticatedAttributesAsn1 = asn12.create(
+            asn12.Class.CONTEXT_SPECIFIC,
+            0,
+            true,
+            []
+          );
+          var attrsAsn1 = asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.SET,
+            true,
+            []
+          );
+          for (var ai = 0; ai < signer.authenticatedAttributes.length; ++ai) {
+            var attr = signer.authenticatedAttributes[ai];
+            if (attr.type === forge2.pki.oids.messageDigest) {
+              attr.value = mds[signer.digestAlgorithm].digest();
+            } else if (attr.type === forge2.pki.oids.signingTime) {
+              if (!attr.value) {
+                attr.value = signingTime;
+              }
+            }
+            attrsAsn1.value.push(_attributeToAsn1(attr));
+            signer.authenticatedAttributesAsn1.value.push(_attributeToAsn1(attr));
+          }
+          bytes = asn12.toDer(attrsAsn1).getBytes();
+          signer.md.start().update(bytes);
+        }
+        signer.signature = signer.key.sign(signer.md, "RSASSA-PKCS1-V1_5");
+      }
+      msg.signerInfos = _signersToAsn1(msg.signers);
+    }
+  };
+  p7.createEncryptedData = function() {
+    var msg = null;
+    msg = {
+      type: forge2.pki.oids.encryptedData,
+      version: 0,
+      encryptedContent: {
+        algorithm: forge2.pki.oids["aes256-CBC"]
+      },
+      /**
+       * Reads an EncryptedData content block (in ASN.1 format)
+       *
+       * @param obj The ASN.1 representation of the EncryptedData content block
+       */
+      fromAsn1: function(obj) {
+        _fromAsn1(msg, obj, p7.asn1.encryptedDataValidator);
+      },
+      /**
+       * Decrypt encrypted content
+       *
+       * @param key The (symmetric) key as a byte buffer
+       */
+      decrypt: function(key) {
+        if (key !== void 0) {
+          msg.encryptedContent.key = key;
+        }
+        _decryptContent(msg);
+      }
+    };
+    return msg;
+  };
+  p7.createEnvelopedData = function() {
+    var msg = null;
+    msg = {
+      type: forge2.pki.oids.envelopedData,
+      version: 0,
+      recipients: [],
+      encryptedContent: {
+        algorithm: forge2.pki.oids["aes256-CBC"]
+      },
+      /**
+       * Reads an EnvelopedData content block (in ASN.1 format)
+       *
+       * @param obj the ASN.1 representation of the EnvelopedData content block.
+       */
+      fromAsn1: function(obj) {
+        var capture = _fromAsn1(msg, obj, p7.asn1.envelopedDataValidator);
+        msg.recipients = _recipientsFromAsn1(capture.recipientInfos.value);
+      },
+      toAsn1: function() {
+        return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+          // ContentType
+          asn12.create(
+            asn12.Class.UNIVERSAL,
+            asn12.Type.OID,
+            false,
+            asn12.oidToDer(msg.type).getBytes()
+          ),
+          // [0] EnvelopedData
+          asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+            asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+              // Version
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.INTEGER,
+                false,
+                asn12.integerToDer(msg.version).getBytes()
+              ),
+              // RecipientInfos
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.SET,
+                true,
+                _recipientsToAsn1(msg.recipients)
+              ),
+              // EncryptedContentInfo
+              asn12.create(
+                asn12.Class.UNIVERSAL,
+                asn12.Type.SEQUENCE,
+                true,
+                _encryptedContentToAsn1(msg.encryptedContent)
+              )
+            ])
+          ])
+        ]);
+      },
+      /**
+       * Find recipient by X.509 certificate's issuer.
+       *
+       * @param cert the certificate with the issuer to look for.
+       *
+       * @return the recipient object.
+       */
+      findRecipient: function(cert) {
+        var sAttr = cert.issuer.attributes;
+        for (var i = 0; i < msg.recipients.length; ++i) {
+          var r = msg.recipients[i];
+          var rAttr = r.issuer;
+          if (r.serialNumber !== cert.serialNumber) {
+            continue;
+          }
+          if (rAttr.length !== sAttr.length) {
+            continue;
+          }
+          var match = true;
+          for (var j2 = 0; j2 < sAttr.length; ++j2) {
+            if (rAttr[j2].type !== sAttr[j2].type || rAttr[j2].value !== sAttr[j2].value) {
+              match = false;
+              break;
+            }
+          }
+          if (match) {
+            return r;
+          }
+        }
+        return null;
+      },
+      /**
+       * Decrypt enveloped content
+       *
+       * @param recipient The recipient object related to the private key
+       * @param privKey The (RSA) private key object
+       */
+      decrypt: function(recipient, privKey) {
+        if (msg.encryptedContent.key === void 0 && recipient !== void 0 && privKey !== void 0) {
+          switch (recipient.encryptedContent.algorithm) {
+            case forge2.pki.oids.rsaEncryption:
+            case forge2.pki.oids.desCBC:
+              var key = privKey.decrypt(recipient.encryptedContent.content);
+              msg.encryptedContent.key = forge2.util.createBuffer(key);
+              break;
+            default:
+              throw new Error("Unsupported asymmetric cipher, OID " + recipient.encryptedContent.algorithm);
+          }
+        }
+        _decryptContent(msg);
+      },
+      /**
+       * Add (another) entity to list of recipients.
+       *
+       * @param cert The certificate of the entity to add.
+       */
+      addRecipient: function(cert) {
+        msg.recipients.push({
+          version: 0,
+          issuer: cert.issuer.attributes,
+          serialNumber: cert.serialNumber,
+          encryptedContent: {
+            // We simply assume rsaEncryption here, since forge.pki only
+            // supports RSA so far.  If the PKI module supports other
+            // ciphers one day, we need to modify this one as well.
+            algorithm: forge2.pki.oids.rsaEncryption,
+            key: cert.publicKey
+          }
+        });
+      },
+      /**
+       * Encrypt enveloped content.
+       *
+       * This function supports two optional arguments, cipher and key, which
+       * can be used to influence symmetric encryption.  Unless cipher is
+       * provided, the cipher specified in encryptedContent.algorithm is used
+       * (defaults to AES-256-CBC).  If no key is provided, encryptedContent.key
+       * is (re-)used.  If that one's not set, a random key will be generated
+       * automatically.
+       *
+       * @param [key] The key to be used for symmetric encryption.
+       * @param [cipher] The OID of the symmetric cipher to use.
+       */
+      encrypt: function(key, cipher2) {
+        if (msg.encryptedContent.content === void 0) {
+          cipher2 = cipher2 || msg.encryptedContent.algorithm;
+          key = key || msg.encryptedContent.key;
+          var keyLen, ivLen, ciphFn;
+          switch (cipher2) {
+            case forge2.pki.oids["aes128-CBC"]:
+              keyLen = 16;
+              ivLen = 16;
+              ciphFn = forge2.aes.createEncryptionCipher;
+              break;
+            case forge2.pki.oids["aes192-CBC"]:
+              keyLen = 24;
+              ivLen = 16;
+              ciphFn = forge2.aes.createEncryptionCipher;
+              break;
+            case forge2.pki.oids["aes256-CBC"]:
+              keyLen = 32;
+              ivLen = 16;
+              ciphFn = forge2.aes.createEncryptionCipher;
+              break;
+            case forge2.pki.oids["des-EDE3-CBC"]:
+              keyLen = 24;
+              ivLen = 8;
+              ciphFn = forge2.des.createEncryptionCipher;
+              break;
+            default:
+              throw new Error("Unsupported symmetric cipher, OID " + cipher2);
+          }
+          if (key === void 0) {
+            key = forge2.util.createBuffer(forge2.random.getBytes(keyLen));
+          } else if (key.length() != keyLen) {
+            throw new Error("Symmetric key has wrong length; got " + key.length() + " bytes, expected " + keyLen + ".");
+          }
+          msg.encryptedContent.algorithm = cipher2;
+          msg.encryptedContent.key = key;
+          msg.encryptedContent.parameter = forge2.util.createBuffer(
+            forge2.random.getBytes(ivLen)
+          );
+          var ciph = ciphFn(key);
+          ciph.start(msg.encryptedContent.parameter.copy());
+          ciph.update(msg.content);
+          if (!ciph.finish()) {
+            throw new Error("Symmetric encryption failed.");
+          }
+          msg.encryptedContent.content = ciph.output;
+        }
+        for (var i = 0; i < msg.recipients.length; ++i) {
+          var recipient = msg.recipients[i];
+          if (recipient.encryptedContent.content !== void 0) {
+            continue;
+          }
+          switch (recipient.encryptedContent.algorithm) {
+            case forge2.pki.oids.rsaEncryption:
+              recipient.encryptedContent.content = recipient.encryptedContent.key.encrypt(
+                msg.encryptedContent.key.data
+              );
+              break;
+            default:
+              throw new Error("Unsupported asymmetric cipher, OID " + recipient.encryptedContent.algorithm);
+          }
+        }
+      }
+    };
+    return msg;
+  };
+  function _recipientFromAsn1(obj) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, p7.asn1.recipientInfoValidator, capture, errors)) {
+      var error63 = new Error("Cannot read PKCS#7 RecipientInfo. ASN.1 object is not an PKCS#7 RecipientInfo.");
+      error63.errors = errors;
+      throw error63;
+    }
+    return {
+      version: capture.version.charCodeAt(0),
+      issuer: forge2.pki.RDNAttributesAsArray(capture.issuer),
+      serialNumber: forge2.util.createBuffer(capture.serial).toHex(),
+      encryptedContent: {
+        algorithm: asn12.derToOid(capture.encAlgorithm),
+        parameter: capture.encParameter ? capture.encParameter.value : void 0,
+        content: capture.encKey
+      }
+    };
+  }
+  function _recipientToAsn1(obj) {
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // Version
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        asn12.integerToDer(obj.version).getBytes()
+      ),
+      // IssuerAndSerialNumber
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // Name
+        forge2.pki.distinguishedNameToAsn1({ attributes: obj.issuer }),
+        // Serial
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.INTEGER,
+          false,
+          forge2.util.hexToBytes(obj.serialNumber)
+        )
+      ]),
+      // KeyEncryptionAlgorithmIdentifier
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // Algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(obj.encryptedContent.algorithm).getBytes()
+        ),
+        // Parameter, force NULL, only RSA supported for now.
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+      ]),
+      // EncryptedKey
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OCTETSTRING,
+        false,
+        obj.encryptedContent.content
+      )
+    ]);
+  }
+  function _recipientsFromAsn1(infos) {
+    var ret = [];
+    for (var i = 0; i < infos.length; ++i) {
+      ret.push(_recipientFromAsn1(infos[i]));
+    }
+    return ret;
+  }
+  function _recipientsToAsn1(recipients) {
+    var ret = [];
+    for (var i = 0; i < recipients.length; ++i) {
+      ret.push(_recipientToAsn1(recipients[i]));
+    }
+    return ret;
+  }
+  function _signerToAsn1(obj) {
+    var rval = asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // version
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.INTEGER,
+        false,
+        asn12.integerToDer(obj.version).getBytes()
+      ),
+      // issuerAndSerialNumber
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // name
+        forge2.pki.distinguishedNameToAsn1({ attributes: obj.issuer }),
+        // serial
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.INTEGER,
+          false,
+          forge2.util.hexToBytes(obj.serialNumber)
+        )
+      ]),
+      // digestAlgorithm
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(obj.digestAlgorithm).getBytes()
+        ),
+        // parameters (null)
+        asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+      ])
+    ]);
+    if (obj.authenticatedAttributesAsn1) {
+      rval.value.push(obj.authenticatedAttributesAsn1);
+    }
+    rval.value.push(asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // algorithm
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OID,
+        false,
+        asn12.oidToDer(obj.signatureAlgorithm).getBytes()
+      ),
+      // parameters (null)
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.NULL, false, "")
+    ]));
+    rval.value.push(asn12.create(
+      asn12.Class.UNIVERSAL,
+      asn12.Type.OCTETSTRING,
+      false,
+      obj.signature
+    ));
+    if (obj.unauthenticatedAttributes.length > 0) {
+      var attrsAsn1 = asn12.create(asn12.Class.CONTEXT_SPECIFIC, 1, true, []);
+      for (var i = 0; i < obj.unauthenticatedAttributes.length; ++i) {
+        var attr = obj.unauthenticatedAttributes[i];
+        attrsAsn1.values.push(_attributeToAsn1(attr));
+      }
+      rval.value.push(attrsAsn1);
+    }
+    return rval;
+  }
+  function _signersToAsn1(signers) {
+    var ret = [];
+    for (var i = 0; i < signers.length; ++i) {
+      ret.push(_signerToAsn1(signers[i]));
+    }
+    return ret;
+  }
+  function _attributeToAsn1(attr) {
+    var value;
+    if (attr.type === forge2.pki.oids.contentType) {
+      value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OID,
+        false,
+        asn12.oidToDer(attr.value).getBytes()
+      );
+    } else if (attr.type === forge2.pki.oids.messageDigest) {
+      value = asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OCTETSTRING,
+        false,
+        attr.value.bytes()
+      );
+    } else if (attr.type === forge2.pki.oids.signingTime) {
+      var jan_1_1950 = /* @__PURE__ */ new Date("1950-01-01T00:00:00Z");
+      var jan_1_2050 = /* @__PURE__ */ new Date("2050-01-01T00:00:00Z");
+      var date5 = attr.value;
+      if (typeof date5 === "string") {
+        var timestamp = Date.parse(date5);
+        if (!isNaN(timestamp)) {
+          date5 = new Date(timestamp);
+        } else if (date5.length === 13) {
+          date5 = asn12.utcTimeToDate(date5);
+        } else {
+          date5 = asn12.generalizedTimeToDate(date5);
+        }
+      }
+      if (date5 >= jan_1_1950 && date5 < jan_1_2050) {
+        value = asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.UTCTIME,
+          false,
+          asn12.dateToUtcTime(date5)
+        );
+      } else {
+        value = asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.GENERALIZEDTIME,
+          false,
+          asn12.dateToGeneralizedTime(date5)
+        );
+      }
+    }
+    return asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+      // AttributeType
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OID,
+        false,
+        asn12.oidToDer(attr.type).getBytes()
+      ),
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SET, true, [
+        // AttributeValue
+        value
+      ])
+    ]);
+  }
+  function _encryptedContentToAsn1(ec) {
+    return [
+      // ContentType, always Data for the moment
+      asn12.create(
+        asn12.Class.UNIVERSAL,
+        asn12.Type.OID,
+        false,
+        asn12.oidToDer(forge2.pki.oids.data).getBytes()
+      ),
+      // ContentEncryptionAlgorithmIdentifier
+      asn12.create(asn12.Class.UNIVERSAL, asn12.Type.SEQUENCE, true, [
+        // Algorithm
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OID,
+          false,
+          asn12.oidToDer(ec.algorithm).getBytes()
+        ),
+        // Parameters (IV)
+        !ec.parameter ? void 0 : asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OCTETSTRING,
+          false,
+          ec.parameter.getBytes()
+        )
+      ]),
+      // [0] EncryptedContent
+      asn12.create(asn12.Class.CONTEXT_SPECIFIC, 0, true, [
+        asn12.create(
+          asn12.Class.UNIVERSAL,
+          asn12.Type.OCTETSTRING,
+          false,
+          ec.content.getBytes()
+        )
+      ])
+    ];
+  }
+  function _fromAsn1(msg, obj, validator) {
+    var capture = {};
+    var errors = [];
+    if (!asn12.validate(obj, validator, capture, errors)) {
+      var error63 = new Error("Cannot read PKCS#7 message. ASN.1 object is not a supported PKCS#7 message.");
+      error63.errors = error63;
+      throw error63;
+    }
+    var contentType = asn12.derToOid(capture.contentType);
+    if (contentType !== forge2.pki.oids.data) {
+      throw new Error("Unsupported PKCS#7 message. Only wrapped ContentType Data supported.");
+    }
+    if (capture.encryptedContent) {
+      var content3 = "";
+      if (forge2.util.isArray(capture.encryptedContent)) {
+        for (var i = 0; i < capture.encryptedContent.length; ++i) {
+          if (capture.encryptedContent[i].type !== asn12.Type.OCTETSTRING) {
+            throw new Error("Malformed PKCS#7 message, expecting encrypted content constructed of only OCTET STRING objects.");
+          }
+          content3 += capture.encryptedContent[i].value;
+        }
+      } else {
+        content3 = capture.encryptedContent;
+      }
+      msg.encryptedContent = {
+        algorithm: asn12.derToOid(capture.encAlgorithm),
+        parameter: forge2.util.createBuffer(capture.encParameter.value),
+        content: forge2.util.createBuffer(content3)
+      };
+    }
+    if (capture.content) {
+      var content3 = "";
+      if (forge2.util.isArray(capture.content)) {
+        for (var i = 0; i < capture.content.length; ++i) {
+          if (capture.content[i].type !== asn12.Type.OCTETSTRING) {
+            throw new Error("Malformed PKCS#7 message, expecting content constructed of only OCTET STRING objects.");
+          }
+          content3 += capture.content[i].value;
+        }
+      } else {
+        content3 = capture.content;
+      }
+      msg.content = forge2.util.createBuffer(content3);
+    }
+    msg.version = capture.version.charCodeAt(0);
+    msg.rawCapture = capture;
+    return capture;
+  }
+  function _decryptContent(msg) {
+    if (msg.encryptedContent.key === void 0) {
+      throw new Error("Symmetric key not available.");
+    }
+    if (msg.content === void 0) {
+      var ciph;
+      switch (msg.encryptedContent.algorithm) {
+        case forge2.pki.oids["aes128-CBC"]:
+        case forge2.pki.oids["aes192-CBC"]:
+        case forge2.pki.oids["aes256-CBC"]:
+          ciph = forge2.aes.createDecryptionCipher(msg.encryptedContent.key);
+          break;
+        case forge2.pki.oids["desCBC"]:
+        case forge2.pki.oids["des-EDE3-CBC"]:
+          ciph = forge2.des.createDecryptionCipher(msg.encryptedContent.key);
+          break;
+        default:
+          throw new Error("Unsupported symmetric cipher, OID " + msg.encryptedContent.algorithm);
+      }
+      ciph.start(msg.encryptedContent.parameter);
+      ciph.update(msg.encryptedContent.content);
+      if (!ciph.finish()) {
+        throw new Error("Symmetric decryption failed.");
+      }
+      msg.content = ciph.output;
+    }
+  }
+  return pkcs7.exports;
+}
+function requireSsh() {
+  if (hasRequiredSsh) return ssh.exports;
+  hasRequiredSsh = 1;
+  var forge2 = requireForge();
+  requireAes();
+  requireHmac();
+  requireMd5();
+  requireSha1();
+  requireUtil();
+  var ssh$1 = ssh.exports = forge2.ssh = forge2.ssh || {};
+  ssh$1.privateKeyToPutty = function(privateKey, passphrase, comment) {
+    comment = comment || "";
+    passphrase = passphrase || "";
+    var algorithm = "ssh-rsa";
+    var encryptionAlgorithm = passphrase === "" ? "none" : "aes256-cbc";
+    var ppk = "PuTTY-User-Key-File-2: " + algorithm + "\r\n";
+    ppk += "Encryption: " + encryptionAlgorithm + "\r\n";
+    ppk += "Comment: " + comment + "\r\n";
+    var pubbuffer = forge2.util.createBuffer();
+    _addStringToBuffer(pubbuffer, algorithm);
+    _addBigIntegerToBuffer(pubbuffer, privateKey.e);
+    _addBigIntegerToBuffer(pubbuffer, privateKey.n);
+    var pub = forge2.util.encode64(pubbuffer.bytes(), 64);
+    var length = Math.floor(pub.length / 66) + 1;
+    ppk += "Public-Lines: " + length + "\r\n";
+    ppk += pub;
+    var privbuffer = forge2.util.createBuffer();
+    _addBigIntegerToBuffer(privbuffer, privateKey.d);
+    _addBigIntegerToBuffer(privbuffer, privateKey.p);
+    _addBigIntegerToBuffer(privbuffer, privateKey.q);
+    _addBigIntegerToBuffer(privbuffer, privateKey.qInv);
+    var priv;
+    if (!passphrase) {
+      priv = forge2.util.encode64(privbuffer.bytes(), 64);
+    } else {
+      var encLen = privbuffer.length() + 16 - 1;
+      encLen -= encLen % 16;
+      var padding = _sha1(privbuffer.bytes());
+      padding.truncate(padding.length() - encLen + privbuffer.length());
+      privbuffer.putBuffer(padding);
+      var aeskey = forge2.util.createBuffer();
+      aeskey.putBuffer(_sha1("\0\0\0\0", passphrase));
+      aeskey.putBuffer(_sha1("\0\0\0", passphrase));
+      var cipher2 = forge2.aes.createEncryptionCipher(aeskey.truncate(8), "CBC");
+      cipher2.start(forge2.util.createBuffer().fillWithByte(0, 16));
+      cipher2.update(privbuffer.copy());
+      cipher2.finish();
+      var encrypted = cipher2.output;
+      encrypted.truncate(16);
+      priv = forge2.util.encode64(encrypted.bytes(), 64);
+    }
+    length = Math.floor(priv.length / 66) + 1;
+    ppk += "\r\nPrivate-Lines: " + length + "\r\n";
+    ppk += priv;
+    var mackey = _sha1("putty-private-key-file-mac-key", passphrase);
+    var macbuffer = forge2.util.createBuffer();
+    _addStringToBuffer(macbuffer, algorithm);
+    _addStringToBuffer(macbuffer, encryptionAlgorithm);
+    _addStringToBuffer(macbuffer, comment);
+    macbuffer.putInt32(pubbuffer.length());
+    macbuffer.putBuffer(pubbuffer);
+    macbuffer.putInt32(privbuffer.length());
+    macbuffer.putBuffer(privbuffer);
+    var hmac2 = forge2.hmac.create();
+    hmac2.start("sha1", mackey);
+    hmac2.update(macbuffer.bytes());
+    ppk += "\r\nPrivate-MAC: " + hmac2.digest().toHex() + "\r\n";
+    return ppk;
+  };
+  ssh$1.publicKeyToOpenSSH = function(key, comment) {
+    var type = "ssh-rsa";
+    comment = comment || "";
+    var buffer = forge2.util.createBuffer();
+    _addStringToBuffer(buffer, type);
+    _addBigIntegerToBuffer(buffer, key.e);
+    _addBigIntegerToBuffer(buffer, key.n);
+    return type + " " + forge2.util.encode64(buffer.bytes()) + " " + comment;
+  };
+  ssh$1.privateKeyToOpenSSH = function(privateKey, passphrase) {
+    if (!passphrase) {
+      return forge2.pki.privateKeyToPem(privateKey);
+    }
+    return forge2.pki.encryptRsaPrivateKey(
+      privateKey,
+      passphrase,
+      { legacy: true, algorithm: "aes128" }
+    );
+  };
+  ssh$1.getPublicKeyFingerprint = function(key, options) {
+    options = options || {};
+    var md2 = options.md || forge2.md.md5.create();
+    var type = "ssh-rsa";
+    var buffer = forge2.util.createBuffer();
+    _addStringToBuffer(buffer, type);
+    _addBigIntegerToBuffer(buffer, key.e);
+    _addBigIntegerToBuffer(buffer, key.n);
+    md2.start();
+    md2.update(buffer.getBytes());
+    var digest = md2.digest();
+    if (options.encoding === "hex") {
+      var hex4 = digest.toHex();
+      if (options.delimiter) {
+        return hex4.match(/.{2}/g).join(options.delimiter);
+      }
+      return hex4;
+    } else if (options.encoding === "binary") {
+      return digest.getBytes();
+    } else if (options.encoding) {
+      throw new Error('Unknown encoding "' + options.encoding + '".');
+    }
+    return digest;
+  };
+  function _addBigIntegerToBuffer(buffer, val) {
+    var hexVal = val.toString(16);
+    if (hexVal[0] >= "8") {
+      hexVal = "00" + hexVal;
+    }
+    var bytes = forge2.util.hexToBytes(hexVal);
+    buffer.putInt32(bytes.length);
+    buffer.putBytes(bytes);
+  }
+  function _addStringToBuffer(buffer, val) {
+    buffer.putInt32(val.length);
+    buffer.putString(val);
+  }
+  function _sha1() {
+    var sha = forge2.md.sha1.create();
+    var num = arguments.length;
+    for (var i = 0; i < num; ++i) {
+      sha.update(arguments[i]);
+    }
+    return sha.digest();
+  }
+  return ssh.exports;
+}
+function requireLib() {
+  if (hasRequiredLib) return lib;
+  hasRequiredLib = 1;
+  lib = requireForge();
+  requireAes();
+  requireAesCipherSuites();
+  requireAsn1();
+  requireCipher();
+  requireDes();
+  requireEd25519();
+  requireHmac();
+  requireKem();
+  requireLog();
+  requireMd_all();
+  requireMgf1();
+  requirePbkdf2();
+  requirePem();
+  requirePkcs1();
+  requirePkcs12();
+  requirePkcs7();
+  requirePki();
+  requirePrime();
+  requirePrng();
+  requirePss();
+  requireRandom();
+  requireRc2();
+  requireSsh();
+  requireTls();
+  requireUtil();
+  return lib;
+}
+var forge, hasRequiredForge, util, baseN, hasRequiredBaseN, hasRequiredUtil, cipher, hasRequiredCipher, cipherModes, hasRequiredCipherModes, aes, hasRequiredAes, aesCipherSuites, asn1, oids, hasRequiredOids, hasRequiredAsn1, hmac, md, hasRequiredMd, hasRequiredHmac, md5, hasRequiredMd5, pem, hasRequiredPem, pki, des, hasRequiredDes, pbkdf2, hasRequiredPbkdf2, random, sha256, hasRequiredSha256, prng, hasRequiredPrng, hasRequiredRandom, rc2, hasRequiredRc2, jsbn, hasRequiredJsbn, pkcs1, sha1, hasRequiredSha1, hasRequiredPkcs1, prime, hasRequiredPrime, rsa, hasRequiredRsa, pbe, hasRequiredPbe, pkcs12, pkcs7asn1, hasRequiredPkcs7asn1, x509, mgf1, hasRequiredMgf1, mgf, hasRequiredMgf, pss, hasRequiredPss, hasRequiredX509, hasRequiredPkcs12, hasRequiredPki, tls_1, hasRequiredTls, hasRequiredAesCipherSuites, sha512, hasRequiredSha512, asn1Validator, hasRequiredAsn1Validator, ed25519_1, hasRequiredEd25519, kem, hasRequiredKem, log, hasRequiredLog, md_all, hasRequiredMd_all, pkcs7, hasRequiredPkcs7, ssh, hasRequiredSsh, lib, hasRequiredLib, libExports, index2;
+var init_index_BDnqZat0 = __esm({
+  "node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-BDnqZat0.js"() {
+    init_index_Cq_34xZU();
+    util = { exports: {} };
+    cipherModes = { exports: {} };
+    aesCipherSuites = { exports: {} };
+    asn1 = { exports: {} };
+    oids = { exports: {} };
+    hmac = { exports: {} };
+    md5 = { exports: {} };
+    pem = { exports: {} };
+    pki = { exports: {} };
+    random = { exports: {} };
+    sha256 = { exports: {} };
+    prng = { exports: {} };
+    pkcs1 = { exports: {} };
+    sha1 = { exports: {} };
+    prime = { exports: {} };
+    pkcs12 = { exports: {} };
+    pkcs7asn1 = { exports: {} };
+    x509 = { exports: {} };
+    mgf1 = { exports: {} };
+    pss = { exports: {} };
+    sha512 = { exports: {} };
+    asn1Validator = {};
+    pkcs7 = { exports: {} };
+    ssh = { exports: {} };
+    libExports = requireLib();
+    index2 = /* @__PURE__ */ _mergeNamespaces({
+      __proto__: null,
+      default: libExports
+    }, [libExports]);
+  }
+});
+
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
+import path19 from "node:path";
+function requireLodash_uniq() {
+  if (hasRequiredLodash_uniq) return lodash_uniq;
+  hasRequiredLodash_uniq = 1;
+  var LARGE_ARRAY_SIZE = 200;
+  var HASH_UNDEFINED = "__lodash_hash_undefined__";
+  var INFINITY = 1 / 0;
+  var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+  var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+  var reIsHostCtor = /^\[object .+?Constructor\]$/;
+  var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+  var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+  var root = freeGlobal || freeSelf || Function("return this")();
+  function arrayIncludes(array2, value) {
+    var length = array2 ? array2.length : 0;
+    return !!length && baseIndexOf(array2, value, 0) > -1;
+  }
+  function baseFindIndex(array2, predicate, fromIndex, fromRight) {
+    var length = array2.length, index3 = fromIndex + -1;
+    while (++index3 < length) {
+      if (predicate(array2[index3], index3, array2)) {
+        return index3;
+      }
+    }
+    return -1;
+  }
+  function baseIndexOf(array2, value, fromIndex) {
+    if (value !== value) {
+      return baseFindIndex(array2, baseIsNaN, fromIndex);
+    }
+    var index3 = fromIndex - 1, length = array2.length;
+    while (++index3 < length) {
+      if (array2[index3] === value) {
+        return index3;
+      }
+    }
+    return -1;
+  }
+  function baseIsNaN(value) {
+    return value !== value;
+  }
+  function cacheHas(cache, key) {
+    return cache.has(key);
+  }
+  function getValue(object2, key) {
+    return object2 == null ? void 0 : object2[key];
+  }
+  function isHostObject(value) {
+    var result = false;
+    if (value != null && typeof value.toString != "function") {
+      try {
+        result = !!(value + "");
+      } catch (e) {
+      }
+    }
+    return result;
+  }
+  function setToArray(set2) {
+    var index3 = -1, result = Array(set2.size);
+    set2.forEach(function(value) {
+      result[++index3] = value;
+    });
+    return result;
+  }
+  var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+  var coreJsData = root["__core-js_shared__"];
+  var maskSrcKey = (function() {
+    var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+    return uid ? "Symbol(src)_1." + uid : "";
+  })();
+  var funcToString = funcProto.toString;
+  var hasOwnProperty2 = objectProto.hasOwnProperty;
+  var objectToString = objectProto.toString;
+  var reIsNative = RegExp(
+    "^" + funcToString.call(hasOwnProperty2).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+  );
+  var splice2 = arrayProto.splice;
+  var Map2 = getNative(root, "Map"), Set2 = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+  function Hash(entries) {
+    var index3 = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index3 < length) {
+      var entry = entries[index3];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function hashClear() {
+    this.__data__ = nativeCreate ? nativeCreate(null) : {};
+  }
+  function hashDelete(key) {
+    return this.has(key) && delete this.__data__[key];
+  }
+  function hashGet(key) {
+    var data = this.__data__;
+    if (nativeCreate) {
+      var result = data[key];
+      return result === HASH_UNDEFINED ? void 0 : result;
+    }
+    return hasOwnProperty2.call(data, key) ? data[key] : void 0;
+  }
+  function hashHas(key) {
+    var data = this.__data__;
+    return nativeCreate ? data[key] !== void 0 : hasOwnProperty2.call(data, key);
+  }
+  function hashSet(key, value) {
+    var data = this.__data__;
+    data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+    return this;
+  }
+  Hash.prototype.clear = hashClear;
+  Hash.prototype["delete"] = hashDelete;
+  Hash.prototype.get = hashGet;
+  Hash.prototype.has = hashHas;
+  Hash.prototype.set = hashSet;
+  function ListCache(entries) {
+    var index3 = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index3 < length) {
+      var entry = entries[index3];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function listCacheClear() {
+    this.__data__ = [];
+  }
+  function listCacheDelete(key) {
+    var data = this.__data__, index3 = assocIndexOf(data, key);
+    if (index3 < 0) {
+      return false;
+    }
+    var lastIndex = data.length - 1;
+    if (index3 == lastIndex) {
+      data.pop();
+    } else {
+      splice2.call(data, index3, 1);
+    }
+    return true;
+  }
+  function listCacheGet(key) {
+    var data = this.__data__, index3 = assocIndexOf(data, key);
+    return index3 < 0 ? void 0 : data[index3][1];
+  }
+  function listCacheHas(key) {
+    return assocIndexOf(this.__data__, key) > -1;
+  }
+  function listCacheSet(key, value) {
+    var data = this.__data__, index3 = assocIndexOf(data, key);
+    if (index3 < 0) {
+      data.push([key, value]);
+    } else {
+      data[index3][1] = value;
+    }
+    return this;
+  }
+  ListCache.prototype.clear = listCacheClear;
+  ListCache.prototype["delete"] = listCacheDelete;
+  ListCache.prototype.get = listCacheGet;
+  ListCache.prototype.has = listCacheHas;
+  ListCache.prototype.set = listCacheSet;
+  function MapCache(entries) {
+    var index3 = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index3 < length) {
+      var entry = entries[index3];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function mapCacheClear() {
+    this.__data__ = {
+      "hash": new Hash(),
+      "map": new (Map2 || ListCache)(),
+      "string": new Hash()
+    };
+  }
+  function mapCacheDelete(key) {
+    return getMapData(this, key)["delete"](key);
+  }
+  function mapCacheGet(key) {
+    return getMapData(this, key).get(key);
+  }
+  function mapCacheHas(key) {
+    return getMapData(this, key).has(key);
+  }
+  function mapCacheSet(key, value) {
+    getMapData(this, key).set(key, value);
+    return this;
+  }
+  MapCache.prototype.clear = mapCacheClear;
+  MapCache.prototype["delete"] = mapCacheDelete;
+  MapCache.prototype.get = mapCacheGet;
+  MapCache.prototype.has = mapCacheHas;
+  MapCache.prototype.set = mapCacheSet;
+  function SetCache(values) {
+    var index3 = -1, length = values ? values.length : 0;
+    this.__data__ = new MapCache();
+    while (++index3 < length) {
+      this.add(values[index3]);
+    }
+  }
+  function setCacheAdd(value) {
+    this.__data__.set(value, HASH_UNDEFINED);
+    return this;
+  }
+  function setCacheHas(value) {
+    return this.__data__.has(value);
+  }
+  SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+  SetCache.prototype.has = setCacheHas;
+  function assocIndexOf(array2, key) {
+    var length = array2.length;
+    while (length--) {
+      if (eq(array2[length][0], key)) {
+        return length;
+      }
+    }
+    return -1;
+  }
+  function baseIsNative(value) {
+    if (!isObject3(value) || isMasked(value)) {
+      return false;
+    }
+    var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+    return pattern.test(toSource(value));
+  }
+  function baseUniq(array2, iteratee, comparator) {
+    var index3 = -1, includes = arrayIncludes, length = array2.length, isCommon = true, result = [], seen = result;
+    if (length >= LARGE_ARRAY_SIZE) {
+      var set2 = createSet(array2);
+      if (set2) {
+        return setToArray(set2);
+      }
+      isCommon = false;
+      includes = cacheHas;
+      seen = new SetCache();
+    } else {
+      seen = result;
+    }
+    outer:
+      while (++index3 < length) {
+        var value = array2[index3], computed = value;
+        value = value !== 0 ? value : 0;
+        if (isCommon && computed === computed) {
+          var seenIndex = seen.length;
+          while (seenIndex--) {
+            if (seen[seenIndex] === computed) {
+              continue outer;
+            }
+          }
+          result.push(value);
+        } else if (!includes(seen, computed, comparator)) {
+          if (seen !== result) {
+            seen.push(computed);
+          }
+          result.push(value);
+        }
+      }
+    return result;
+  }
+  var createSet = !(Set2 && 1 / setToArray(new Set2([, -0]))[1] == INFINITY) ? noop4 : function(values) {
+    return new Set2(values);
+  };
+  function getMapData(map2, key) {
+    var data = map2.__data__;
+    return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+  }
+  function getNative(object2, key) {
+    var value = getValue(object2, key);
+    return baseIsNative(value) ? value : void 0;
+  }
+  function isKeyable(value) {
+    var type = typeof value;
+    return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+  }
+  function isMasked(func) {
+    return !!maskSrcKey && maskSrcKey in func;
+  }
+  function toSource(func) {
+    if (func != null) {
+      try {
+        return funcToString.call(func);
+      } catch (e) {
+      }
+      try {
+        return func + "";
+      } catch (e) {
+      }
+    }
+    return "";
+  }
+  function uniq(array2) {
+    return array2 && array2.length ? baseUniq(array2) : [];
+  }
+  function eq(value, other) {
+    return value === other || value !== value && other !== other;
+  }
+  function isFunction(value) {
+    var tag = isObject3(value) ? objectToString.call(value) : "";
+    return tag == funcTag || tag == genTag;
+  }
+  function isObject3(value) {
+    var type = typeof value;
+    return !!value && (type == "object" || type == "function");
+  }
+  function noop4() {
+  }
+  lodash_uniq = uniq;
+  return lodash_uniq;
+}
+function requireLodash_uniqwith() {
+  if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
+  hasRequiredLodash_uniqwith = 1;
+  var LARGE_ARRAY_SIZE = 200;
+  var HASH_UNDEFINED = "__lodash_hash_undefined__";
+  var INFINITY = 1 / 0;
+  var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+  var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+  var reIsHostCtor = /^\[object .+?Constructor\]$/;
+  var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+  var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+  var root = freeGlobal || freeSelf || Function("return this")();
+  function arrayIncludes(array2, value) {
+    var length = array2 ? array2.length : 0;
+    return !!length && baseIndexOf(array2, value, 0) > -1;
+  }
+  function arrayIncludesWith(array2, value, comparator) {
+    var index3 = -1, length = array2 ? array2.length : 0;
+    while (++index3 < length) {
+      if (comparator(value, array2[index3])) {
+        return true;
+      }
+    }
+    return false;
+  }
+  function baseFindIndex(array2, predicate, fromIndex, fromRight) {
+    var length = array2.length, index3 = fromIndex + -1;
+    while (++index3 < length) {
+      if (predicate(array2[index3], index3, array2)) {
+        return index3;
+      }
+    }
+    return -1;
+  }
+  function baseIndexOf(array2, value, fromIndex) {
+    if (value !== value) {
+      return baseFindIndex(array2, baseIsNaN, fromIndex);
+    }
+    var index3 = fromIndex - 1, length = array2.length;
+    while (++index3 < length) {
+      if (array2[index3] === value) {
+        return index3;
+      }
+    }
+    return -1;
+  }
+  function baseIsNaN(value) {
+    return value !== value;
+  }
+  function cacheHas(cache, key) {
+    return cache.has(key);
+  }
+  function getValue(object2, key) {
+    return object2 == null ? void 0 : object2[key];
+  }
+  function isHostObject(value) {
+    var result = false;
+    if (value != null && typeof value.toString != "function") {
+      try {
+        result = !!(value + "");
+      } catch (e) {
+      }
+    }
+    return result;
+  }
+  function setToArray(set2) {
+    var index3 = -1, result = Array(set2.size);
+    set2.forEach(function(value) {
+      result[++index3] = value;
+    });
+    return result;
+  }
+  var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+  var coreJsData = root["__core-js_shared__"];
+  var maskSrcKey = (function() {
+    var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+    return uid ? "Symbol(src)_1." + uid : "";
+  })();
+  var funcToString = funcProto.toString;
+  var hasOwnProperty2 = objectProto.hasOwnProperty;
+  var objectToString = objectProto.toString;
+  var reIsNative = RegExp(
+    "^" + funcToString.call(hasOwnProperty2).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+  );
+  var splice2 = arrayProto.splice;
+  var Map2 = getNative(root, "Map"), Set2 = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+  function Hash(entries) {
+    var index3 = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index3 < length) {
+      var entry = entries[index3];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function hashClear() {
+    this.__data__ = nativeCreate ? nativeCreate(null) : {};
+  }
+  function hashDelete(key) {
+    return this.has(key) && delete this.__data__[key];
+  }
+  function hashGet(key) {
+    var data = this.__data__;
+    if (nativeCreate) {
+      var result = data[key];
+      return result === HASH_UNDEFINED ? void 0 : result;
+    }
+    return hasOwnProperty2.call(data, key) ? data[key] : void 0;
+  }
+  function hashHas(key) {
+    var data = this.__data__;
+    return nativeCreate ? data[key] !== void 0 : hasOwnProperty2.call(data, key);
+  }
+  function hashSet(key, value) {
+    var data = this.__data__;
+    data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+    return this;
+  }
+  Hash.prototype.clear = hashClear;
+  Hash.prototype["delete"] = hashDelete;
+  Hash.prototype.get = hashGet;
+  Hash.prototype.has = hashHas;
+  Hash.prototype.set = hashSet;
+  function ListCache(entries) {
+    var index3 = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index3 < length) {
+      var entry = entries[index3];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function listCacheClear() {
+    this.__data__ = [];
+  }
+  function listCacheDelete(key) {
+    var data = this.__data__, index3 = assocIndexOf(data, key);
+    if (index3 < 0) {
+      return false;
+    }
+    var lastIndex = data.length - 1;
+    if (index3 == lastIndex) {
+      data.pop();
+    } else {
+      splice2.call(data, index3, 1);
+    }
+    return true;
+  }
+  function listCacheGet(key) {
+    var data = this.__data__, index3 = assocIndexOf(data, key);
+    return index3 < 0 ? void 0 : data[index3][1];
+  }
+  function listCacheHas(key) {
+    return assocIndexOf(this.__data__, key) > -1;
+  }
+  function listCacheSet(key, value) {
+    var data = this.__data__, index3 = assocIndexOf(data, key);
+    if (index3 < 0) {
+      data.push([key, value]);
+    } else {
+      data[index3][1] = value;
+    }
+    return this;
+  }
+  ListCache.prototype.clear = listCacheClear;
+  ListCache.prototype["delete"] = listCacheDelete;
+  ListCache.prototype.get = listCacheGet;
+  ListCache.prototype.has = listCacheHas;
+  ListCache.prototype.set = listCacheSet;
+  function MapCache(entries) {
+    var index3 = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index3 < length) {
+      var entry = entries[index3];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function mapCacheClear() {
+    this.__data__ = {
+      "hash": new Hash(),
+      "map": new (Map2 || ListCache)(),
+      "string": new Hash()
+    };
+  }
+  function mapCacheDelete(key) {
+    return getMapData(this, key)["delete"](key);
+  }
+  function mapCacheGet(key) {
+    return getMapData(this, key).get(key);
+  }
+  function mapCacheHas(key) {
+    return getMapData(this, key).has(key);
+  }
+  function mapCacheSet(key, value) {
+    getMapData(this, key).set(key, value);
+    return this;
+  }
+  MapCache.prototype.clear = mapCacheClear;
+  MapCache.prototype["delete"] = mapCacheDelete;
+  MapCache.prototype.get = mapCacheGet;
+  MapCache.prototype.has = mapCacheHas;
+  MapCache.prototype.set = mapCacheSet;
+  function SetCache(values) {
+    var index3 = -1, length = values ? values.length : 0;
+    this.__data__ = new MapCache();
+    while (++index3 < length) {
+      this.add(values[index3]);
+    }
+  }
+  function setCacheAdd(value) {
+    this.__data__.set(value, HASH_UNDEFINED);
+    return this;
+  }
+  function setCacheHas(value) {
+    return this.__data__.has(value);
+  }
+  SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+  SetCache.prototype.has = setCacheHas;
+  function assocIndexOf(array2, key) {
+    var length = array2.length;
+    while (length--) {
+      if (eq(array2[length][0], key)) {
+        return length;
+      }
+    }
+    return -1;
+  }
+  function baseIsNative(value) {
+    if (!isObject3(value) || isMasked(value)) {
+      return false;
+    }
+    var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+    return pattern.test(toSource(value));
+  }
+  function baseUniq(array2, iteratee, comparator) {
+    var index3 = -1, includes = arrayIncludes, length = array2.length, isCommon = true, result = [], seen = result;
+    if (comparator) {
+      isCommon = false;
+      includes = arrayIncludesWith;
+    } else if (length >= LARGE_ARRAY_SIZE) {
+      var set2 = createSet(array2);
+      if (set2) {
+        return setToArray(set2);
+      }
+      isCommon = false;
+      includes = cacheHas;
+      seen = new SetCache();
+    } else {
+      seen = result;
+    }
+    outer:
+      while (++index3 < length) {
+        var value = array2[index3], computed = value;
+        value = comparator || value !== 0 ? value : 0;
+        if (isCommon && computed === computed) {
+          var seenIndex = seen.length;
+          while (seenIndex--) {
+            if (seen[seenIndex] === computed) {
+              continue outer;
+            }
+          }
+          result.push(value);
+        } else if (!includes(seen, computed, comparator)) {
+          if (seen !== result) {
+            seen.push(computed);
+          }
+          result.push(value);
+        }
+      }
+    return result;
+  }
+  var createSet = !(Set2 && 1 / setToArray(new Set2([, -0]))[1] == INFINITY) ? noop4 : function(values) {
+    return new Set2(values);
+  };
+  function getMapData(map2, key) {
+    var data = map2.__data__;
+    return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+  }
+  function getNative(object2, key) {
+    var value = getValue(object2, key);
+    return baseIsNative(value) ? value : void 0;
+  }
+  function isKeyable(value) {
+    var type = typeof value;
+    return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+  }
+  function isMasked(func) {
+    return !!maskSrcKey && maskSrcKey in func;
+  }
+  function toSource(func) {
+    if (func != null) {
+      try {
+        return funcToString.call(func);
+      } catch (e) {
+      }
+      try {
+        return func + "";
+      } catch (e) {
+      }
+    }
+    return "";
+  }
+  function uniqWith(array2, comparator) {
+    return array2 && array2.length ? baseUniq(array2, void 0, comparator) : [];
+  }
+  function eq(value, other) {
+    return value === other || value !== value && other !== other;
+  }
+  function isFunction(value) {
+    var tag = isObject3(value) ? objectToString.call(value) : "";
+    return tag == funcTag || tag == genTag;
+  }
+  function isObject3(value) {
+    var type = typeof value;
+    return !!value && (type == "object" || type == "function");
+  }
+  function noop4() {
+  }
+  lodash_uniqwith = uniqWith;
+  return lodash_uniqwith;
+}
+function requireLodash_sortby() {
+  if (hasRequiredLodash_sortby) return lodash_sortby.exports;
+  hasRequiredLodash_sortby = 1;
+  (function(module, exports$1) {
+    var LARGE_ARRAY_SIZE = 200;
+    var FUNC_ERROR_TEXT = "Expected a function";
+    var HASH_UNDEFINED = "__lodash_hash_undefined__";
+    var UNORDERED_COMPARE_FLAG = 1, PARTIAL_COMPARE_FLAG = 2;
+    var MAX_SAFE_INTEGER = 9007199254740991;
+    var argsTag = "[object Arguments]", arrayTag = "[object Array]", boolTag = "[object Boolean]", dateTag = "[object Date]", errorTag = "[object Error]", funcTag = "[object Function]", genTag = "[object GeneratorFunction]", mapTag = "[object Map]", numberTag = "[object Number]", objectTag = "[object Object]", promiseTag = "[object Promise]", regexpTag = "[object RegExp]", setTag = "[object Set]", stringTag = "[object String]", symbolTag = "[object Symbol]", weakMapTag = "[object WeakMap]";
+    var arrayBufferTag = "[object ArrayBuffer]", dataViewTag = "[object DataView]", float32Tag = "[object Float32Array]", float64Tag = "[object Float64Array]", int8Tag = "[object Int8Array]", int16Tag = "[object Int16Array]", int32Tag = "[object Int32Array]", uint8Tag = "[object Uint8Array]", uint8ClampedTag = "[object Uint8ClampedArray]", uint16Tag = "[object Uint16Array]", uint32Tag = "[object Uint32Array]";
+    var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/, reIsPlainProp = /^\w*$/, reLeadingDot = /^\./, rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
+    var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+    var reEscapeChar = /\\(\\)?/g;
+    var reIsHostCtor = /^\[object .+?Constructor\]$/;
+    var reIsUint = /^(?:0|[1-9]\d*)$/;
+    var typedArrayTags = {};
+    typedArrayTags[float32Tag] = typedArrayTags[float64Tag] = typedArrayTags[int8Tag] = typedArrayTags[int16Tag] = typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] = typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] = typedArrayTags[uint32Tag] = true;
+    typedArrayTags[argsTag] = typedArrayTags[arrayTag] = typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] = typedArrayTags[dataViewTag] = typedArrayTags[dateTag] = typedArrayTags[errorTag] = typedArrayTags[funcTag] = typedArrayTags[mapTag] = typedArrayTags[numberTag] = typedArrayTags[objectTag] = typedArrayTags[regexpTag] = typedArrayTags[setTag] = typedArrayTags[stringTag] = typedArrayTags[weakMapTag] = false;
+    var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+    var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+    var root = freeGlobal || freeSelf || Function("return this")();
+    var freeExports = exports$1 && !exports$1.nodeType && exports$1;
+    var freeModule = freeExports && true && module && !module.nodeType && module;
+    var moduleExports = freeModule && freeModule.exports === freeExports;
+    var freeProcess = moduleExports && freeGlobal.process;
+    var nodeUtil = (function() {
+      try {
+        return freeProcess && freeProcess.binding("util");
+      } catch (e) {
+      }
+    })();
+    var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
+    function apply(func, thisArg, args) {
+      switch (args.length) {
+        case 0:
+          return func.call(thisArg);
+        case 1:
+          return func.call(thisArg, args[0]);
+        case 2:
+          return func.call(thisArg, args[0], args[1]);
+        case 3:
+          return func.call(thisArg, args[0], args[1], args[2]);
+      }
+      return func.apply(thisArg, args);
+    }
+    function arrayMap(array2, iteratee) {
+      var index3 = -1, length = array2 ? array2.length : 0, result = Array(length);
+      while (++index3 < length) {
+        result[index3] = iteratee(array2[index3], index3, array2);
+      }
+      return result;
+    }
+    function arrayPush(array2, values) {
+      var index3 = -1, length = values.length, offset = array2.length;
+      while (++index3 < length) {
+        array2[offset + index3] = values[index3];
+      }
+      return array2;
+    }
+    function arraySome(array2, predicate) {
+      var index3 = -1, length = array2 ? array2.length : 0;
+      while (++index3 < length) {
+        if (predicate(array2[index3], index3, array2)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function baseProperty(key) {
+      return function(object2) {
+        return object2 == null ? void 0 : object2[key];
+      };
+    }
+    function baseSortBy(array2, comparer) {
+      var length = array2.length;
+      array2.sort(comparer);
+      while (length--) {
+        array2[length] = array2[length].value;
+      }
+      return array2;
+    }
+    function baseTimes(n, iteratee) {
+      var index3 = -1, result = Array(n);
+      while (++index3 < n) {
+        result[index3] = iteratee(index3);
+      }
+      return result;
+    }
+    function baseUnary(func) {
+      return function(value) {
+        return func(value);
+      };
+    }
+    function getValue(object2, key) {
+      return object2 == null ? void 0 : object2[key];
+    }
+    function isHostObject(value) {
+      var result = false;
+      if (value != null && typeof value.toString != "function") {
+        try {
+          result = !!(value + "");
+        } catch (e) {
+        }
+      }
+      return result;
+    }
+    function mapToArray(map2) {
+      var index3 = -1, result = Array(map2.size);
+      map2.forEach(function(value, key) {
+        result[++index3] = [key, value];
+      });
+      return result;
+    }
+    function overArg(func, transform2) {
+      return function(arg) {
+        return func(transform2(arg));
+      };
+    }
+    function setToArray(set2) {
+      var index3 = -1, result = Array(set2.size);
+      set2.forEach(function(value) {
+        result[++index3] = value;
+      });
+      return result;
+    }
+    var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+    var coreJsData = root["__core-js_shared__"];
+    var maskSrcKey = (function() {
+      var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+      return uid ? "Symbol(src)_1." + uid : "";
+    })();
+    var funcToString = funcProto.toString;
+    var hasOwnProperty2 = objectProto.hasOwnProperty;
+    var objectToString = objectProto.toString;
+    var reIsNative = RegExp(
+      "^" + funcToString.call(hasOwnProperty2).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+    );
+    var Symbol2 = root.Symbol, Uint8Array2 = root.Uint8Array, propertyIsEnumerable = objectProto.propertyIsEnumerable, splice2 = arrayProto.splice, spreadableSymbol = Symbol2 ? Symbol2.isConcatSpreadable : void 0;
+    var nativeKeys = overArg(Object.keys, Object), nativeMax = Math.max;
+    var DataView2 = getNative(root, "DataView"), Map2 = getNative(root, "Map"), Promise2 = getNative(root, "Promise"), Set2 = getNative(root, "Set"), WeakMap2 = getNative(root, "WeakMap"), nativeCreate = getNative(Object, "create");
+    var dataViewCtorString = toSource(DataView2), mapCtorString = toSource(Map2), promiseCtorString = toSource(Promise2), setCtorString = toSource(Set2), weakMapCtorString = toSource(WeakMap2);
+    var symbolProto = Symbol2 ? Symbol2.prototype : void 0, symbolValueOf = symbolProto ? symbolProto.valueOf : void 0, symbolToString = symbolProto ? symbolProto.toString : void 0;
+    function Hash(entries) {
+      var index3 = -1, length = entries ? entries.length : 0;
+      this.clear();
+      while (++index3 < length) {
+        var entry = entries[index3];
+        this.set(entry[0], entry[1]);
+      }
+    }
+    function hashClear() {
+      this.__data__ = nativeCreate ? nativeCreate(null) : {};
+    }
+    function hashDelete(key) {
+      return this.has(key) && delete this.__data__[key];
+    }
+    function hashGet(key) {
+      var data = this.__data__;
+      if (nativeCreate) {
+        var result = data[key];
+        return result === HASH_UNDEFINED ? void 0 : result;
+      }
+      return hasOwnProperty2.call(data, key) ? data[key] : void 0;
+    }
+    function hashHas(key) {
+      var data = this.__data__;
+      return nativeCreate ? data[key] !== void 0 : hasOwnProperty2.call(data, key);
+    }
+    function hashSet(key, value) {
+      var data = this.__data__;
+      data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+      return this;
+    }
+    Hash.prototype.clear = hashClear;
+    Hash.prototype["delete"] = hashDelete;
+    Hash.prototype.get = hashGet;
+    Hash.prototype.has = hashHas;
+    Hash.prototype.set = hashSet;
+    function ListCache(entries) {
+      var index3 = -1, length = entries ? entries.length : 0;
+      this.clear();
+      while (++index3 < length) {
+        var entry = entries[index3];
+        this.set(entry[0], entry[1]);
+      }
+    }
+    function listCacheClear() {
+      this.__data__ = [];
+    }
+    function listCacheDelete(key) {
+      var data = this.__data__, index3 = assocIndexOf(data, key);
+      if (index3 < 0) {
+        return false;
+      }
+      var lastIndex = data.length - 1;
+      if (index3 == lastIndex) {
+        data.pop();
+      } else {
+        splice2.call(data, index3, 1);
+      }
+      return true;
+    }
+    function listCacheGet(key) {
+      var data = this.__data__, index3 = assocIndexOf(data, key);
+      return index3 < 0 ? void 0 : data[index3][1];
+    }
+    function listCacheHas(key) {
+      return assocIndexOf(this.__data__, key) > -1;
+    }
+    function listCacheSet(key, value) {
+      var data = this.__data__, index3 = assocIndexOf(data, key);
+      if (index3 < 0) {
+        data.push([key, value]);
+      } else {
+        data[index3][1] = value;
+      }
+      return this;
+    }
+    ListCache.prototype.clear = listCacheClear;
+    ListCache.prototype["delete"] = listCacheDelete;
+    ListCache.prototype.get = listCacheGet;
+    ListCache.prototype.has = listCacheHas;
+    ListCache.prototype.set = listCacheSet;
+    function MapCache(entries) {
+      var index3 = -1, length = entries ? entries.length : 0;
+      this.clear();
+      while (++index3 < length) {
+        var entry = entries[index3];
+        this.set(entry[0], entry[1]);
+      }
+    }
+    function mapCacheClear() {
+      this.__data__ = {
+        "hash": new Hash(),
+        "map": new (Map2 || ListCache)(),
+        "string": new Hash()
+      };
+    }
+    function mapCacheDelete(key) {
+      return getMapData(this, key)["delete"](key);
+    }
+    function mapCacheGet(key) {
+      return getMapData(this, key).get(key);
+    }
+    function mapCacheHas(key) {
+      return getMapData(this, key).has(key);
+    }
+    function mapCacheSet(key, value) {
+      getMapData(this, key).set(key, value);
+      return this;
+    }
+    MapCache.prototype.clear = mapCacheClear;
+    MapCache.prototype["delete"] = mapCacheDelete;
+    MapCache.prototype.get = mapCacheGet;
+    MapCache.prototype.has = mapCacheHas;
+    MapCache.prototype.set = mapCacheSet;
+    function SetCache(values) {
+      var index3 = -1, length = values ? values.length : 0;
+      this.__data__ = new MapCache();
+      while (++index3 < length) {
+        this.add(values[index3]);
+      }
+    }
+    function setCacheAdd(value) {
+      this.__data__.set(value, HASH_UNDEFINED);
+      return this;
+    }
+    function setCacheHas(value) {
+      return this.__data__.has(value);
+    }
+    SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+    SetCache.prototype.has = setCacheHas;
+    function Stack(entries) {
+      this.__data__ = new ListCache(entries);
+    }
+    function stackClear() {
+      this.__data__ = new ListCache();
+    }
+    function stackDelete(key) {
+      return this.__data__["delete"](key);
+    }
+    function stackGet(key) {
+      return this.__data__.get(key);
+    }
+    function stackHas(key) {
+      return this.__data__.has(key);
+    }
+    function stackSet(key, value) {
+      var cache = this.__data__;
+      if (cache instanceof ListCache) {
+        var pairs = cache.__data__;
+        if (!Map2 || pairs.length < LARGE_ARRAY_SIZE - 1) {
+          pairs.push([key, value]);
+          return this;
+        }
+        cache = this.__data__ = new MapCache(pairs);
+      }
+      cache.set(key, value);
+      return this;
+    }
+    Stack.prototype.clear = stackClear;
+    Stack.prototype["delete"] = stackDelete;
+    Stack.prototype.get = stackGet;
+    Stack.prototype.has = stackHas;
+    Stack.prototype.set = stackSet;
+    function arrayLikeKeys(value, inherited) {
+      var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
+      var length = result.length, skipIndexes = !!length;
+      for (var key in value) {
+        if (hasOwnProperty2.call(value, key) && !(skipIndexes && (key == "length" || isIndex(key, length)))) {
+          result.push(key);
+        }
+      }
+      return result;
+    }
+    function assocIndexOf(array2, key) {
+      var length = array2.length;
+      while (length--) {
+        if (eq(array2[length][0], key)) {
+          return length;
+        }
+      }
+      return -1;
+    }
+    var baseEach = createBaseEach(baseForOwn);
+    function baseFlatten(array2, depth, predicate, isStrict, result) {
+      var index3 = -1, length = array2.length;
+      predicate || (predicate = isFlattenable);
+      result || (result = []);
+      while (++index3 < length) {
+        var value = array2[index3];
+        if (predicate(value)) {
+          {
+            arrayPush(result, value);
+          }
+        } else {
+          result[result.length] = value;
+        }
+      }
+      return result;
+    }
+    var baseFor = createBaseFor();
+    function baseForOwn(object2, iteratee) {
+      return object2 && baseFor(object2, iteratee, keys);
+    }
+    function baseGet(object2, path21) {
+      path21 = isKey(path21, object2) ? [path21] : castPath(path21);
+      var index3 = 0, length = path21.length;
+      while (object2 != null && index3 < length) {
+        object2 = object2[toKey(path21[index3++])];
+      }
+      return index3 && index3 == length ? object2 : void 0;
+    }
+    function baseGetTag(value) {
+      return objectToString.call(value);
+    }
+    function baseHasIn(object2, key) {
+      return object2 != null && key in Object(object2);
+    }
+    function baseIsEqual(value, other, customizer, bitmask, stack) {
+      if (value === other) {
+        return true;
+      }
+      if (value == null || other == null || !isObject3(value) && !isObjectLike(other)) {
+        return value !== value && other !== other;
+      }
+      return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
+    }
+    function baseIsEqualDeep(object2, other, equalFunc, customizer, bitmask, stack) {
+      var objIsArr = isArray(object2), othIsArr = isArray(other), objTag = arrayTag, othTag = arrayTag;
+      if (!objIsArr) {
+        objTag = getTag(object2);
+        objTag = objTag == argsTag ? objectTag : objTag;
+      }
+      if (!othIsArr) {
+        othTag = getTag(other);
+        othTag = othTag == argsTag ? objectTag : othTag;
+      }
+      var objIsObj = objTag == objectTag && !isHostObject(object2), othIsObj = othTag == objectTag && !isHostObject(other), isSameTag = objTag == othTag;
+      if (isSameTag && !objIsObj) {
+        stack || (stack = new Stack());
+        return objIsArr || isTypedArray(object2) ? equalArrays(object2, other, equalFunc, customizer, bitmask, stack) : equalByTag(object2, other, objTag, equalFunc, customizer, bitmask, stack);
+      }
+      if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
+        var objIsWrapped = objIsObj && hasOwnProperty2.call(object2, "__wrapped__"), othIsWrapped = othIsObj && hasOwnProperty2.call(other, "__wrapped__");
+        if (objIsWrapped || othIsWrapped) {
+          var objUnwrapped = objIsWrapped ? object2.value() : object2, othUnwrapped = othIsWrapped ? other.value() : other;
+          stack || (stack = new Stack());
+          return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
+        }
+      }
+      if (!isSameTag) {
+        return false;
+      }
+      stack || (stack = new Stack());
+      return equalObjects(object2, other, equalFunc, customizer, bitmask, stack);
+    }
+    function baseIsMatch(object2, source, matchData, customizer) {
+      var index3 = matchData.length, length = index3;
+      if (object2 == null) {
+        return !length;
+      }
+      object2 = Object(object2);
+      while (index3--) {
+        var data = matchData[index3];
+        if (data[2] ? data[1] !== object2[data[0]] : !(data[0] in object2)) {
+          return false;
+        }
+      }
+      while (++index3 < length) {
+        data = matchData[index3];
+        var key = data[0], objValue = object2[key], srcValue = data[1];
+        if (data[2]) {
+          if (objValue === void 0 && !(key in object2)) {
+            return false;
+          }
+        } else {
+          var stack = new Stack();
+          var result;
+          if (!(result === void 0 ? baseIsEqual(srcValue, objValue, customizer, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG, stack) : result)) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+    function baseIsNative(value) {
+      if (!isObject3(value) || isMasked(value)) {
+        return false;
+      }
+      var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+      return pattern.test(toSource(value));
+    }
+    function baseIsTypedArray(value) {
+      return isObjectLike(value) && isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
+    }
+    function baseIteratee(value) {
+      if (typeof value == "function") {
+        return value;
+      }
+      if (value == null) {
+        return identity;
+      }
+      if (typeof value == "object") {
+        return isArray(value) ? baseMatchesProperty(value[0], value[1]) : baseMatches(value);
+      }
+      return property(value);
+    }
+    function baseKeys(object2) {
+      if (!isPrototype(object2)) {
+        return nativeKeys(object2);
+      }
+      var result = [];
+      for (var key in Object(object2)) {
+        if (hasOwnProperty2.call(object2, key) && key != "constructor") {
+          result.push(key);
+        }
+      }
+      return result;
+    }
+    function baseMap(collection, iteratee) {
+      var index3 = -1, result = isArrayLike(collection) ? Array(collection.length) : [];
+      baseEach(collection, function(value, key, collection2) {
+        result[++index3] = iteratee(value, key, collection2);
+      });
+      return result;
+    }
+    function baseMatches(source) {
+      var matchData = getMatchData(source);
+      if (matchData.length == 1 && matchData[0][2]) {
+        return matchesStrictComparable(matchData[0][0], matchData[0][1]);
+      }
+      return function(object2) {
+        return object2 === source || baseIsMatch(object2, source, matchData);
+      };
+    }
+    function baseMatchesProperty(path21, srcValue) {
+      if (isKey(path21) && isStrictComparable(srcValue)) {
+        return matchesStrictComparable(toKey(path21), srcValue);
+      }
+      return function(object2) {
+        var objValue = get(object2, path21);
+        return objValue === void 0 && objValue === srcValue ? hasIn(object2, path21) : baseIsEqual(srcValue, objValue, void 0, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
+      };
+    }
+    function baseOrderBy(collection, iteratees, orders) {
+      var index3 = -1;
+      iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
+      var result = baseMap(collection, function(value, key, collection2) {
+        var criteria = arrayMap(iteratees, function(iteratee) {
+          return iteratee(value);
+        });
+        return { "criteria": criteria, "index": ++index3, "value": value };
+      });
+      return baseSortBy(result, function(object2, other) {
+        return compareMultiple(object2, other, orders);
+      });
+    }
+    function basePropertyDeep(path21) {
+      return function(object2) {
+        return baseGet(object2, path21);
+      };
+    }
+    function baseRest(func, start) {
+      start = nativeMax(start === void 0 ? func.length - 1 : start, 0);
+      return function() {
+        var args = arguments, index3 = -1, length = nativeMax(args.length - start, 0), array2 = Array(length);
+        while (++index3 < length) {
+          array2[index3] = args[start + index3];
+        }
+        index3 = -1;
+        var otherArgs = Array(start + 1);
+        while (++index3 < start) {
+          otherArgs[index3] = args[index3];
+        }
+        otherArgs[start] = array2;
+        return apply(func, this, otherArgs);
+      };
+    }
+    function baseToString(value) {
+      if (typeof value == "string") {
+        return value;
+      }
+      if (isSymbol(value)) {
+        return symbolToString ? symbolToString.call(value) : "";
+      }
+      var result = value + "";
+      return result == "0" && 1 / value == -Infinity ? "-0" : result;
+    }
+    function castPath(value) {
+      return isArray(value) ? value : stringToPath(value);
+    }
+    function compareAscending(value, other) {
+      if (value !== other) {
+        var valIsDefined = value !== void 0, valIsNull = value === null, valIsReflexive = value === value, valIsSymbol = isSymbol(value);
+        var othIsDefined = other !== void 0, othIsNull = other === null, othIsReflexive = other === other, othIsSymbol = isSymbol(other);
+        if (!othIsNull && !othIsSymbol && !valIsSymbol && value > other || valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol || valIsNull && othIsDefined && othIsReflexive || !valIsDefined && othIsReflexive || !valIsReflexive) {
+          return 1;
+        }
+        if (!valIsNull && !valIsSymbol && !othIsSymbol && value < other || othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol || othIsNull && valIsDefined && valIsReflexive || !othIsDefined && valIsReflexive || !othIsReflexive) {
+          return -1;
+        }
+      }
+      return 0;
+    }
+    function compareMultiple(object2, other, orders) {
+      var index3 = -1, objCriteria = object2.criteria, othCriteria = other.criteria, length = objCriteria.length, ordersLength = orders.length;
+      while (++index3 < length) {
+        var result = compareAscending(objCriteria[index3], othCriteria[index3]);
+        if (result) {
+          if (index3 >= ordersLength) {
+            return result;
+          }
+          var order = orders[index3];
+          return result * (order == "desc" ? -1 : 1);
+        }
+      }
+      return object2.index - other.index;
+    }
+    function createBaseEach(eachFunc, fromRight) {
+      return function(collection, iteratee) {
+        if (collection == null) {
+          return collection;
+        }
+        if (!isArrayLike(collection)) {
+          return eachFunc(collection, iteratee);
+        }
+        var length = collection.length, index3 = -1, iterable = Object(collection);
+        while (++index3 < length) {
+          if (iteratee(iterable[index3], index3, iterable) === false) {
+            break;
+          }
+        }
+        return collection;
+      };
+    }
+    function createBaseFor(fromRight) {
+      return function(object2, iteratee, keysFunc) {
+        var index3 = -1, iterable = Object(object2), props = keysFunc(object2), length = props.length;
+        while (length--) {
+          var key = props[++index3];
+          if (iteratee(iterable[key], key, iterable) === false) {
+            break;
+          }
+        }
+        return object2;
+      };
+    }
+    function equalArrays(array2, other, equalFunc, customizer, bitmask, stack) {
+      var isPartial = bitmask & PARTIAL_COMPARE_FLAG, arrLength = array2.length, othLength = other.length;
+      if (arrLength != othLength && !(isPartial && othLength > arrLength)) {
+        return false;
+      }
+      var stacked = stack.get(array2);
+      if (stacked && stack.get(other)) {
+        return stacked == other;
+      }
+      var index3 = -1, result = true, seen = bitmask & UNORDERED_COMPARE_FLAG ? new SetCache() : void 0;
+      stack.set(array2, other);
+      stack.set(other, array2);
+      while (++index3 < arrLength) {
+        var arrValue = array2[index3], othValue = other[index3];
+        if (customizer) {
+          var compared = isPartial ? customizer(othValue, arrValue, index3, other, array2, stack) : customizer(arrValue, othValue, index3, array2, other, stack);
+        }
+        if (compared !== void 0) {
+          if (compared) {
+            continue;
+          }
+          result = false;
+          break;
+        }
+        if (seen) {
+          if (!arraySome(other, function(othValue2, othIndex) {
+            if (!seen.has(othIndex) && (arrValue === othValue2 || equalFunc(arrValue, othValue2, customizer, bitmask, stack))) {
+              return seen.add(othIndex);
+            }
+          })) {
+            result = false;
+            break;
+          }
+        } else if (!(arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
+          result = false;
+          break;
+        }
+      }
+      stack["delete"](array2);
+      stack["delete"](other);
+      return result;
+    }
+    function equalByTag(object2, other, tag, equalFunc, customizer, bitmask, stack) {
+      switch (tag) {
+        case dataViewTag:
+          if (object2.byteLength != other.byteLength || object2.byteOffset != other.byteOffset) {
+            return false;
+          }
+          object2 = object2.buffer;
+          other = other.buffer;
+        case arrayBufferTag:
+          if (object2.byteLength != other.byteLength || !equalFunc(new Uint8Array2(object2), new Uint8Array2(other))) {
+            return false;
+          }
+          return true;
+        case boolTag:
+        case dateTag:
+        case numberTag:
+          return eq(+object2, +other);
+        case errorTag:
+          return object2.name == other.name && object2.message == other.message;
+        case regexpTag:
+        case stringTag:
+          return object2 == other + "";
+        case mapTag:
+          var convert2 = mapToArray;
+        case setTag:
+          var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
+          convert2 || (convert2 = setToArray);
+          if (object2.size != other.size && !isPartial) {
+            return false;
+          }
+          var stacked = stack.get(object2);
+          if (stacked) {
+            return stacked == other;
+          }
+          bitmask |= UNORDERED_COMPARE_FLAG;
+          stack.set(object2, other);
+          var result = equalArrays(convert2(object2), convert2(other), equalFunc, customizer, bitmask, stack);
+          stack["delete"](object2);
+          return result;
+        case symbolTag:
+          if (symbolValueOf) {
+            return symbolValueOf.call(object2) == symbolValueOf.call(other);
+          }
+      }
+      return false;
+    }
+    function equalObjects(object2, other, equalFunc, customizer, bitmask, stack) {
+      var isPartial = bitmask & PARTIAL_COMPARE_FLAG, objProps = keys(object2), objLength = objProps.length, othProps = keys(other), othLength = othProps.length;
+      if (objLength != othLength && !isPartial) {
+        return false;
+      }
+      var index3 = objLength;
+      while (index3--) {
+        var key = objProps[index3];
+        if (!(isPartial ? key in other : hasOwnProperty2.call(other, key))) {
+          return false;
+        }
+      }
+      var stacked = stack.get(object2);
+      if (stacked && stack.get(other)) {
+        return stacked == other;
+      }
+      var result = true;
+      stack.set(object2, other);
+      stack.set(other, object2);
+      var skipCtor = isPartial;
+      while (++index3 < objLength) {
+        key = objProps[index3];
+        var objValue = object2[key], othValue = other[key];
+        if (customizer) {
+          var compared = isPartial ? customizer(othValue, objValue, key, other, object2, stack) : customizer(objValue, othValue, key, object2, other, stack);
+        }
+        if (!(compared === void 0 ? objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack) : compared)) {
+          result = false;
+          break;
+        }
+        skipCtor || (skipCtor = key == "constructor");
+      }
+      if (result && !skipCtor) {
+        var objCtor = object2.constructor, othCtor = other.constructor;
+        if (objCtor != othCtor && ("constructor" in object2 && "constructor" in other) && !(typeof objCtor == "function" && objCtor instanceof objCtor && typeof othCtor == "function" && othCtor instanceof othCtor)) {
+          result = false;
+        }
+      }
+      stack["delete"](object2);
+      stack["delete"](other);
+      return result;
+    }
+    function getMapData(map2, key) {
+      var data = map2.__data__;
+      return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+    }
+    function getMatchData(object2) {
+      var result = keys(object2), length = result.length;
+      while (length--) {
+        var key = result[length], value = object2[key];
+        result[length] = [key, value, isStrictComparable(value)];
+      }
+      return result;
+    }
+    function getNative(object2, key) {
+      var value = getValue(object2, key);
+      return baseIsNative(value) ? value : void 0;
+    }
+    var getTag = baseGetTag;
+    if (DataView2 && getTag(new DataView2(new ArrayBuffer(1))) != dataViewTag || Map2 && getTag(new Map2()) != mapTag || Promise2 && getTag(Promise2.resolve()) != promiseTag || Set2 && getTag(new Set2()) != setTag || WeakMap2 && getTag(new WeakMap2()) != weakMapTag) {
+      getTag = function(value) {
+        var result = objectToString.call(value), Ctor = result == objectTag ? value.constructor : void 0, ctorString = Ctor ? toSource(Ctor) : void 0;
+        if (ctorString) {
+          switch (ctorString) {
+            case dataViewCtorString:
+              return dataViewTag;
+            case mapCtorString:
+              return mapTag;
+            case promiseCtorString:
+              return promiseTag;
+            case setCtorString:
+              return setTag;
+            case weakMapCtorString:
+              return weakMapTag;
+          }
+        }
+        return result;
+      };
+    }
+    function hasPath2(object2, path21, hasFunc) {
+      path21 = isKey(path21, object2) ? [path21] : castPath(path21);
+      var result, index3 = -1, length = path21.length;
+      while (++index3 < length) {
+        var key = toKey(path21[index3]);
+        if (!(result = object2 != null && hasFunc(object2, key))) {
+          break;
+        }
+        object2 = object2[key];
+      }
+      if (result) {
+        return result;
+      }
+      var length = object2 ? object2.length : 0;
+      return !!length && isLength(length) && isIndex(key, length) && (isArray(object2) || isArguments(object2));
+    }
+    function isFlattenable(value) {
+      return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
+    }
+    function isIndex(value, length) {
+      length = length == null ? MAX_SAFE_INTEGER : length;
+      return !!length && (typeof value == "number" || reIsUint.test(value)) && (value > -1 && value % 1 == 0 && value < length);
+    }
+    function isIterateeCall(value, index3, object2) {
+      if (!isObject3(object2)) {
+        return false;
+      }
+      var type = typeof index3;
+      if (type == "number" ? isArrayLike(object2) && isIndex(index3, object2.length) : type == "string" && index3 in object2) {
+        return eq(object2[index3], value);
+      }
+      return false;
+    }
+    function isKey(value, object2) {
+      if (isArray(value)) {
+        return false;
+      }
+      var type = typeof value;
+      if (type == "number" || type == "symbol" || type == "boolean" || value == null || isSymbol(value)) {
+        return true;
+      }
+      return reIsPlainProp.test(value) || !reIsDeepProp.test(value) || object2 != null && value in Object(object2);
+    }
+    function isKeyable(value) {
+      var type = typeof value;
+      return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+    }
+    function isMasked(func) {
+      return !!maskSrcKey && maskSrcKey in func;
+    }
+    function isPrototype(value) {
+      var Ctor = value && value.constructor, proto = typeof Ctor == "function" && Ctor.prototype || objectProto;
+      return value === proto;
+    }
+    function isStrictComparable(value) {
+      return value === value && !isObject3(value);
+    }
+    function matchesStrictComparable(key, srcValue) {
+      return function(object2) {
+        if (object2 == null) {
+          return false;
+        }
+        return object2[key] === srcValue && (srcValue !== void 0 || key in Object(object2));
+      };
+    }
+    var stringToPath = memoize(function(string6) {
+      string6 = toString2(string6);
+      var result = [];
+      if (reLeadingDot.test(string6)) {
+        result.push("");
+      }
+      string6.replace(rePropName, function(match, number4, quote, string7) {
+        result.push(quote ? string7.replace(reEscapeChar, "$1") : number4 || match);
+      });
+      return result;
+    });
+    function toKey(value) {
+      if (typeof value == "string" || isSymbol(value)) {
+        return value;
+      }
+      var result = value + "";
+      return result == "0" && 1 / value == -Infinity ? "-0" : result;
+    }
+    function toSource(func) {
+      if (func != null) {
+        try {
+          return funcToString.call(func);
+        } catch (e) {
+        }
+        try {
+          return func + "";
+        } catch (e) {
+        }
+      }
+      return "";
+    }
+    var sortBy = baseRest(function(collection, iteratees) {
+      if (collection == null) {
+        return [];
+      }
+      var length = iteratees.length;
+      if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) {
+        iteratees = [];
+      } else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) {
+        iteratees = [iteratees[0]];
+      }
+      return baseOrderBy(collection, baseFlatten(iteratees), []);
+    });
+    function memoize(func, resolver2) {
+      if (typeof func != "function" || resolver2 && typeof resolver2 != "function") {
+        throw new TypeError(FUNC_ERROR_TEXT);
+      }
+      var memoized = function() {
+        var args = arguments, key = resolver2 ? resolver2.apply(this, args) : args[0], cache = memoized.cache;
+        if (cache.has(key)) {
+          return cache.get(key);
+        }
+        var result = func.apply(this, args);
+        memoized.cache = cache.set(key, result);
+        return result;
+      };
+      memoized.cache = new (memoize.Cache || MapCache)();
+      return memoized;
+    }
+    memoize.Cache = MapCache;
+    function eq(value, other) {
+      return value === other || value !== value && other !== other;
+    }
+    function isArguments(value) {
+      return isArrayLikeObject(value) && hasOwnProperty2.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
+    }
+    var isArray = Array.isArray;
+    function isArrayLike(value) {
+      return value != null && isLength(value.length) && !isFunction(value);
+    }
+    function isArrayLikeObject(value) {
+      return isObjectLike(value) && isArrayLike(value);
+    }
+    function isFunction(value) {
+      var tag = isObject3(value) ? objectToString.call(value) : "";
+      return tag == funcTag || tag == genTag;
+    }
+    function isLength(value) {
+      return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
+    }
+    function isObject3(value) {
+      var type = typeof value;
+      return !!value && (type == "object" || type == "function");
+    }
+    function isObjectLike(value) {
+      return !!value && typeof value == "object";
+    }
+    function isSymbol(value) {
+      return typeof value == "symbol" || isObjectLike(value) && objectToString.call(value) == symbolTag;
+    }
+    var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
+    function toString2(value) {
+      return value == null ? "" : baseToString(value);
+    }
+    function get(object2, path21, defaultValue) {
+      var result = object2 == null ? void 0 : baseGet(object2, path21);
+      return result === void 0 ? defaultValue : result;
+    }
+    function hasIn(object2, path21) {
+      return object2 != null && hasPath2(object2, path21, baseHasIn);
+    }
+    function keys(object2) {
+      return isArrayLike(object2) ? arrayLikeKeys(object2) : baseKeys(object2);
+    }
+    function identity(value) {
+      return value;
+    }
+    function property(path21) {
+      return isKey(path21) ? baseProperty(toKey(path21)) : basePropertyDeep(path21);
+    }
+    module.exports = sortBy;
+  })(lodash_sortby, lodash_sortby.exports);
+  return lodash_sortby.exports;
+}
+function requireEscapeStringRegexp() {
+  if (hasRequiredEscapeStringRegexp) return escapeStringRegexp2;
+  hasRequiredEscapeStringRegexp = 1;
+  escapeStringRegexp2 = (string6) => {
+    if (typeof string6 !== "string") {
+      throw new TypeError("Expected a string");
+    }
+    return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
+  };
+  return escapeStringRegexp2;
+}
+function requireRegexpParse() {
+  if (hasRequiredRegexpParse) return regexpParse;
+  hasRequiredRegexpParse = 1;
+  Object.defineProperty(regexpParse, "__esModule", { value: true });
+  regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
+  var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
+  var parseRegExpString = function(str) {
+    var result = str.match(REGEXP_LITERAL_PATTERN);
+    if (!result) {
+      return null;
+    }
+    return {
+      source: result[1],
+      flagString: result[2]
+    };
+  };
+  regexpParse.parseRegExpString = parseRegExpString;
+  var isRegExpString = function(str) {
+    return REGEXP_LITERAL_PATTERN.test(str);
+  };
+  regexpParse.isRegExpString = isRegExpString;
+  return regexpParse;
+}
+function requireRegexpStringMatcher() {
+  if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
+  hasRequiredRegexpStringMatcher = 1;
+  (function(exports$1) {
+    var __importDefault = regexpStringMatcher && regexpStringMatcher.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports$1, "__esModule", { value: true });
+    exports$1.matchPatterns = exports$1.createRegExp = void 0;
+    var lodash_uniq_1 = __importDefault(requireLodash_uniq());
+    var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
+    var lodash_sortby_1 = __importDefault(requireLodash_sortby());
+    var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
+    var regexp_parse_1 = requireRegexpParse();
+    var DEFAULT_FLAGS = "ug";
+    var defaultFlags = function(flagsString) {
+      if (flagsString.length === 0) {
+        return DEFAULT_FLAGS;
+      }
+      return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
+    };
+    var createRegExp = function(patternString, defaultFlag) {
+      if (defaultFlag === void 0) {
+        defaultFlag = DEFAULT_FLAGS;
+      }
+      if (patternString.length === 0) {
+        throw new Error("Empty string can not handled");
+      }
+      if ((0, regexp_parse_1.isRegExpString)(patternString)) {
+        var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
+        if (regExpStructure) {
+          return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
+        }
+        throw new Error('"'.concat(patternString, '" can not parse as RegExp.'));
+      } else {
+        return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
+      }
+    };
+    exports$1.createRegExp = createRegExp;
+    var isEqualMatchPatternResult = function(a, b) {
+      return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
+    };
+    var matchPatterns = function(text4, regExpLikeStrings) {
+      var matchPatternResults = [];
+      regExpLikeStrings.map(function(patternString) {
+        return (0, exports$1.createRegExp)(patternString);
+      }).forEach(function(regExp) {
+        var results = text4.matchAll(regExp);
+        Array.from(results).forEach(function(result) {
+          if (result.index === void 0) {
+            return;
+          }
+          var match = result[0];
+          var index3 = result.index;
+          matchPatternResults.push({
+            match,
+            captures: result.slice(1),
+            startIndex: index3,
+            endIndex: index3 + match.length
+          });
+        });
+      });
+      var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
+      return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
+    };
+    exports$1.matchPatterns = matchPatterns;
+  })(regexpStringMatcher);
+  return regexpStringMatcher;
+}
+async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
+  if (!source.filePath) {
+    return;
+  }
+  try {
+    const fs2 = await import("node:fs");
+    const path21 = await import("node:path");
+    const p12String = fs2.readFileSync(source.filePath).toString("base64");
+    const forge2 = (await Promise.resolve().then(() => (init_index_BDnqZat0(), index_BDnqZat0_exports)).then(function(n) {
+      return n.i;
+    })).default;
+    const p12Der = forge2.util.decode64(p12String);
+    const p12Asn1 = forge2.asn1.fromDer(p12Der);
+    forge2.pkcs12.pkcs12FromAsn1(p12Asn1, "notasecret");
+    context.report({
+      message: t("PrivateKeyP12", {
+        FILE_NAME: source.filePath ? path21.basename(source.filePath) : ""
+      }),
+      range: [0, source.content.length]
+    });
+  } catch {
+  }
+}
+function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
+  try {
+    const credentialObject = JSON.parse(source.content);
+    const PRIVATE_KEY_PATTERN = /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm;
+    const isGCPServiceAccountPrivateKeyJSON = "private_key_id" in credentialObject && "private_key" in credentialObject && PRIVATE_KEY_PATTERN.test(credentialObject["private_key"]);
+    if (!isGCPServiceAccountPrivateKeyJSON) {
+      return;
+    }
+    context.report({
+      message: t("PrivateKeyJSON", {
+        FILE_NAME: source.filePath ? path19.basename(source.filePath) : ""
+      }),
+      range: [0, source.content.length]
+    });
+  } catch {
+  }
+}
+function reportIfFoundXOauthGitHubToken({ source, options, context, t }) {
+  const XOAuthPattern = /https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g;
+  const results = source.content.matchAll(XOAuthPattern);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[1] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("PackageJSON_xOauthToken", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFound_AuthTokenInNpmrc({ source, options, context, t }) {
+  const AuthTokenPattern = /_authToken=([^$].*)/g;
+  const results = source.content.matchAll(AuthTokenPattern);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[1] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("Npmrc_authToken", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context, t }) {
+  const NPM_ACCESS_TOKEN_PATTERN = new RegExp("(?<!\\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])", "gu");
+  const results = source.content.matchAll(NPM_ACCESS_TOKEN_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("NPM_ACCESS_TOKEN", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFoundRawPrivateKey$1({ source, options, context, t }) {
+  const SLACK_TOKEN_PATTERN = /\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g;
+  const results = source.content.matchAll(SLACK_TOKEN_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("SLACK_TOKEN", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFoundIncomingWebhook({ source, options, context, t }) {
+  const IncomingWebhooksPattern = /https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi;
+  const results = source.content.matchAll(IncomingWebhooksPattern);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("IncomingWebhook", {
+        URL: match
+      }),
+      range
+    });
+  }
+}
+function isVariableLikeString$1(str) {
+  const variablePatterns = [
+    /\$\{[^}]{1,50}\}/,
+    // ${var}
+    /\{\{[^}]{1,50}\}\}/,
+    // {{var}}
+    /\{[^}]{1,50}\}/,
+    // {var}
+    /%[A-Z_]{1,30}%/,
+    // %VAR%
+    /\$[A-Z_]{1,30}/
+    // $VAR
+  ];
+  return variablePatterns.some((pattern) => pattern.test(str));
+}
+function isLikelyRealUsername(username) {
+  if (username.length < 2)
+    return false;
+  if (isVariableLikeString$1(username))
+    return false;
+  if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) {
+    return false;
+  }
+  return true;
+}
+function isLikelyRealPassword$1(password) {
+  if (password.length < 4)
+    return false;
+  if (isVariableLikeString$1(password))
+    return false;
+  if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) {
+    return false;
+  }
+  if (/^(.)\1{3,}$/.test(password))
+    return false;
+  return true;
+}
+function reportIfFoundBasicAuth({ source, options, context, t }) {
+  const URL_PATTERN = /(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g;
+  const results = source.content.matchAll(URL_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.user;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealUsername(username))
+      continue;
+    if (!isLikelyRealPassword$1(password))
+      continue;
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("BasicAuth", {
+        CREDENTIAL: match
+      }),
+      range
+    });
+  }
+}
+function validateBase64KeyContent(base64Content) {
+  if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) {
+    return false;
+  }
+  if (base64Content.length < 100) {
+    return false;
+  }
+  const validMagicBytes = /^(MI|b3BlbnNzaC1rZXktdjE)/;
+  if (!validMagicBytes.test(base64Content)) {
+    return false;
+  }
+  return true;
+}
+function reportIfFoundRawPrivateKey({ source, options, context, t }) {
+  const results = source.content.matchAll(PEM_CONTENT_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const base64Raw = result[1] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    const base64Content = base64Raw.replace(/\s|\\n/g, "");
+    if (!validateBase64KeyContent(base64Content)) {
+      continue;
+    }
+    context.report({
+      message: t("PrivateKey", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFoundKey$2({ source, options, context, t }) {
+  const SENDGRID_KEY_PATTERN = new RegExp("(?<!\\p{L})SG\\.\\w{1,128}\\.\\w{1,128}([-_]?)\\w{1,128}(?!\\w)", "gu");
+  const results = source.content.matchAll(SENDGRID_KEY_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    if (match.length !== 69) {
+      continue;
+    }
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("SENDGRID_KEY", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFoundKey$1({ source, options, context, t }) {
+  const SHOPIFY_KEY_PATTERN = new RegExp("(?<!\\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])", "gu");
+  const results = source.content.matchAll(SHOPIFY_KEY_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("SHOPIFY_KEY", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFoundKey({ pattern, source, options, context, t }) {
+  const results = source.content.matchAll(pattern);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const type = result.groups?.type;
+    const typeName = typeMap.get(type);
+    if (!typeName) {
+      throw new Error("Unknown type:" + typeName);
+    }
+    const match = result[0] || "";
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("GITHUB_TOKEN", {
+        KEY: match,
+        typeName
+      }),
+      range
+    });
+  }
+}
+function isVariableLikeString(str) {
+  const variablePatterns = [
+    /\$\{[^}]{1,50}\}/,
+    // ${var}
+    /\{\{[^}]{1,50}\}\}/,
+    // {{var}}
+    /\{[^}]{1,50}\}/,
+    // {var}
+    /%[A-Z_]{1,30}%/,
+    // %VAR%
+    /\$[A-Z_]{1,30}/,
+    // $VAR
+    /\$\([^)]{1,50}\)/
+    // $(var)
+  ];
+  return variablePatterns.some((pattern) => pattern.test(str));
+}
+function isLikelyRealPassword(password) {
+  if (password.length < 4)
+    return false;
+  if (isVariableLikeString(password))
+    return false;
+  const passwordLower = password.toLowerCase();
+  if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) {
+    return false;
+  }
+  if (/^(.)\1{3,}$/.test(password))
+    return false;
+  return true;
+}
+function reportMongoDBConnectionString({ source, options, context, t }) {
+  const MONGODB_PATTERN = /mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+  const results = source.content.matchAll(MONGODB_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.username;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealPassword(password))
+      continue;
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("MongoDBConnection", {
+        URI: match
+      }),
+      range
+    });
+  }
+}
+function reportMySQLConnectionString({ source, options, context, t }) {
+  const MYSQL_URI_PATTERN = /(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+  const results = source.content.matchAll(MYSQL_URI_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.username;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealPassword(password))
+      continue;
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("MySQLConnection", {
+        URI: match
+      }),
+      range
+    });
+  }
+}
+function reportPostgreSQLConnectionString({ source, options, context, t }) {
+  const POSTGRESQL_URI_PATTERN = /postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+  const results = source.content.matchAll(POSTGRESQL_URI_PATTERN);
+  for (const result of results) {
+    const index3 = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.username;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealPassword(password))
+      continue;
+    const range = [index3, index3 + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context.report({
+      message: t("PostgreSQLConnection", {
+        URI: match
+      }),
+      range
+    });
+  }
+}
+function parseComment(options) {
+  if (!options) {
+    return [];
+  }
+  const commentStart = options.indexOf("--");
+  const ruleIdString = commentStart === -1 ? options : options.slice(0, commentStart);
+  return ruleIdString.split(/,/).map((arg) => arg.trim()).filter((arg) => arg !== "") ?? [];
+}
+var commonjsGlobal, regexpStringMatcher, lodash_uniq, hasRequiredLodash_uniq, lodash_uniqwith, hasRequiredLodash_uniqwith, lodash_sortby, hasRequiredLodash_sortby, escapeStringRegexp2, hasRequiredEscapeStringRegexp, regexpParse, hasRequiredRegexpParse, hasRequiredRegexpStringMatcher, regexpStringMatcherExports, BUILTIN_IGNORED, messages$e, reportAWSAccessKey, reportAWSSecretAccessKey, reportAWSAccountID, creator$f, messages$d, creator$e, messages$c, isPackageFile, isNpmrc, creator$d, messages$b, creator$c, messages$a, BUILTIN_IGNORED_PATTERNS$1, creator$b, messages$9, creator$a, messages$8, creator$9, messages$7, creator$8, messages$6, PEM_CONTENT_PATTERN, creator$7, messages$5, creator$6, messages$4, creator$5, messages$3, typeMap, creator$4, messages$2, is1PasswordServiceAccountToken, creator$3, messages$1, BUILTIN_IGNORED_PATTERNS, creator$2, HTML_COMMENT_REGEXP, parseComments, CommentState, messages, creator$1, rules, creator;
+var init_index_Cq_34xZU = __esm({
+  "node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js"() {
+    commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+    regexpStringMatcher = {};
+    lodash_sortby = { exports: {} };
+    lodash_sortby.exports;
+    regexpParse = {};
+    regexpStringMatcherExports = requireRegexpStringMatcher();
+    BUILTIN_IGNORED = {
+      AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
+      AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]
+    };
+    messages$e = {
+      AWSAccountID: {
+        en: (props) => `found AWS Account ID: ${props.ID}`,
+        ja: (props) => `AWS Account ID: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      AWSSecretAccessKey: {
+        en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
+        ja: (props) => `AWS Secret Access Key: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      AWSAccessKeyID: {
+        en: (props) => `found AWS Access Key ID: ${props.ID}`,
+        ja: (props) => `AWS Access Key Id: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    reportAWSAccessKey = ({ t, source, context, options }) => {
+      const AWSAccessKeyIDPattern = /\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g;
+      const results = source.content.matchAll(AWSAccessKeyIDPattern);
+      for (const result of results) {
+        const index3 = result.index || 0;
+        const match = result[0] || "";
+        const range = [index3, index3 + match.length];
+        if (BUILTIN_IGNORED.AWSAccountID.includes(match)) {
+          continue;
+        }
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+          continue;
+        }
+        context.report({
+          message: t("AWSAccessKeyID", {
+            ID: match
+          }),
+          range
+        });
+      }
+    };
+    reportAWSSecretAccessKey = ({ t, source, context, options }) => {
+      const AWS = "(?:AWS|aws|Aws)?_?";
+      const QUOTE = `["']?`;
+      const CONNECT = "\\s*(?::|=>|=)\\s*";
+      const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE}${CONNECT}${QUOTE}([A-Za-z0-9/\+=]{40})${QUOTE}\b`, "g");
+      const results = source.content.matchAll(AWSSecretPatten);
+      for (const result of results) {
+        const index3 = result.index || 0;
+        const match = result[1] || "";
+        const range = [index3, index3 + match.length];
+        if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) {
+          continue;
+        }
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+          continue;
+        }
+        context.report({
+          message: t("AWSSecretAccessKey", {
+            KEY: match
+          }),
+          range
+        });
+      }
+    };
+    reportAWSAccountID = ({ t, source, context, options }) => {
+      const AWS = "(AWS|aws|Aws)?_?";
+      const QUOTE = `("|')?`;
+      const CONNECT = "\\s*(:|=>|=)\\s*";
+      const AWSSecretPatten = new RegExp(String.raw`${QUOTE}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE}${CONNECT}${QUOTE}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE}\b`, "g");
+      const results = source.content.matchAll(AWSSecretPatten);
+      for (const result of results) {
+        const index3 = result.index || 0;
+        const match = result[0] || "";
+        const range = [index3, index3 + match.length];
+        const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+        if (allowedResults.length > 0) {
+          continue;
+        }
+        context.report({
+          message: t("AWSAccountID", {
+            ID: match
+          }),
+          range
+        });
+      }
+    };
+    creator$f = {
+      messages: messages$e,
+      meta: {
+        id: "@secretlint/secretlint-rule-aws",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md"
+        }
+      },
+      create(context, options) {
+        const normalizedOptions = {
+          allows: options.allows || [],
+          enableIDScanRule: options.enableIDScanRule ?? false
+        };
+        const t = context.createTranslator(messages$e);
+        return {
+          file(source) {
+            if (normalizedOptions.enableIDScanRule) {
+              reportAWSAccessKey({ t, source, context, options: normalizedOptions });
+              reportAWSAccountID({ t, source, context, options: normalizedOptions });
+            }
+            reportAWSSecretAccessKey({ t, source, context, options: normalizedOptions });
+          }
+        };
+      }
+    };
+    messages$d = {
+      PrivateKeyP12: {
+        en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
+        ja: (props) => `GCP\u30B5\u30FC\u30D3\u30B9\u30A2\u30AB\u30A6\u30F3\u30C8\u306E\u79D8\u5BC6\u9375(p12) ${props.FILE_NAME} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      PrivateKeyJSON: {
+        en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
+        ja: (props) => `GCP\u30B5\u30FC\u30D3\u30B9\u30A2\u30AB\u30A6\u30F3\u30C8\u306E\u79D8\u5BC6\u9375(json): ${props.FILE_NAME} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    creator$e = {
+      messages: messages$d,
+      meta: {
+        id: "@secretlint/secretlint-rule-gcp",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["all"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$d);
+        ({
+          allows: options.allows || []
+        });
+        return {
+          file(source) {
+            if (source.ext === ".p12") {
+              return reportIfFoundPrivateKeyP12Format({ source, context, t });
+            } else if (source.ext === ".json") {
+              return reportIfFoundPrivateKeyJSONFormat({ source, context, t });
+            }
+          }
+        };
+      }
+    };
+    messages$c = {
+      PackageJSON_xOauthToken: {
+        en: (props) => `found GitHub Token: ${props.TOKEN}`,
+        ja: (props) => `GitHub Token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      Npmrc_authToken: {
+        en: (props) => `found npmrc authToken: ${props.TOKEN}`,
+        ja: (props) => `npmrc authToken: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      NPM_ACCESS_TOKEN: {
+        en: (props) => `found npm access token: ${props.TOKEN}`,
+        ja: (props) => `npm access token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    isPackageFile = (filePath) => {
+      if (!filePath) {
+        return true;
+      }
+      return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
+    };
+    isNpmrc = (filePath) => {
+      if (!filePath) {
+        return true;
+      }
+      return filePath.endsWith(".npmrc");
+    };
+    creator$d = {
+      messages: messages$c,
+      meta: {
+        id: "@secretlint/secretlint-rule-npm",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$c);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            if (isPackageFile(source.filePath)) {
+              reportIfFoundXOauthGitHubToken({ source, options: normalizedOptions, context, t });
+            } else if (isNpmrc(source.filePath)) {
+              reportIfFound_AuthTokenInNpmrc({ source, options: normalizedOptions, context, t });
+            }
+            reportIfFound_NPM_ACCESS_TOKEN({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    messages$b = {
+      SLACK_TOKEN: {
+        en: (props) => `found slack token: ${props.TOKEN}`,
+        ja: (props) => `Slack\u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      IncomingWebhook: {
+        en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
+        ja: (props) => `Slack\u306EIncoming Webhooks: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    creator$c = {
+      messages: messages$b,
+      meta: {
+        id: "@secretlint/secretlint-rule-slack",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$b);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            reportIfFoundRawPrivateKey$1({ source, options: normalizedOptions, context, t });
+            reportIfFoundIncomingWebhook({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    messages$a = {
+      BasicAuth: {
+        en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
+        ja: (props) => `\u30D9\u30FC\u30B7\u30C3\u30AF\u8A8D\u8A3C\u60C5\u5831: ${props.CREDENTIAL} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    BUILTIN_IGNORED_PATTERNS$1 = [
+      "localhost",
+      "127.0.0.1",
+      "password",
+      "mypassword",
+      "myusername",
+      "{password}",
+      "${password}",
+      "{{password}}",
+      "{username}",
+      "${username}",
+      "{{username}}",
+      "YOUR_PASSWORD",
+      "YOUR_USERNAME",
+      "REPLACE_WITH_PASSWORD",
+      "REPLACE_WITH_USERNAME"
+    ];
+    creator$b = {
+      messages: messages$a,
+      meta: {
+        id: "@secretlint/secretlint-rule-basicauth",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$a);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            reportIfFoundBasicAuth({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    messages$9 = {
+      OPENAI_TOKEN: {
+        en: (props) => `found OpenAI API token: ${props.TOKEN}`,
+        ja: (props) => `OpenAI API \u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    creator$a = {
+      messages: messages$9,
+      meta: {
+        id: "@secretlint/secretlint-rule-openai",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md"
+        }
+      },
+      create(context) {
+        const t = context.createTranslator(messages$9);
+        return {
+          file(source) {
+            const pattern = /sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g;
+            const matches = source.content.matchAll(pattern);
+            for (const match of matches) {
+              const index3 = match.index ?? 0;
+              const matchString = match[0] ?? "";
+              const range = [index3, index3 + matchString.length];
+              context.report({
+                message: t("OPENAI_TOKEN", {
+                  TOKEN: matchString
+                }),
+                range
+              });
+            }
+          }
+        };
+      }
+    };
+    messages$8 = {
+      ANTHROPIC_API_KEY: {
+        en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
+        ja: (props) => `Anthropic Claude API \u30AD\u30FC: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    creator$9 = {
+      messages: messages$8,
+      meta: {
+        id: "@secretlint/secretlint-rule-anthropic",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md"
+        }
+      },
+      create(context) {
+        const t = context.createTranslator(messages$8);
+        return {
+          file(source) {
+            const pattern = new RegExp("(?<!\\p{L})sk-ant-api0\\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])", "gu");
+            const matches = source.content.matchAll(pattern);
+            for (const match of matches) {
+              const index3 = match.index ?? 0;
+              const matchString = match[0] ?? "";
+              const range = [index3, index3 + matchString.length];
+              context.report({
+                message: t("ANTHROPIC_API_KEY", {
+                  KEY: matchString
+                }),
+                range
+              });
+            }
+          }
+        };
+      }
+    };
+    messages$7 = {
+      LINEAR_API_TOKEN: {
+        en: (props) => `found linear api token: ${props.ID}`,
+        ja: (props) => `linear api token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    creator$8 = {
+      messages: messages$7,
+      meta: {
+        id: "@secretlint/secretlint-rule-linear",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md"
+        }
+      },
+      create(context) {
+        const t = context.createTranslator(messages$7);
+        return {
+          file(source) {
+            const pattern = new RegExp("(?<!\\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])", "gu");
+            const matches = source.content.matchAll(pattern);
+            for (const match of matches) {
+              const index3 = match.index ?? 0;
+              const matchString = match[0] ?? "";
+              const range = [index3, index3 + matchString.length];
+              context.report({
+                message: t("LINEAR_API_TOKEN", {
+                  ID: matchString
+                }),
+                range
+              });
+            }
+          }
+        };
+      }
+    };
+    messages$6 = {
+      PrivateKey: {
+        en: (props) => `found private key: ${props.KEY}`,
+        ja: (props) => `\u79D8\u5BC6\u9375: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
+    creator$7 = {
+      messages: messages$6,
+      meta: {
+        id: "@secretlint/secretlint-rule-privatekey",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$6);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            reportIfFoundRawPrivateKey({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    messages$5 = {
+      SENDGRID_KEY: {
+        en: (props) => `found Sendgrid api key: ${props.KEY}`,
+        ja: (props) => `Sendgrid API\u30AD\u30FC\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F\uFF1A ${props.KEY}`
+      }
+    };
+    creator$6 = {
+      messages: messages$5,
+      meta: {
+        id: "@secretlint/secretlint-rule-sendgrid",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$5);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            reportIfFoundKey$2({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    messages$4 = {
+      SHOPIFY_KEY: {
+        en: (props) => `found Shopify api key: ${props.KEY}`,
+        ja: (props) => `Shopify API\u30AD\u30FC\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F\uFF1A ${props.KEY}`
+      }
+    };
+    creator$5 = {
+      messages: messages$4,
+      meta: {
+        id: "@secretlint/secretlint-rule-shopify",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$4);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            reportIfFoundKey$1({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    messages$3 = {
+      GITHUB_TOKEN: {
+        en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
+        ja: (props) => `GitHub Token(${props.typeName})\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F\uFF1A ${props.KEY}`
+      }
+    };
+    typeMap = /* @__PURE__ */ new Map([
+      ["ghp", "GitHub personal access tokens"],
+      ["gho", "OAuth access tokens"],
+      ["ghu", "GitHub user-to-server tokens"],
+      ["ghs", "GitHub server-to-server tokens"],
+      ["ghr", "refresh tokens"],
+      ["github_pat", "fine-grained personal access tokens"]
+    ]);
+    creator$4 = {
+      messages: messages$3,
+      meta: {
+        id: "@secretlint/secretlint-rule-github",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md"
+        }
+      },
+      create(context, options) {
+        const CLASSIC_GITHUB_TOKEN_PATTERN = new RegExp("(?<!\\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])", "gu");
+        const FINE_GRAINED_GITHUB_TOKEN_PATTERN = new RegExp("(?<!\\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])", "gu");
+        const patterns = [CLASSIC_GITHUB_TOKEN_PATTERN, FINE_GRAINED_GITHUB_TOKEN_PATTERN];
+        const t = context.createTranslator(messages$3);
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        return {
+          file(source) {
+            for (const pattern of patterns) {
+              reportIfFoundKey({ pattern, source, options: normalizedOptions, context, t });
+            }
+          }
+        };
+      }
+    };
+    messages$2 = {
+      OPS_TOKEN: {
+        en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
+        ja: (props) => `1Password Service Account: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    is1PasswordServiceAccountToken = (base64String) => {
+      try {
+        const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
+        const json2 = JSON.parse(jsonString);
+        return typeof json2 === "object" && json2 !== null;
+      } catch (error63) {
+        return false;
+      }
+    };
+    creator$3 = {
+      messages: messages$2,
+      meta: {
+        id: "@secretlint/secretlint-rule-1password",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md"
+        }
+      },
+      create(context, options) {
+        const t = context.createTranslator(messages$2);
+        const normalizedOptions = {
+          allows: options?.allows ?? []
+        };
+        return {
+          file(source) {
+            const pattern = new RegExp("(?<!\\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])", "gu");
+            const matches = source.content.matchAll(pattern);
+            for (const match of matches) {
+              const index3 = match.index ?? 0;
+              const matchString = match[0] ?? "";
+              const base64String = match[1] ?? "";
+              if (!is1PasswordServiceAccountToken(base64String)) {
+                continue;
+              }
+              const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+              if (allowedResults.length > 0) {
+                continue;
+              }
+              const range = [index3, index3 + matchString.length];
+              context.report({
+                message: t("OPS_TOKEN", {
+                  TOKEN: matchString
+                }),
+                range
+              });
+            }
+          }
+        };
+      }
+    };
+    messages$1 = {
+      MongoDBConnection: {
+        en: (props) => `found MongoDB connection string: ${props.URI}`,
+        ja: (props) => `MongoDB\u63A5\u7D9A\u6587\u5B57\u5217: ${props.URI} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      MySQLConnection: {
+        en: (props) => `found MySQL connection string: ${props.URI}`,
+        ja: (props) => `MySQL\u63A5\u7D9A\u6587\u5B57\u5217: ${props.URI} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      },
+      PostgreSQLConnection: {
+        en: (props) => `found PostgreSQL connection string: ${props.URI}`,
+        ja: (props) => `PostgreSQL\u63A5\u7D9A\u6587\u5B57\u5217: ${props.URI} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+      }
+    };
+    BUILTIN_IGNORED_PATTERNS = [
+      "localhost",
+      "127.0.0.1",
+      "example.com",
+      "example.org",
+      "test.com",
+      "password",
+      "username",
+      "secret",
+      "mypassword",
+      "myusername",
+      "root",
+      "admin",
+      "user",
+      "pass",
+      "{password}",
+      "${password}",
+      "{{password}}",
+      "{username}",
+      "${username}",
+      "{{username}}",
+      "YOUR_PASSWORD",
+      "YOUR_USERNAME",
+      "REPLACE_WITH_PASSWORD"
+    ];
+    creator$2 = {
+      messages: messages$1,
+      meta: {
+        id: "@secretlint/secretlint-rule-database-connection-string",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md"
+        }
+      },
+      create(context, options) {
+        const normalizedOptions = {
+          allows: options.allows || []
+        };
+        const t = context.createTranslator(messages$1);
+        return {
+          file(source) {
+            reportMongoDBConnectionString({ source, options: normalizedOptions, context, t });
+            reportMySQLConnectionString({ source, options: normalizedOptions, context, t });
+            reportPostgreSQLConnectionString({ source, options: normalizedOptions, context, t });
+          }
+        };
+      }
+    };
+    HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
+    parseComments = (source) => {
+      const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
+      return Array.from(matches).map((match) => {
+        const type = match.groups?.type;
+        const index3 = match.index;
+        if (type === "secretlint-disable-line") {
+          return {
+            type,
+            options: parseComment(match.groups?.options),
+            line: source.indexToPosition(index3).line
+          };
+        }
+        if (type === "secretlint-disable-next-line") {
+          return {
+            type,
+            options: parseComment(match.groups?.options),
+            line: source.indexToPosition(index3).line + 1
+          };
+        }
+        return {
+          type,
+          options: parseComment(match.groups?.options),
+          index: index3
+        };
+      });
+    };
+    CommentState = class {
+      source;
+      reportingConfig;
+      endIndex;
+      constructor(source) {
+        this.source = source;
+        this.reportingConfig = [];
+        this.endIndex = source.content.length;
+      }
+      getIgnoringMessages() {
+        const isFilledMessage = (message) => {
+          return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
+        };
+        return this.reportingConfig.map((reporting) => {
+          if (reporting.endIndex === null) {
+            reporting.endIndex = this.endIndex;
+          }
+          return reporting;
+        }).filter(isFilledMessage);
+      }
+      disableLine(lineNumber, rulesToDisable) {
+        const reportingConfig = this.reportingConfig;
+        const range = this.source.locationToRange({
+          start: {
+            line: lineNumber,
+            column: 0
+          },
+          end: {
+            line: lineNumber + 1,
+            column: 0
+          }
+        });
+        if (rulesToDisable.length) {
+          rulesToDisable.forEach((ruleId) => {
+            reportingConfig.push({
+              startIndex: range[0],
+              endIndex: range[1] - 1,
+              ruleId
+            });
+          });
+        } else {
+          reportingConfig.push({
+            startIndex: range[0],
+            endIndex: range[1] - 1,
+            ruleId: "*"
+          });
+        }
+      }
+      /**
+       * Add data to reporting configuration to disable reporting for list of rules
+       * starting from start location
+       * @returns {void}
+       */
+      disableReporting(startIndex, rulesToDisable) {
+        const reportingConfig = this.reportingConfig;
+        if (rulesToDisable.length) {
+          rulesToDisable.forEach(function(ruleId) {
+            reportingConfig.push({
+              startIndex,
+              endIndex: null,
+              ruleId
+            });
+          });
+        } else {
+          reportingConfig.push({
+            startIndex,
+            endIndex: null,
+            ruleId: "*"
+          });
+        }
+      }
+      /**
+       * Add data to reporting configuration to enable reporting for list of rules
+       * starting from start location
+       */
+      enableReporting(endIndex, rulesToEnable) {
+        const reportingConfig = this.reportingConfig;
+        if (rulesToEnable.length) {
+          rulesToEnable.forEach(function(ruleId) {
+            for (let i = reportingConfig.length - 1; i >= 0; i--) {
+              if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
+                reportingConfig[i].endIndex = endIndex;
+                break;
+              }
+            }
+          });
+        } else {
+          let prevStart;
+          for (let i = reportingConfig.length - 1; i >= 0; i--) {
+            if (prevStart && prevStart !== reportingConfig[i].startIndex) {
+              break;
+            }
+            if (!reportingConfig[i].endIndex) {
+              reportingConfig[i].endIndex = endIndex;
+              prevStart = reportingConfig[i].startIndex;
+            }
+          }
+        }
+      }
+    };
+    messages = {
+      IGNORE_MESSAGE: {
+        en: () => `disable by secretlint-disable comment`
+      }
+    };
+    creator$1 = {
+      messages,
+      meta: {
+        id: "@secretlint/secretlint-rule-filter-comments",
+        recommended: true,
+        type: "scanner",
+        supportedContentTypes: ["text"],
+        docs: {
+          url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md"
+        }
+      },
+      create(context) {
+        const t = context.createTranslator(messages);
+        return {
+          file(source) {
+            const state = new CommentState(source);
+            const comments = parseComments(source);
+            for (const comment of comments) {
+              if (comment.type === "secretlint-disable") {
+                state.disableReporting(comment.index, comment.options);
+              } else if (comment.type === "secretlint-enable") {
+                state.enableReporting(comment.index, comment.options);
+              } else if (comment.type === "secretlint-disable-line") {
+                state.disableLine(comment.line, comment.options);
+              } else if (comment.type === "secretlint-disable-next-line") {
+                state.disableLine(comment.line, comment.options);
+              }
+            }
+            state.getIgnoringMessages().forEach((message) => {
+              context.ignore({
+                message: t("IGNORE_MESSAGE"),
+                range: [message.startIndex, message.endIndex],
+                targetRuleId: message.ruleId
+              });
+            });
+          }
+        };
+      }
+    };
+    rules = [
+      creator$f,
+      creator$e,
+      creator$7,
+      creator$d,
+      creator$b,
+      creator$c,
+      creator$6,
+      creator$5,
+      creator$4,
+      creator$a,
+      creator$9,
+      creator$8,
+      creator$3,
+      creator$2,
+      creator$1
+    ];
+    creator = {
+      meta: {
+        id: "@secretlint/secretlint-rule-preset-recommend",
+        recommended: true,
+        type: "preset"
+      },
+      rules,
+      create(context, _options) {
+        rules.forEach((rule) => {
+          context.registerRule(rule);
+        });
+      }
+    };
+  }
+});
+
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+var init_module3 = __esm({
+  "node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js"() {
+    init_index_Cq_34xZU();
+  }
+});
+
+// src/worker/checkout/secret-patterns.ts
+function shortRule(id) {
+  return id.replace(/^@secretlint\/secretlint-rule-/, "");
+}
+function shortPath(path21) {
+  const clean = path21.replace(/[`\r\n]/g, "?");
+  return clean.length > 120 ? `\u2026${clean.slice(-119)}` : clean;
+}
+function sourceName(path21) {
+  return `added-lines/${path21}${/\.p12$/i.test(path21) ? ".txt" : ""}`;
+}
+async function credentialPatternHits(diff) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const added of parseUnifiedDiff(diff).added) {
+    const file2 = byFile.get(added.file) ?? { lines: [], numbers: [], bytes: 0 };
+    byFile.set(added.file, file2);
+    if (file2.bytes > MAX_SCANNED_BYTES) continue;
+    file2.lines.push(added.text);
+    file2.numbers.push(added.line);
+    file2.bytes += added.text.length + 1;
+  }
+  const hits = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const [path21, file2] of byFile) {
+    const result = await lintSource({
+      source: { filePath: sourceName(path21), content: file2.lines.join("\n"), contentType: "text" },
+      options: { config: CONFIG, maskSecrets: true, noPhysicFilePath: true }
+    });
+    for (const message of result.messages) {
+      const line = file2.numbers[message.loc.start.line - 1] ?? message.loc.start.line;
+      const match = `${shortPath(path21)}:${line}: ${shortRule(message.ruleId)} ${message.messageId}`;
+      if (seen.has(match)) continue;
+      seen.add(match);
+      hits.push({ rule: SECRET_PATTERN_RULE, where: "diff", match, neverAutoApprove: true });
+      if (hits.length >= MAX_HITS) return hits;
+    }
+  }
+  return hits;
+}
+var SECRET_PATTERN_RULE, MAX_HITS, MAX_SCANNED_BYTES, CONFIG;
+var init_secret_patterns = __esm({
+  "src/worker/checkout/secret-patterns.ts"() {
+    "use strict";
+    init_module2();
+    init_module3();
+    init_human_gate();
+    SECRET_PATTERN_RULE = "secret-pattern";
+    MAX_HITS = 20;
+    MAX_SCANNED_BYTES = 1024 * 1024;
+    CONFIG = {
+      rules: [
+        {
+          id: "@secretlint/secretlint-rule-preset-recommend",
+          rule: creator,
+          rules: [{ id: "@secretlint/secretlint-rule-aws", options: { enableIDScanRule: true } }]
+        }
+      ]
+    };
+  }
+});
+
+// src/worker/checkout/push-guard.ts
+function createPushGuard(options) {
+  let warned = false;
+  return {
+    async check(branch, base, head) {
+      const diff = await options.diff(base, head);
+      const found = findSecretLeaks(diff, options.secrets);
+      if (found.tooShort.length && !warned) {
+        warned = true;
+        options.warn(
+          `secrets shorter than 8 characters are not looked for before a push: ${found.tooShort.join(", ")}`
+        );
+      }
+      if (found.leaks.length) throw new SecretPushRefused(found.leaks, branch);
+      return credentialPatternHits(diff);
+    }
+  };
+}
+async function guardPush(guard, push2, gate) {
+  if (!guard || push2.base === void 0) return gate;
+  const hits = await guard.check(push2.branch, push2.base, push2.head ?? "HEAD");
+  const others = gate.rules.filter((rule) => rule.rule !== SECRET_PATTERN_RULE);
+  const rules2 = [
+    ...hits,
+    ...others.filter((r) => r.neverAutoApprove),
+    ...others.filter((r) => !r.neverAutoApprove)
+  ];
+  return { fired: rules2.length > 0, rules: rules2.slice(0, HUMAN_GATE_MAX_HITS) };
+}
+function gitPushDiff(git) {
+  return async (base, head) => (await git.run([
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a value.
+    "--text",
+    "--no-textconv",
+    // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
+    "--no-renames",
+    base,
+    head
+  ])).stdout;
+}
+var SecretPushRefused;
+var init_push_guard = __esm({
+  "src/worker/checkout/push-guard.ts"() {
+    "use strict";
+    init_secret_leak();
+    init_human_gate();
+    init_secret_patterns();
+    SecretPushRefused = class extends Error {
+      constructor(leaks, branch) {
+        super(
+          `refused to push ${branch}: the change holds the value of a secret the worker holds (${leaks.slice(0, 3).map(describeSecretLeak).join(
+            "; "
+          )}${leaks.length > 3 ? `; ${leaks.length - 3} more` : ""}); nothing of this job's work was pushed`
+        );
+        this.leaks = leaks;
+        this.branch = branch;
+        this.name = "SecretPushRefused";
+      }
+      leaks;
+      branch;
+      /** The issue comment: where, which secret, what happened to the work, what to do. Never the value. */
+      comment(issue3, label2) {
+        return [
+          "### \u{1F510} Push refused: the change holds a secret",
+          "",
+          `The agent's change holds the value of a secret the worker holds, so Autopilot did not push it to \`${this.branch}\`:`,
+          "",
+          ...this.leaks.map((leak) => `- ${describeSecretLeak(leak)}`),
+          "",
+          "Nothing of this job's work was published: it stays on the runner, which discards it when the job ends. The value itself is not repeated here or in the log.",
+          "",
+          `The task is labelled \`${label2}\`. Say in the issue that credentials are read from the environment at run time and never written into files, then comment \`/autopilot retry #${issue3}\`. The secret was not pushed, but if you believe it left the runner some other way, rotate it.`
+        ].join("\n");
+      }
+    };
+  }
+});
+
 // src/core/session/session.ts
 var SESSION_STATUSES, SESSION_REASONS;
 var init_session = __esm({
@@ -64180,12 +87421,12 @@ var init_world = __esm({
 
 // src/core/tasks/commands.ts
 function parseCommand(body, context) {
-  for (const { line, index: index2 } of commandLineEntries(body)) {
+  for (const { line, index: index3 } of commandLineEntries(body)) {
     const m = PREFIX.exec(line);
     if (!m) continue;
     const parsed = interpret(m[1] ?? "", line.trim(), context);
     if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
-      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
+      parsed.command.instructions = commandInstructions(body, index3, parsed.command.instructions);
     return parsed;
   }
   return null;
@@ -64283,14 +87524,14 @@ function parseIssueRef(word) {
 function commandLineEntries(body) {
   const out = [];
   let previousBlank = true;
-  for (const [index2, raw] of proseLines(body).entries()) {
+  for (const [index3, raw] of proseLines(body).entries()) {
     if (raw === null) {
       previousBlank = false;
       continue;
     }
     const blank = raw.trim() === "";
     const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
+    if (!blank && !indentedCode) out.push({ line: raw, index: index3 });
     previousBlank = blank || indentedCode && previousBlank;
   }
   return out;
@@ -64725,9 +87966,9 @@ function readOutput(text4, ctx) {
   const clean = text4.replace(ANSI, "");
   const whole = clean.trim();
   if (whole.startsWith("{") && whole.endsWith("}") && whole.includes("\n")) {
-    const document3 = parseJson(whole);
-    if (isObject2(document3)) {
-      handleEvent(document3, whole, ctx, state);
+    const document4 = parseJson(whole);
+    if (isObject2(document4)) {
+      handleEvent(document4, whole, ctx, state);
       return { state, plain: null };
     }
   }
@@ -65199,354 +88440,6 @@ var init_contract = __esm({
   }
 });
 
-// src/core/gates/human-gate.ts
-function caseVariants(part) {
-  const lower = part.toLowerCase();
-  const capital = lower[0].toUpperCase() + lower.slice(1);
-  return `(?:${lower}|${capital}|${lower.toUpperCase()})`;
-}
-function identifierWord(parts, suffix = "") {
-  const separator = "[_\\-. ]?";
-  const variants = parts.map(caseVariants);
-  const tail = variants.slice(1).map((variant) => separator + variant).join("");
-  const first = parts[0].toLowerCase();
-  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
-  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
-  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
-  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
-  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
-}
-function regexFind(re) {
-  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
-  return (text4) => {
-    global2.lastIndex = 0;
-    const match = global2.exec(text4);
-    return match ? match[0] : null;
-  };
-}
-function wordRule(name, parts, suffix = "") {
-  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
-}
-function forcedRemovals(text4) {
-  const found = [];
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
-      let recursive2 = false;
-      let force = false;
-      const targets = [];
-      let j2 = i + 1;
-      for (; j2 < words.length; j2++) {
-        const word = words[j2];
-        if (word === "--") continue;
-        if (word === "--recursive") recursive2 = true;
-        else if (word === "--force") force = true;
-        else if (/^-[a-zA-Z]+$/.test(word)) {
-          if (/[rR]/.test(word)) recursive2 = true;
-          if (/f/.test(word)) force = true;
-        } else if (word.startsWith("--")) continue;
-        else targets.push(word.replace(/^["']|["']$/g, ""));
-      }
-      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
-      i = j2;
-    }
-  }
-  return found;
-}
-function removalRule(name, never2, target) {
-  return {
-    name,
-    never: never2,
-    find: (text4) => {
-      const hit = forcedRemovals(text4).find(
-        (removal) => !target || removal.targets.some((t) => target.test(t))
-      );
-      return hit ? hit.match : null;
-    }
-  };
-}
-function forcedPush(text4) {
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j2 = i + 1;
-      let valueMayFollow = false;
-      for (; j2 < words.length; j2++) {
-        const word = words[j2];
-        if (word === "push") break;
-        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
-        else break;
-      }
-      if (words[j2] !== "push") {
-        i = j2 - 1;
-        continue;
-      }
-      for (let k2 = j2 + 1; k2 < words.length; k2++) {
-        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
-          return words.slice(i, k2 + 1).join(" ");
-      }
-      break;
-    }
-  }
-  return null;
-}
-function globBody(glob) {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/";
-        out += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else out += "[^/]*";
-    } else if (c === "?") out += "[^/]";
-    else if (c === "{") {
-      const end = glob.indexOf("}", i);
-      if (end < 0) out += "\\{";
-      else {
-        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
-        i = end;
-      }
-    } else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) out += "\\[";
-      else {
-        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
-        i = end;
-      }
-    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
-  }
-  return out;
-}
-function globToRegExp(glob) {
-  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
-  if (pattern.endsWith("/")) pattern += "**";
-  if (pattern.startsWith("/")) pattern = pattern.slice(1);
-  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
-  return new RegExp(`^${globBody(pattern)}$`);
-}
-function pathRule(glob, never2) {
-  return { name: glob, never: never2, test: pathGlobTest(glob) };
-}
-function pathGlobTest(glob) {
-  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return (path20) => re.test(path20);
-}
-function userPatternRule(source) {
-  const compiled = compileGatePattern(source);
-  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
-  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
-}
-function unquoteGitPath(path20) {
-  const p = path20.trim();
-  if (!p.startsWith('"')) return p;
-  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
-}
-function stripPrefix(path20) {
-  const p = unquoteGitPath(path20).replace(/\t.*$/, "");
-  if (p === "/dev/null") return null;
-  return p.replace(/^[abciow]\//, "");
-}
-function parseUnifiedDiff(diff) {
-  const added = [];
-  const paths = /* @__PURE__ */ new Set();
-  let file2 = "";
-  let oldLeft = 0;
-  let newLeft = 0;
-  let newLine = 0;
-  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
-    if (oldLeft > 0 || newLeft > 0) {
-      const marker = line[0];
-      if (marker === "+") {
-        added.push({ file: file2, line: newLine, text: line.slice(1) });
-        newLine++;
-        newLeft--;
-      } else if (marker === "-") oldLeft--;
-      else if (marker === " " || line === "") {
-        oldLeft--;
-        newLeft--;
-        newLine++;
-      }
-      continue;
-    }
-    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
-    if (git) {
-      const path20 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path20) {
-        file2 = path20;
-        paths.add(path20);
-      }
-      continue;
-    }
-    const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
-    if (header2) {
-      const path20 = stripPrefix(header2[1]);
-      if (path20) {
-        paths.add(path20);
-        if (line.startsWith("+++")) file2 = path20;
-        else if (!file2) file2 = path20;
-      }
-      continue;
-    }
-    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
-    if (rename2) {
-      paths.add(unquoteGitPath(rename2[1]));
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
-    }
-  }
-  return { added, paths: [...paths] };
-}
-function excerpt(text4, max = 120) {
-  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function normalizePath(path20) {
-  return path20.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
-}
-function matchHumanGate(input2, options) {
-  const textRules = [...NEVER_TEXT_RULES];
-  const pathRules = [...NEVER_PATH_RULES];
-  if (options.enabled) {
-    textRules.push(
-      ...DEFAULT_TEXT_RULES,
-      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
-    );
-    pathRules.push(
-      ...DEFAULT_PATH_RULES,
-      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
-    );
-  }
-  const hits = [];
-  const seen = /* @__PURE__ */ new Set();
-  const add = (rule, where, match) => {
-    const key = `${rule.name}\0${where}\0${match}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
-  };
-  for (const command of input2.commands) {
-    for (const rule of textRules) {
-      const found = rule.find(command);
-      if (found) add(rule, "command", excerpt(found));
-    }
-  }
-  const diff = parseUnifiedDiff(input2.diff);
-  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path20 of paths) {
-    for (const rule of pathRules)
-      if (rule.test(path20)) add(rule, "path", path20.length > 200 ? `${path20.slice(0, 199)}\u2026` : path20);
-  }
-  for (const line of diff.added) {
-    for (const rule of textRules) {
-      const found = rule.find(line.text);
-      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
-    }
-  }
-  const ordered = [
-    ...hits.filter((hit) => hit.neverAutoApprove),
-    ...hits.filter((hit) => !hit.neverAutoApprove)
-  ];
-  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
-}
-var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
-var init_human_gate = __esm({
-  "src/core/gates/human-gate.ts"() {
-    "use strict";
-    init_gate_pattern();
-    HUMAN_GATE_MAX_HITS = 50;
-    SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
-    ROOT_TARGET = /^\/\*?$/;
-    HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
-    GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
-      "-C",
-      "-c",
-      "--git-dir",
-      "--work-tree",
-      "--namespace",
-      "--config-env"
-    ]);
-    FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
-    FORCE_REFSPEC = /^\+[\w./-]/;
-    NEVER_TEXT_RULES = [
-      { name: "push --force", never: true, find: forcedPush },
-      removalRule("rm -rf /", true, ROOT_TARGET),
-      removalRule("rm -rf ~", true, HOME_TARGET),
-      { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
-      { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
-      {
-        name: "production deploy",
-        never: true,
-        find: regexFind(
-          /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
-        )
-      },
-      { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
-    ];
-    DEFAULT_TEXT_RULES = [
-      wordRule("deploy", ["deploy"], "s|ed|ing"),
-      { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
-      wordRule("migrate", ["migrate"], "s|d"),
-      { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
-      {
-        name: "publish",
-        never: false,
-        find: regexFind(
-          /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
-        )
-      },
-      removalRule("rm -rf", false),
-      { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
-      {
-        name: "delete from",
-        never: false,
-        // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
-        find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
-      },
-      {
-        name: "terraform apply",
-        never: false,
-        find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
-      },
-      wordRule("production", ["production"]),
-      wordRule("api.*key", ["api", "key"], "s"),
-      wordRule("secret", ["secret"], "s"),
-      wordRule("password", ["password"], "s")
-    ];
-    DEFAULT_HUMAN_GATE_PATTERNS = [
-      ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
-    ];
-    NEVER_AUTO_APPROVE = [
-      ...NEVER_TEXT_RULES.map((rule) => rule.name),
-      ".github/autopilot.{yml,yaml}"
-    ];
-    DEFAULT_HUMAN_GATE_PATHS = [
-      ".github/workflows/**",
-      // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
-      // the repository's secrets and who must review: never merged without a person.
-      ".github/**",
-      "**/migrations/**",
-      "**/db/migrate/**",
-      ".env*",
-      "terraform/**",
-      "*.tf",
-      "*.tfvars",
-      "CODEOWNERS"
-    ];
-    NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
-    DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
-  }
-});
-
 // src/core/tasks/task-plan.ts
 function planOfFinalMessage(message) {
   const tagged = /<plan>([\s\S]*?)<\/plan>/i.exec(message);
@@ -65612,14 +88505,14 @@ var init_authorship = __esm({
 });
 
 // src/worker/progress/own-comments.ts
-async function ownComments(github, comments, log) {
+async function ownComments(github, comments, log2) {
   const self2 = await github.getSelfId();
   const own4 = [];
   for (const comment of comments) {
     if (self2 !== null && comment.authorId === self2) {
       own4.push(comment);
     } else if (mentionsWorkerResult(comment.body)) {
-      log?.warning(
+      log2?.warning(
         `ignoring a worker-result marker in comment ${comment.id} by ${logSafe(comment.author ?? "unknown", 60)}, which this worker's account did not write: ${logSafe(comment.body)}`
       );
     }
@@ -65847,9 +88740,9 @@ var init_claim = __esm({
 });
 
 // src/worker/progress/progress-claim.ts
-async function readProgress(github, issue3, log) {
+async function readProgress(github, issue3, log2) {
   const comments = await github.listIssueCommentsAndSelf(issue3);
-  const mine = (await ownComments(github, comments, log)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
+  const mine = (await ownComments(github, comments, log2)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
   return { comments, existing: mine[0] ?? null };
 }
 async function writeProgressClaim(options) {
@@ -66227,7 +89120,7 @@ var init_task_budget = __esm({
 
 // src/worker/iterations/task-instructions.ts
 async function gatherInstructions(options) {
-  const { github, log } = options;
+  const { github, log: log2 } = options;
   const marked = options.comments.filter((c) => commentOfInstructionsMarker(c.body) !== null);
   if (marked.length === 0) return [];
   const own4 = await ownComments(github, marked);
@@ -66237,7 +89130,7 @@ async function gatherInstructions(options) {
     try {
       const source = await github.getComment(id);
       const read = source ? await instructionOf(github, source, options) : "it was deleted";
-      if (typeof read === "string") log.debug(`instructions of comment ${id} left out: ${read}`);
+      if (typeof read === "string") log2.debug(`instructions of comment ${id} left out: ${read}`);
       else kept.push(read);
     } catch (error63) {
       options.warn(
@@ -66281,7 +89174,7 @@ var init_task_instructions = __esm({
 
 // src/worker/iterations/task-feedback.ts
 async function gatherFeedback(options) {
-  const { github, log } = options;
+  const { github, log: log2 } = options;
   const writers = async (items) => {
     const kept = [];
     for (const item of items) {
@@ -66290,7 +89183,7 @@ async function gatherFeedback(options) {
       if (parseCommand(item.body, { issue: options.issue, trackingIssue: null }) !== null) continue;
       const permission = await github.getPermission(item.author);
       if (canWrite(permission)) kept.push(item);
-      else log.debug(`ignoring text by ${item.author} (${permission} access)`);
+      else log2.debug(`ignoring text by ${item.author} (${permission} access)`);
     }
     return kept;
   };
@@ -66314,7 +89207,7 @@ async function gatherFeedback(options) {
     issue: options.issue,
     pull: pull?.number ?? null,
     comments: options.comments,
-    log,
+    log: log2,
     warn: options.warn
   });
   return { answers, instructions, reviews, checks, pull };
@@ -66452,10 +89345,10 @@ function qualityScopes(changed, workspaces, rootCommands) {
   const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
   const touched = /* @__PURE__ */ new Set();
   let shared2 = false;
-  for (const path20 of paths) {
+  for (const path21 of paths) {
     let owned = false;
     tests.forEach((globs, i) => {
-      if (globs.some((test) => test(path20))) {
+      if (globs.some((test) => test(path21))) {
         touched.add(i);
         owned = true;
       }
@@ -66540,6 +89433,7 @@ var init_job = __esm({
     init_task_feedback();
     init_worker_deps();
     init_session_status();
+    init_push_guard();
     init_workspace_scope();
     LIMIT_WORDS2 = {
       rate_limit: "rate limited",
@@ -66637,6 +89531,11 @@ var init_job = __esm({
           await this.deps.afterClaim?.();
           return await this.iterate();
         } catch (error63) {
+          if (error63 instanceof SecretPushRefused) {
+            const label2 = this.config.labels.needsHuman;
+            await this.handToPerson(error63.comment(this.inputs.issue, label2), label2, "report the refused push");
+            return this.finish("needs_human", error63.message);
+          }
           if (error63 instanceof CancelledError) {
             await this.checkpoint("cancelled").catch((e) => this.warn(`checkpoint failed: ${errorMessage2(e)}`));
             return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
@@ -67355,6 +90254,8 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           return;
         }
         const head = this.knownHead ?? void 0;
+        const push2 = { branch: this.branch, base: this.setup?.base, head };
+        this.result.humanGate = await guardPush(this.deps.pushGuard, push2, this.result.humanGate);
         const [pushed, commits] = await Promise.all([
           git.push(this.branch, head),
           this.setup ? git.countCommits(this.setup.base, head) : null
@@ -67375,6 +90276,8 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         const head = sha ?? await git.headSha();
         this.knownHead = head;
         if (sha || head !== this.setup.head) {
+          const push2 = { branch: this.branch, base: this.setup.base, head };
+          this.result.humanGate = await guardPush(this.deps.pushGuard, push2, this.result.humanGate);
           await git.push(this.branch, head);
           this.result.headSha = head;
           this.result.commits = await git.countCommits(this.setup.base);
@@ -67647,11 +90550,11 @@ __export(run_job_exports, {
 });
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
-import path19 from "node:path";
+import path20 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path19.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path20.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -67734,7 +90637,7 @@ async function runJob(start) {
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   const weaker = weakerIsolationText(config2.isolation);
   if (weaker) warning(weaker);
-  const scratch = await mkdtemp3(path19.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path20.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,
@@ -67784,7 +90687,13 @@ async function runJob(start) {
         const author = await commitAuthor(inputs, github);
         parts.setAuthor(author.userName, author.userEmail);
       },
-      network: { access: egress.access, refused: egress.refused }
+      network: { access: egress.access, refused: egress.refused },
+      // Before every push: no value of the token, a model key or another secret of the environment goes out.
+      pushGuard: createPushGuard({
+        secrets: heldSecrets(env, inputs.githubToken),
+        diff: gitPushDiff(parts.git.repository),
+        warn: (message) => warning(safeLogText(message))
+      })
     });
   } finally {
     await egress.close();
@@ -67849,6 +90758,8 @@ var init_run_job = __esm({
     init_agent_user();
     init_boundary();
     init_commit_author();
+    init_held_secrets();
+    init_push_guard();
     init_config_input();
     init_inputs();
     init_log_text();

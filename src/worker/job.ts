@@ -727,7 +727,8 @@ class WorkerLoop {
     const { refused } = await this.deps.git.workState();
     if (refused.length === 0) return null;
     await this.checkpoint("work refused");
-    const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
+    const shown =
+      refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
     return this.finish(
       "failed",
       `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`,

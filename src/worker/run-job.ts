@@ -211,7 +211,7 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
       // Before every push: no value of the token, a model key or another secret of the environment goes out.
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),
-        diff: gitPushDiff(parts.git),
+        diff: gitPushDiff(parts.git.repository),
         warn: (message) => core.warning(safeLogText(message)),
       }),
     });

@@ -322,10 +322,9 @@ describe("a hostile agent run by the real worker on the sandbox", () => {
     expect(await git.remote.readFile("demo", "shop", branch, "hidden.txt")).toBe(
       "HIDDEN-FROM-GATE\n$Id: kept-as-written $\n",
     );
-    // Its link to a process's environ went out as a link (the path it names), not as the environ's content.
-    expect(await git.remote.readFile("demo", "shop", branch, "leak-environ")).toMatch(
-      /^\/proc\/\d+\/environ$/,
-    );
+    // Its link went out as a link (the path it names), not as the content it points at; a link out of the tree
+    // is refused with all the work (agent-embedded-repo.test.ts).
+    expect(await git.remote.readFile("demo", "shop", branch, "leak-environ")).toBe("README.md");
     // The pushed files hold no token.
     for (const path of ["hidden.txt", ".gitattributes", "git", "leak-environ"]) {
       expect((await git.remote.readFile("demo", "shop", branch, path)) ?? "").not.toMatch(TOKEN);

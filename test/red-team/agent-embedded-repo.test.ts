@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { observeWorkerGit, type WorkerGitCall } from "../../src/worker/checkout/private-git.js";
 import { processesOf } from "../../src/worker/isolation/agent-user.js";
 import { runWorker } from "../../src/worker/job.js";
+import { runProcess } from "../../src/worker/processes/process.js";
 import { config, FakeGitHub } from "../worker/fakes.js";
 import { git, realDeps, remoteAndClone } from "../worker/fixtures/real.js";
 
@@ -31,7 +32,7 @@ const SLEEP = "3171";
 
 /** The agent's script: every attack at once, then a completion claim. `$1`: the payload's marker directory. */
 function attackScript(markers: string): string {
-  const payload = `sh -c 'touch ${markers}/ran-$(id -u); (sleep ${SLEEP} &) ; cat'`;
+  const payload = `sh -c 'touch ${markers}/ran-$(id -u); (sleep ${SLEEP} </dev/null >/dev/null 2>&1 &) ; cat'`;
   const repo = (dir: string, config: string) =>
     [
       `mkdir -p ${dir} && cd ${dir} && git init -q`,
@@ -43,13 +44,19 @@ function attackScript(markers: string): string {
     ].join(" && ");
   return [
     "set -e",
-    repo("vendor/filter", `git config filter.x.clean "${payload}" && git config filter.x.smudge "${payload}"`),
+    repo(
+      "vendor/filter",
+      `git config filter.x.clean "${payload}" && git config filter.x.smudge "${payload}"`,
+    ),
     repo("vendor/fsmonitor", `git config core.fsmonitor "${payload}"`),
     repo(
       "vendor/hooks",
       `mkdir -p h && printf '#!/bin/sh\\n${payload.replace(/'/g, "")}\\n' > h/post-index-change && chmod +x h/post-index-change && git config core.hooksPath "$PWD/h"`,
     ),
-    repo("vendor/external", `git config diff.external "${payload}" && git config diff.x.command "${payload}"`),
+    repo(
+      "vendor/external",
+      `git config diff.external "${payload}" && git config diff.x.command "${payload}"`,
+    ),
     repo(
       "vendor/include",
       `printf '[filter "x"]\\n\\tclean = ${payload.replace(/'/g, "")}\\n' > ../inc.cfg && git config include.path "$PWD/../inc.cfg"`,
@@ -128,7 +135,10 @@ describe("embedded repositories the agent leaves for the worker's git", { timeou
       expect(run.result.result).toBe("failed");
       expect(run.result.reason).toMatch(/the agent's work was refused.*(gitlink|could not be handed back)/);
       const pushed = git(remote, "for-each-ref", "--format=%(refname)", "refs/heads/autopilot/issue-7");
-      if (pushed) expect(git(remote, "ls-tree", "-r", "--name-only", "autopilot/issue-7")).not.toMatch(/work\.txt|vendor/);
+      if (pushed)
+        expect(git(remote, "ls-tree", "-r", "--name-only", "autopilot/issue-7")).not.toMatch(
+          /work\.txt|vendor/,
+        );
 
       // No worker git ran in the agent's directory, as its working directory, GIT_DIR or GIT_WORK_TREE ...
       const agentDir = deps.boundary.dirs.agentDir;
@@ -136,16 +146,55 @@ describe("embedded repositories the agent leaves for the worker's git", { timeou
       const inside = (p: string | undefined) => p !== undefined && `${p}/`.startsWith(`${agentDir}/`);
       expect(calls.filter((c) => inside(c.cwd) || inside(c.gitDir) || inside(c.workTree))).toEqual([]);
       // ... and no git process they started (GIT_TRACE2 follows children) had a work tree at all.
-      const events = (
-        await Promise.all((await readdir(trace)).map((f) => readFile(join(trace, f), "utf8")))
-      )
+      const events = (await Promise.all((await readdir(trace)).map((f) => readFile(join(trace, f), "utf8"))))
         .join("\n")
         .split("\n")
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { event: string; worktree?: string; argv?: string[] });
       expect(events.filter((e) => e.event === "start").length).toBeGreaterThan(5);
       expect(events.filter((e) => e.worktree !== undefined)).toEqual([]);
-      expect(events.filter((e) => e.event === "start" && /^(status|add)$/.test(e.argv?.[1] ?? ""))).toEqual([]);
+      expect(events.filter((e) => e.event === "start" && /^(status|add)$/.test(e.argv?.[1] ?? ""))).toEqual(
+        [],
+      );
+    });
+  }
+});
+
+describe("a link out of the tree in the agent's work", { timeout: 120_000 }, () => {
+  for (const isolation of ["namespace", "uid"] as const) {
+    it(`refuses the work, naming the link, and commits none of it (${isolation})`, async () => {
+      const { root, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
+      roots.push(root);
+      const deps = await realDeps(workspace, new FakeGitHub(), { isolation });
+      try {
+        await deps.git.prepare();
+        await deps.git.setupBranch("autopilot/issue-7", "main");
+        await deps.boundary.handOver();
+        try {
+          await runProcess({
+            command: "/bin/sh",
+            args: ["-c", "ln -s /proc/1/environ leak-environ && echo work > work.txt"],
+            cwd: deps.workTree,
+            env: { PATH: "/usr/bin:/bin" },
+            runAs: deps.boundary.user,
+          });
+        } finally {
+          await deps.boundary.takeBack({ capture: true });
+        }
+        const state = await deps.git.workState();
+        expect(state.refused).toEqual([
+          'leak-environ: a symbolic link that leaves the tree ("/proc/1/environ")',
+        ]);
+        const head = state.head;
+        // What the worker commits then is only its own notes, never the refused tree.
+        await deps.git.commitAll("after a refusal");
+        expect(git(deps.gitDir, "ls-tree", "-r", "--name-only", "HEAD")).not.toMatch(
+          /leak-environ|work\.txt/,
+        );
+        expect(head).toMatch(/^[0-9a-f]{40}$/);
+      } finally {
+        await deps.boundary.close();
+      }
     });
   }
 });

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { heldSecrets } from "../../src/worker/checkout/held-secrets.js";
-import type { Git } from "../../src/worker/checkout/private-git.js";
+import type { TaskCheckout } from "../../src/worker/checkout/task-checkout.js";
 import { createPushGuard, gitPushDiff } from "../../src/worker/checkout/push-guard.js";
 import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
 import { config, FakeGitHub } from "./fakes.js";
@@ -48,8 +48,8 @@ async function runAgent(command: string) {
     ...deps,
     pushGuard: createPushGuard({
       secrets: heldSecrets(env, TOKEN),
-      // realDeps' git is the worker's own (boundary.ts), typed by the loop's narrower interface.
-      diff: gitPushDiff(deps.git as Git),
+      // realDeps' git is the task's checkout (boundary.ts); its repository is the worker's own.
+      diff: gitPushDiff((deps.git as TaskCheckout).repository),
       warn: (message) => warnings.push(message),
     }),
   });

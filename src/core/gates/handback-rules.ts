@@ -87,7 +87,9 @@ export function judgeHandback(entries: readonly HandbackEntry[]): HandbackVerdic
     if (entry.mode === "120000") {
       const target = entry.linkTarget ?? "";
       if (!linkStaysInside(entry.path, target)) {
-        refused.push(`${where}: a symbolic link that leaves the tree (${JSON.stringify(target.slice(0, 200))})`);
+        refused.push(
+          `${where}: a symbolic link that leaves the tree (${JSON.stringify(target.slice(0, 200))})`,
+        );
         continue;
       }
       gated.push({ rule: "symlink", where: "path", match: where, neverAutoApprove: false });

@@ -22,21 +22,21 @@ import { chmod, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import type { AgentUser } from "../isolation/agent-user.js";
-import { trustedShell } from "../isolation/trusted-binaries.js";
+import { trustedShell, workerBinaries } from "../isolation/trusted-binaries.js";
 import { runProcess } from "../processes/process.js";
 
 const PREAMBLE = [
   "set -e",
   // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here).
-  'repaired() { [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
-  'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
+  'repaired() { [ "$("$GIT" rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
+  'g() { "$GIT" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
   "neutral() { mkdir -p .git/info && printf '* -text -eol -crlf -ident -filter -working-tree-encoding\\n' > .git/info/attributes; }",
 ].join("\n");
 
 /** $1 bundle, $2 branch, $3 the commit the files are at when the worker moved the branch since (else empty). */
 const SYNC_SCRIPT = [
   PREAMBLE,
-  "repaired || { rm -rf .git; git init -q; }",
+  'repaired || { rm -rf .git; "$GIT" init -q; }',
   "neutral",
   'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
   'g symbolic-ref HEAD "refs/heads/$2"',
@@ -48,9 +48,9 @@ const SYNC_SCRIPT = [
   "  g reset -q",
   "fi",
   // The agent's own commits' identity, read in one process and written only when the agent changed it.
-  'if [ "$(git config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then',
-  '  git config user.name "$GIT_AUTHOR_NAME"',
-  '  git config user.email "$GIT_AUTHOR_EMAIL"',
+  'if [ "$("$GIT" config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then',
+  '  "$GIT" config user.name "$GIT_AUTHOR_NAME"',
+  '  "$GIT" config user.email "$GIT_AUTHOR_EMAIL"',
   "fi",
 ].join("\n");
 
@@ -67,9 +67,13 @@ const CAPTURE_SCRIPT = [
   'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q',
 ].join("\n");
 
-const RESET_SCRIPT = [PREAMBLE, "repaired || exit 10", "neutral", "g reset -q --hard HEAD", "g clean -fdq"].join(
-  "\n",
-);
+const RESET_SCRIPT = [
+  PREAMBLE,
+  "repaired || exit 10",
+  "neutral",
+  "g reset -q --hard HEAD",
+  "g clean -fdq",
+].join("\n");
 
 export class AgentGitError extends Error {
   override readonly name = "AgentGitError";
@@ -108,7 +112,10 @@ export class AgentSideGit {
   private env(): Record<string, string> {
     const author = this.options.author();
     return {
-      PATH: this.options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      // git and what it runs by name come from directories only root or the worker can write (a program
+      // planted on the worker's PATH would run as the agent only, but runs nowhere).
+      PATH: workerBinaries(this.options.parentEnv.PATH).searchPath,
+      GIT: workerBinaries(this.options.parentEnv.PATH).require("git"),
       LANG: this.options.parentEnv.LANG ?? "C.UTF-8",
       HOME: this.options.home,
       GIT_TERMINAL_PROMPT: "0",

@@ -115,10 +115,12 @@ export class Git {
   private readonly gitPath: string;
   private readonly hooksDir: string;
   private readonly homeDir: string | undefined;
+  private readonly emptyWorkTree: string;
 
   constructor(options: GitOptions) {
     this.gitDir = options.gitDir;
     this.hooksDir = path.join(options.stateDir, "no-hooks");
+    this.emptyWorkTree = path.join(options.stateDir, "no-work-tree");
     this.token = options.token;
     this.remote = options.remote ?? "origin";
     this.globalConfig = path.join(options.stateDir, "gitconfig");
@@ -174,6 +176,9 @@ export class Git {
 
   private commandLine(args: string[], network: boolean): { args: string[]; env: Record<string, string> } {
     const env: Record<string, string> = { ...this.baseEnv };
+    // A throwaway index (treeWith) is updated by commands that want a work tree: an empty one of the worker's.
+    const indexed = env.GIT_INDEX_FILE !== undefined;
+    if (indexed) env.GIT_WORK_TREE = this.emptyWorkTree;
     if (network && this.token) {
       const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
       env.GIT_CONFIG_COUNT = "1";
@@ -182,7 +187,7 @@ export class Git {
     }
     const full = [
       // No work tree, whatever the moved checkout's config says: a command that needs one fails.
-      "--bare",
+      ...(indexed ? [] : ["--bare"]),
       "--no-replace-objects",
       "-c",
       `core.hooksPath=${this.hooksDir}`,
@@ -270,6 +275,7 @@ export class Git {
   async prepare(): Promise<string[]> {
     await mkdir(path.dirname(this.globalConfig), { recursive: true, mode: 0o700 });
     await mkdir(this.hooksDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.emptyWorkTree, { recursive: true, mode: 0o700 });
     const home = this.homeDir;
     let copied = false;
     if (home) {
@@ -447,9 +453,7 @@ export class Git {
   }
 
   private async isAncestor(ancestor: string, of: string): Promise<boolean> {
-    return (
-      (await this.run(["merge-base", "--is-ancestor", ancestor, of], { allowFail: true })).code === 0
-    );
+    return (await this.run(["merge-base", "--is-ancestor", ancestor, of], { allowFail: true })).code === 0;
   }
 
   /** A commit of `tree` with these parents, made HEAD's branch's new commit; returns it. */

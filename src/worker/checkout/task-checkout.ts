@@ -72,6 +72,11 @@ export class TaskCheckout {
     this.warn = options.warn;
   }
 
+  /** The worker's private repository (objects only): what reads of the branch's content use. */
+  get repository(): Git {
+    return this.git;
+  }
+
   /** The hand-over and take-back around the agent's side's own runs (set once the boundary exists). */
   attach(access: AgentTreeAccess): void {
     this.access = access;

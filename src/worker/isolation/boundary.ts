@@ -321,6 +321,7 @@ export async function createIsolatedParts(options: {
       return results;
     },
   };
-  const setAuthor = (name: string | undefined, email: string | undefined) => privateGit.setAuthor(name, email);
+  const setAuthor = (name: string | undefined, email: string | undefined) =>
+    privateGit.setAuthor(name, email);
   return { git, agent, quality, boundary, setAuthor };
 }
