@@ -143,8 +143,9 @@ function npmLockLine(text: string, folder: string, registries: Registries): stri
     } else if ((key === "version" || key === "from") && value !== null) {
       const why = npmSpecRefusal(value, folder, registries);
       if (why) return why;
-    } else if (value === null && /\/|^\.\.$/.test(key) && !key.startsWith("node_modules/")) {
-      // A package entry's key is its folder: one outside the repository is a link to there.
+    } else if (value === null && /\/|^\.\.$/.test(key)) {
+      // A package entry's key is its folder (`node_modules/a`, `packages/web`): one outside the repository is a
+      // link to there, however it is spelled (`node_modules/a/../../../x`).
       const why = pathRefusal(key, folder);
       if (why) return why;
     } else if (value !== null && !NPM_LOCK_NOT_SOURCES.has(key)) {
@@ -224,13 +225,13 @@ function yarnLockLine(text: string, folder: string, registries: Registries): str
     }
     return null;
   }
-  const resolved = /^\s{1,8}resolved:?\s{1,4}"?([^"\s]{1,2000})"?\s*$/.exec(text);
+  const resolved = /^\s{1,40}resolved:?\s{1,4}"?([^"\s]{1,2000})"?\s*$/.exec(text);
   if (resolved) {
     const value = resolved[1]!;
     if (value.startsWith("file:")) return pathRefusal(value.slice(5).replace(/#.*$/, ""), folder);
     return urlRefusal(value.replace(/#.*$/, ""), registries);
   }
-  const resolution = /^\s{1,8}resolution:\s{1,4}"?([^"]{1,2000})"?\s*$/.exec(text);
+  const resolution = /^\s{1,40}resolution:\s{1,4}"?([^"]{1,2000})"?\s*$/.exec(text);
   if (resolution) return descriptorRefusal(resolution[1]!, folder, registries);
   return strayUrl(text, registries);
 }
@@ -247,6 +248,12 @@ function yamlPairs(text: string): { key: string; value: string }[] {
 }
 
 function pnpmLockLine(text: string, folder: string, registries: Registries): string | null {
+  const body = text.trim();
+  if (body === "" || body.startsWith("#")) return null;
+  // Every line pnpm writes is `key:`, `key: value` or a `- item`; a bare scalar continues a block the gate
+  // did not read (a `version: >-` whose value is on the next line), so it is refused, as are block scalars.
+  if (!/^(?:- |['"]?[^\s'"]{1,500}['"]?:(?:\s|$))/.test(body)) return `not understood: ${shorten(text)}`;
+  if (/:\s{1,10}[|>][-+0-9]{0,3}\s*$/.test(body)) return `block scalar: ${shorten(text)}`;
   for (const { key, value } of yamlPairs(text)) {
     if (key === "type" && value !== "directory") return shorten(text);
     if (key === "repo" || key === "commit" || key === "gitHosted") return shorten(text);

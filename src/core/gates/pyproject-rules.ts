@@ -123,7 +123,14 @@ function indexUrls(root: Table): string[] {
 }
 
 /** Build-time code that pyproject.toml names, whose change is an install-time change. */
-const BUILD_SETTINGS = ["build-system.backend-path", "tool.setuptools.cmdclass"];
+const BUILD_SETTINGS = [
+  "build-system.backend-path",
+  "tool.setuptools.cmdclass",
+  // poetry-core runs `tool.poetry.build.script` (or the older `build = "build.py"`) when it builds.
+  "tool.poetry.build",
+  // pdm-backend runs `tool.pdm.build.custom-hook` (default `pdm_build.py`, gated by name).
+  "tool.pdm.build.custom-hook",
+];
 
 /** Every `hooks` table under `tool.hatch` (build hooks and metadata hooks run Python at build time). */
 function hatchHooks(root: Table): string {

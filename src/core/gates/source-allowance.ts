@@ -225,5 +225,7 @@ export function pep508Refusal(requirement: string, registries: Registries): stri
     rest = rest.slice(close + 1).trimStart();
   }
   if (rest.startsWith("@")) return urlRefusal(rest.slice(1).trim(), registries);
+  // A version specifier never holds ` -`: that is an option (`-C`, `--global-option`) riding on the line.
+  if (/\s-/.test(rest)) return shorten(requirement);
   return /^[\s<>=!~,.*()A-Za-z0-9+_-]{0,500}$/.test(rest) ? null : shorten(requirement);
 }

@@ -9,6 +9,7 @@
  *
  * - install scripts (`lifecycleScripts`): files the ecosystems run at install or build time — `binding.gyp`
  *   (npm runs `node-gyp rebuild`), `build.rs` (Cargo compiles and runs it first), `setup.py`, `hatch_build.py`,
+ *   `pdm_build.py`,
  *   an in-tree PEP 517 backend (the folders `backend-path` names), a Cargo.toml `build` script — and, read from
  *   both versions of each npm-family manifest, install-time scripts and every script they reach
  *   (src/core/gates/package-manifest-rules.ts), a changed `workspaces`; pyproject.toml's build settings
@@ -103,13 +104,15 @@ const SETTINGS_FILES: readonly RegExp[] = [
 /**
  * Files an install or build runs: node-gyp's `binding.gyp`, Cargo's `build.rs`
  * (https://doc.rust-lang.org/cargo/reference/build-scripts.html), setuptools' `setup.py`, Hatch's
- * `hatch_build.py` (https://hatch.pypa.io/latest/plugins/build-hook/custom/).
+ * `hatch_build.py` (https://hatch.pypa.io/latest/plugins/build-hook/custom/), pdm-backend's `pdm_build.py`
+ * (https://backend.pdm-project.org/hooks/).
  */
 const BUILD_FILES: readonly RegExp[] = [
   /(?:^|\/)binding\.gyp$/,
   /(?:^|\/)build\.rs$/,
   /(?:^|\/)setup\.py$/,
   /(?:^|\/)hatch_build\.py$/,
+  /(?:^|\/)pdm_build\.py$/,
 ];
 
 /** Whether `path` is the build file `target`, or Python code under the backend folder `target`. */

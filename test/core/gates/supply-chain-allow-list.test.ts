@@ -45,6 +45,7 @@ describe("npm: package-lock.json and npm-shrinkwrap.json", () => {
       gatesLine("package-lock.json", '"resolved": "https://registry.npmjs.org/a/-/a-1.0.0.tgz" // x'),
     ).toBe(true);
     expect(gatesLine("package-lock.json", '    "../outside": {')).toBe(true);
+    expect(gatesLine("package-lock.json", '    "node_modules/a/../../../x": {')).toBe(true);
     expect(gatesLine("npm-shrinkwrap.json", '      "version": "user/repo#abc123",')).toBe(true);
     expect(gatesLine("package-lock.json", '      "resolved": "git+ssh://git@github.com/u/r.git#abc",')).toBe(
       true,
@@ -197,6 +198,10 @@ describe("pnpm: pnpm-lock.yaml", () => {
     expect(gatesLine("pnpm-lock.yaml", "        version: github.com/user/repo/abc123")).toBe(true);
     expect(gatesLine("pnpm-lock.yaml", "        version: link:../../outside")).toBe(true);
     expect(gatesLine("pnpm-lock.yaml", "  x@file:../../../x:")).toBe(true);
+    // A value the line does not hold (a block scalar, continued below) is not read as accepted.
+    expect(
+      rules([adding("pnpm-lock.yaml", ["        version: >-", "          github.com/user/repo/abc"])]),
+    ).toHaveLength(2);
     expect(
       gatesLine("pnpm-lock.yaml", "    resolution: {type: git, repo: https://github.com/u/r, commit: abc}"),
     ).toBe(true);
@@ -363,11 +368,15 @@ describe("Python: pyproject.toml, setup.py, requirements files, lockfiles", () =
     ).toEqual(["install-time build: _build/backend.py"]);
   });
 
-  it("setup.py and hatch_build.py: gated as install-time builds", () => {
+  it("setup.py, hatch_build.py, pdm_build.py and a Poetry build script: gated as install-time builds", () => {
     expect(rules([adding("setup.py", ["import os"])])).toEqual(["install-time build: setup.py"]);
     expect(rules([adding("pkg/hatch_build.py", ["x = 1"])])).toEqual([
       "install-time build: pkg/hatch_build.py",
     ]);
+    expect(rules([adding("pdm_build.py", ["x = 1"])])).toEqual(["install-time build: pdm_build.py"]);
+    expect(
+      rules([whole("pyproject.toml", pyproject, `${pyproject}\n[tool.poetry.build]\nscript = "build.py"\n`)]),
+    ).toEqual(["install-time build: pyproject.toml tool.poetry.build"]);
   });
 
   it("requirements files of any name: gates VCS, editable paths outside, trusted hosts, setup.py options", () => {
@@ -376,6 +385,7 @@ describe("Python: pyproject.toml, setup.py, requirements files, lockfiles", () =
     expect(gatesLine("dev.in", "-e ../../outside")).toBe(true);
     expect(gatesLine("requirements.txt", "--trusted-host pypi.evil.example")).toBe(true);
     expect(gatesLine("requirements.txt", "pkg==1.0 --global-option=--evil")).toBe(true);
+    expect(gatesLine("requirements.txt", "pkg==1.0 -C key=value")).toBe(true);
     expect(gatesLine("requirements.txt", "--extra-index-url https://pypi.evil.example/simple")).toBe(true);
     expect(gatesLine("requirements.txt", "pkg @ https://evil.example/pkg-1.0-py3-none-any.whl")).toBe(true);
   });
@@ -427,5 +437,32 @@ describe("Go: go.mod and go.work", () => {
       "toolchain go1.22.1",
     ]);
     expect(rules([mod, adding("go.work", ["use ./tools", "\t./cmd"])])).toEqual([]);
+  });
+});
+
+describe("docs/SECURITY.md's table", () => {
+  it("names only tests that exist here (a quoted name is the start of one)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const security = readFileSync("docs/SECURITY.md", "utf8");
+    const section = security.slice(
+      security.indexOf("### Supply-chain gate"),
+      security.indexOf("## What is not"),
+    );
+    const here = readFileSync("test/core/gates/supply-chain-allow-list.test.ts", "utf8");
+    const tests = Array.from(here.matchAll(/\bit\(\s*"([^"]+)"/g), (m) => m[1]!);
+    const rows = section.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| ---"));
+    expect(rows.length).toBeGreaterThan(15);
+    for (const row of rows.slice(1)) {
+      const cell = row.split(" | ").at(-1)!;
+      // Names of tests in other files follow that file's name; the rest are this file's.
+      const own = cell.split("`supply-chain-gate.test.ts`")[0]!;
+      for (const [, name] of own.matchAll(/"([^"]+)"/g)) {
+        const start = name!.replace(/(?:, )?…$/, "");
+        expect(
+          tests.some((t) => t.startsWith(start)),
+          `${start} (in: ${row.slice(0, 40)})`,
+        ).toBe(true);
+      }
+    }
   });
 });
