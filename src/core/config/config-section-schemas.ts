@@ -164,15 +164,16 @@ const SupplyChainSchema = z
         "Gate added or changed install-time scripts in any package.json, package.yaml or package.json5 " +
           "(preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they " +
           "reach), a changed `workspaces` list, and the files installs and builds run: `binding.gyp`, " +
-          "`build.rs` (and a Cargo.toml `build` script), `setup.py`, `hatch_build.py`, `pdm_build.py`, an " +
-          "in-tree pyproject.toml build backend (`backend-path`) and its code.",
+          "`build.rs` (and a Cargo.toml `build` script), `setup.py`, `setup.cfg`, `hatch_build.py`, " +
+          "`pdm_build.py`, an in-tree pyproject.toml build backend (`backend-path`) and its code, and " +
+          "dependency patches (`.yarn/patches/`, `patches/*.patch`).",
       ),
     registrySettings: z
       .boolean()
       .default(true)
       .describe(
         "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, " +
-          "`bunfig.toml`, `pip.conf`, `uv.toml`, `poetry.toml`, `pdm.toml`, `.cargo/config.toml`, …), index " +
+          "`bunfig.toml`, `pip.conf`, `uv.toml`, `poetry.toml`, `pdm.toml`, `.cargo/config.toml`, `rust-toolchain.toml`, …), index " +
           "settings in pyproject.toml, and a manifest's `packageManager`, `pnpm`, `trustedDependencies` and " +
           "`dependenciesMeta` fields.",
       ),

@@ -10,6 +10,7 @@
  * - install scripts (`lifecycleScripts`): files the ecosystems run at install or build time — `binding.gyp`
  *   (npm runs `node-gyp rebuild`), `build.rs` (Cargo compiles and runs it first), `setup.py`, `hatch_build.py`,
  *   `pdm_build.py`,
+ *   `setup.cfg`, dependency patches (`.yarn/patches/`, `patches/*.patch`),
  *   an in-tree PEP 517 backend (the folders `backend-path` names), a Cargo.toml `build` script — and, read from
  *   both versions of each npm-family manifest, install-time scripts and every script they reach
  *   (src/core/gates/package-manifest-rules.ts), a changed `workspaces`; pyproject.toml's build settings
@@ -17,7 +18,7 @@
  * - registry settings (`registrySettings`): the package managers' settings files — npm/Yarn/pnpm/Bun (`.npmrc`,
  *   `.yarnrc`, `.yarnrc.yml`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `.yarn/releases/`, `.yarn/plugins/`,
  *   `bunfig.toml`), Python (`pip.conf`, `pip.ini`, `uv.toml`, `poetry.toml`, `pdm.toml`; pyproject.toml's index
- *   settings), Cargo (`.cargo/config*`) — and a changed `packageManager`, `pnpm`, `trustedDependencies` or
+ *   settings), Cargo (`.cargo/config*`, `rust-toolchain.toml`) — and a changed `packageManager`, `pnpm`, `trustedDependencies` or
  *   `dependenciesMeta` in a manifest. Go reads its proxy settings from the environment, not the tree;
  *   `.pypirc` configures publishing, not installing, and publishing is a never-auto-approve rule already;
  * - package sources (`lockfileSources`): every source a lockfile's added lines or a manifest's entries name
@@ -99,13 +100,17 @@ const SETTINGS_FILES: readonly RegExp[] = [
   /(?:^|\/)poetry\.toml$/,
   /(?:^|\/)pdm\.toml$/,
   /(?:^|\/)\.cargo\/config(?:\.toml)?$/,
+  // rustup reads the toolchain to install from it, and `path` runs a local toolchain
+  // (https://rust-lang.github.io/rustup/overrides.html#the-toolchain-file).
+  /(?:^|\/)rust-toolchain(?:\.toml)?$/,
 ];
 
 /**
  * Files an install or build runs: node-gyp's `binding.gyp`, Cargo's `build.rs`
  * (https://doc.rust-lang.org/cargo/reference/build-scripts.html), setuptools' `setup.py`, Hatch's
  * `hatch_build.py` (https://hatch.pypa.io/latest/plugins/build-hook/custom/), pdm-backend's `pdm_build.py`
- * (https://backend.pdm-project.org/hooks/).
+ * (https://backend.pdm-project.org/hooks/), setuptools' `setup.cfg`, and the patches installs apply to
+ * dependencies.
  */
 const BUILD_FILES: readonly RegExp[] = [
   /(?:^|\/)binding\.gyp$/,
@@ -113,6 +118,12 @@ const BUILD_FILES: readonly RegExp[] = [
   /(?:^|\/)setup\.py$/,
   /(?:^|\/)hatch_build\.py$/,
   /(?:^|\/)pdm_build\.py$/,
+  // setuptools reads `cmdclass` and `setup_requires` from setup.cfg when it builds.
+  /(?:^|\/)setup\.cfg$/,
+  // Patches applied to dependencies when they are installed (Yarn's `patch:`, pnpm's patchedDependencies,
+  // patch-package's postinstall): a patch can give a dependency an install script.
+  /(?:^|\/)\.yarn\/patches\//,
+  /(?:^|\/)patches\/.{1,500}\.(?:patch|diff)$/,
 ];
 
 /** Whether `path` is the build file `target`, or Python code under the backend folder `target`. */

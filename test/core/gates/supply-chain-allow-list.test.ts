@@ -249,6 +249,16 @@ describe("Bun: bun.lock, bun.lockb, bunfig.toml", () => {
     ]);
   });
 
+  it("dependency patches (.yarn/patches, patches/*.patch): gated as install-time input", () => {
+    expect(rules([adding(".yarn/patches/left-pad-npm-1.0.0-abc.patch", ["+x"])])).toEqual([
+      "install-time build: .yarn/patches/left-pad-npm-1.0.0-abc.patch",
+    ]);
+    expect(rules([adding("patches/lodash+4.17.21.patch", ["+x"])])).toEqual([
+      "install-time build: patches/lodash+4.17.21.patch",
+    ]);
+    expect(rules([adding("src/patches.ts", ["x"])])).toEqual([]);
+  });
+
   it("bunfig.toml: gated as registry settings", () => {
     expect(rules([adding("bunfig.toml", ["[install]", 'registry = "https://evil.example"'])])).toEqual([
       "registry settings: bunfig.toml",
@@ -302,6 +312,12 @@ describe("Cargo: Cargo.lock, Cargo.toml, build.rs", () => {
   it("Cargo.toml: passes version bumps, in-repo paths, workspace inheritance", () => {
     const after = `${toml.replace('"1.0"', '"1.0.200"')}shared = { path = "../shared" }\ntokio = { workspace = true }\n`;
     expect(rules([whole("crates/a/Cargo.toml", toml, after)])).toEqual([]);
+  });
+
+  it("rust-toolchain.toml: gated as registry settings", () => {
+    expect(rules([adding("rust-toolchain.toml", ["[toolchain]", 'path = "/tmp/evil"'])])).toEqual([
+      "registry settings: rust-toolchain.toml",
+    ]);
   });
 
   it("build.rs and a Cargo.toml build script: gated as install-time builds", () => {
@@ -368,12 +384,15 @@ describe("Python: pyproject.toml, setup.py, requirements files, lockfiles", () =
     ).toEqual(["install-time build: _build/backend.py"]);
   });
 
-  it("setup.py, hatch_build.py, pdm_build.py and a Poetry build script: gated as install-time builds", () => {
+  it("setup.py, setup.cfg, hatch_build.py, pdm_build.py and a Poetry build script: gated as install-time builds", () => {
     expect(rules([adding("setup.py", ["import os"])])).toEqual(["install-time build: setup.py"]);
     expect(rules([adding("pkg/hatch_build.py", ["x = 1"])])).toEqual([
       "install-time build: pkg/hatch_build.py",
     ]);
     expect(rules([adding("pdm_build.py", ["x = 1"])])).toEqual(["install-time build: pdm_build.py"]);
+    expect(rules([adding("setup.cfg", ["[options]", "cmdclass = build=tools.evil:Build"])])).toEqual([
+      "install-time build: setup.cfg",
+    ]);
     expect(
       rules([whole("pyproject.toml", pyproject, `${pyproject}\n[tool.poetry.build]\nscript = "build.py"\n`)]),
     ).toEqual(["install-time build: pyproject.toml tool.poetry.build"]);
