@@ -10,7 +10,8 @@
  * - install scripts (`lifecycleScripts`): files the ecosystems run at install or build time — `binding.gyp`
  *   (npm runs `node-gyp rebuild`), `build.rs` (Cargo compiles and runs it first), `setup.py`, `hatch_build.py`,
  *   `pdm_build.py`,
- *   `setup.cfg`, dependency patches (`.yarn/patches/`, `patches/*.patch`),
+ *   `setup.cfg`, dependency patches (`.yarn/patches/`, `patches/*.patch`), Yarn's Plug'n'Play loader and
+ *   committed packages (`.pnp.cjs`, `.pnp.loader.mjs`, `.yarn/cache/`, `.yarn/unplugged/`),
  *   an in-tree PEP 517 backend (the folders `backend-path` names), a Cargo.toml `build` script — and, read from
  *   both versions of each npm-family manifest, install-time scripts and every script they reach
  *   (src/core/gates/package-manifest-rules.ts), a changed `workspaces`; pyproject.toml's build settings
@@ -124,6 +125,10 @@ const BUILD_FILES: readonly RegExp[] = [
   // patch-package's postinstall): a patch can give a dependency an install script.
   /(?:^|\/)\.yarn\/patches\//,
   /(?:^|\/)patches\/.{1,500}\.(?:patch|diff)$/,
+  // Yarn Plug'n'Play: the loader Yarn runs with every script, and the committed packages and their builds
+  // (https://yarnpkg.com/features/pnp).
+  /(?:^|\/)\.pnp\.(?:c?js|loader\.mjs)$/,
+  /(?:^|\/)\.yarn\/(?:cache|unplugged)\//,
 ];
 
 /** Whether `path` is the build file `target`, or Python code under the backend folder `target`. */

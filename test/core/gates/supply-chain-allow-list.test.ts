@@ -185,6 +185,16 @@ describe("Yarn: yarn.lock (1 and Berry) and .yarnrc.yml", () => {
     expect(rules([berry])).toEqual([]);
   });
 
+  it("Plug'n'Play (.pnp.cjs, .pnp.loader.mjs, .yarn/cache, .yarn/unplugged): gated as install-time input", () => {
+    for (const path of [
+      ".pnp.cjs",
+      ".pnp.loader.mjs",
+      ".yarn/cache/x-npm-1.0.0-abc.zip",
+      ".yarn/unplugged/x/a.js",
+    ])
+      expect(rules([adding(path, ["x"])])).toEqual([`install-time build: ${path}`]);
+  });
+
   it(".yarnrc.yml: gated as registry settings", () => {
     expect(rules([adding(".yarnrc.yml", ['npmRegistryServer: "https://evil.example"'])])).toEqual([
       "registry settings: .yarnrc.yml",
@@ -484,4 +494,39 @@ describe("docs/SECURITY.md's table", () => {
       }
     }
   });
+});
+
+describe("bounded work on hostile lines", () => {
+  const paths = [
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "Cargo.lock",
+    "poetry.lock",
+    "uv.lock",
+    "Pipfile.lock",
+    "go.mod",
+    "requirements.txt",
+  ];
+  const hostile = [
+    " ".repeat(100_000),
+    '"a'.repeat(50_000),
+    "a@".repeat(50_000),
+    "a: ".repeat(33_000),
+    `${'x = "'.repeat(20_000)}`,
+    `https://${"a".repeat(100_000)}`,
+    `"${"\\\\".repeat(50_000)}`,
+    `pkg ${"=".repeat(100_000)}`,
+    `- ${"-".repeat(100_000)}`,
+  ];
+  for (const path of paths) {
+    it(`${path}: a 100 KB crafted line is judged quickly`, () => {
+      for (const line of hostile) {
+        const started = performance.now();
+        supplyChainRules([adding(path, [line])], ON);
+        expect(performance.now() - started).toBeLessThan(1000);
+      }
+    });
+  }
 });
