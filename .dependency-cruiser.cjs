@@ -17,12 +17,13 @@ module.exports = {
       severity: "error",
       comment:
         "src/core holds decisions only: no I/O. It may import itself and pure libraries (zod, yaml, markdown-table, " +
-          "re2js, the mdast/micromark Markdown parser, fast-xml-parser for coverage reports, lru-cache for the kept task graphs).",
+          "re2js, the mdast/micromark Markdown parser, fast-xml-parser for coverage reports, lru-cache for the kept task graphs, " +
+          "json5 and smol-toml for the manifests the supply-chain gate reads).",
       from: { path: "^src/core/" },
       to: {
         pathNot: [
           "^src/core/",
-          "node_modules/(zod|yaml|markdown-table|re2js|mdast-util-from-markdown|mdast-util-gfm|micromark-extension-gfm|@types/mdast|fast-xml-parser|lru-cache)/",
+          "node_modules/(zod|yaml|markdown-table|re2js|mdast-util-from-markdown|mdast-util-gfm|micromark-extension-gfm|@types/mdast|fast-xml-parser|lru-cache|json5|smol-toml)/",
         ],
       },
     },

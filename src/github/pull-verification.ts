@@ -13,20 +13,23 @@
  * Docs: https://docs.github.com/en/rest/commits/commits#compare-two-commits
  * Neither endpoint shows file modes, so symlinks and submodules come from the head commit's tree:
  * https://docs.github.com/en/rest/git/trees#get-a-tree (mode `120000` symlink, `160000` submodule).
- * A changed package.json is read whole at the merge base and at the head (REST "Get repository content",
+ * A changed manifest (package.json, package.yaml, package.json5, Cargo.toml, pyproject.toml) is read whole at
+ * the merge base and at the head (REST "Get repository content",
  * https://docs.github.com/en/rest/repos/contents#get-repository-content): whether a changed line is an install
- * script, or reaches one through `npm run`, needs the parsed file, which a patch does not show.
+ * script, or reaches one through `npm run`, or which table a TOML key lies in, needs the parsed file, which a
+ * patch does not show.
  */
 import { parseDashboard } from "../core/dashboard/index.js";
 import type { DiffFile, PullDiff } from "../core/gates/diff-gate.js";
 import { trustedOpenPulls } from "../core/gates/pull-trust.js";
+import { readsWholeManifest } from "../core/gates/supply-chain-gate.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { OctokitSurface, RepoRef } from "./transport/octokit-surface.js";
 import { statusOf } from "./transport/errors.js";
 
 /** The compare endpoint's documented cap on listed files. */
 const COMPARE_MAX_FILES = 300;
-/** package.json files read per diff at most; the rest count as not read (the gate fires on them). */
+/** Manifests read per diff at most; the rest count as not read (the gate fires on them). */
 const MAX_MANIFESTS_PER_DIFF = 20;
 /** Diffs read per reconcile at most; the others wait for the next one. */
 const MAX_DIFFS_PER_RECONCILE = 10;
@@ -126,16 +129,14 @@ async function readPullDiff(
   }
 }
 
-/** Reads both versions of each changed package.json; one that cannot be read is left without (and gated). */
+/** Reads both versions of each changed manifest; one that cannot be read is left without (and gated). */
 async function readManifests(
   ctx: VerificationContext,
   files: DiffFile[],
   mergeBase: string,
   head: string,
 ): Promise<void> {
-  const manifests = files.filter(
-    (f) => f.status !== "removed" && f.filename.slice(f.filename.lastIndexOf("/") + 1) === "package.json",
-  );
+  const manifests = files.filter((f) => f.status !== "removed" && readsWholeManifest(f.filename));
   for (const file of manifests.slice(0, MAX_MANIFESTS_PER_DIFF)) {
     try {
       const after = await readText(ctx, file.filename, head);

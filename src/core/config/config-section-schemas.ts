@@ -161,24 +161,30 @@ const SupplyChainSchema = z
       .boolean()
       .default(true)
       .describe(
-        "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, " +
-          "prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, " +
-          "and a `binding.gyp`.",
+        "Gate added or changed install-time scripts in any package.json, package.yaml or package.json5 " +
+          "(preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they " +
+          "reach), a changed `workspaces` list, and the files installs and builds run: `binding.gyp`, " +
+          "`build.rs` (and a Cargo.toml `build` script), `setup.py`, `setup.cfg`, `hatch_build.py`, " +
+          "`pdm_build.py`, an in-tree pyproject.toml build backend (`backend-path`) and its code, and " +
+          "dependency patches (`.yarn/patches/`, `patches/*.patch`).",
       ),
     registrySettings: z
       .boolean()
       .default(true)
       .describe(
         "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, " +
-          "`pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, …), index settings in pyproject.toml, " +
-          "and package.json's `packageManager` and `pnpm` fields.",
+          "`bunfig.toml`, `pip.conf`, `uv.toml`, `poetry.toml`, `pdm.toml`, `.cargo/config.toml`, `rust-toolchain.toml`, …), index " +
+          "settings in pyproject.toml, and a manifest's `packageManager`, `pnpm`, `trustedDependencies` and " +
+          "`dependenciesMeta` fields.",
       ),
     lockfileSources: z
       .boolean()
       .default(true)
       .describe(
-        "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on " +
-          "another host, git, a local path, a go.mod `replace`, a requirements `--index-url`).",
+        "Accept lockfile and manifest sources only from `registries`, registry versions, and paths inside " +
+          "the repository; gate everything else (git, a tarball URL on another host, a GitHub shorthand, a " +
+          "path outside the repository, a go.mod `replace` by another module) and any lockfile or manifest " +
+          "the gate cannot read (`bun.lockb`, an unparseable file).",
       ),
     registries: z
       .array(

@@ -149,10 +149,28 @@ describe("registry settings", () => {
   });
 
   it("gates index settings in pyproject.toml and a new packageManager, not a project URL", () => {
+    const project = '[project]\nname = "app"\n';
     expect(
-      rules([adding("pyproject.toml", ["[[tool.uv.index]]", 'url = "https://pypi.evil.example/simple"'])]),
-    ).toEqual(["registry settings: pyproject.toml:11", "registry settings: pyproject.toml:12"]);
-    expect(rules([adding("pyproject.toml", ['Homepage = "https://github.com/acme/app"'])])).toEqual([]);
+      rules([
+        manifest(
+          project,
+          `${project}[[tool.uv.index]]\nname = "x"\nurl = "https://pypi.evil.example/simple"\n`,
+          "pyproject.toml",
+        ),
+      ]),
+    ).toEqual([
+      "registry settings: pyproject.toml tool.uv.index",
+      "package source: pyproject.toml index: https://pypi.evil.example/simple",
+    ]);
+    expect(
+      rules([
+        manifest(
+          project,
+          `${project}[project.urls]\nHomepage = "https://github.com/acme/app"\n`,
+          "pyproject.toml",
+        ),
+      ]),
+    ).toEqual([]);
     expect(rules([manifest(pkg({}), pkg({ packageManager: "yarn@4.1.0" }))])).toEqual([
       "package manager changed: package.json packageManager",
     ]);
@@ -199,7 +217,15 @@ describe("package sources in lockfiles", () => {
       rules([adding("Cargo.lock", ['source = "registry+https://github.com/rust-lang/crates.io-index"'])]),
     ).toEqual([]);
     expect(rules([adding("Cargo.lock", ['source = "git+https://github.com/x/serde#abc"'])])).toHaveLength(1);
-    expect(rules([adding("Cargo.toml", ['serde = { git = "https://github.com/x/serde" }'])])).toHaveLength(1);
+    expect(
+      rules([
+        manifest(
+          "[dependencies]\n",
+          '[dependencies]\nserde = { git = "https://github.com/x/serde" }\n',
+          "Cargo.toml",
+        ),
+      ]),
+    ).toEqual(["package source: Cargo.toml dependencies.serde: git https://github.com/x/serde"]);
     expect(rules([adding("go.mod", ["replace golang.org/x/net => ../net"])])).toHaveLength(1);
     expect(rules([adding("go.mod", ["require golang.org/x/net v0.30.0"])])).toEqual([]);
     expect(
