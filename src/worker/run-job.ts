@@ -3,7 +3,7 @@
  * user and the boundary between the worker and the agent (agent-user.ts, boundary.ts) set up before any agent
  * runs, the real dependencies wired (git, the agent process, the quality commands), the job run (job.ts), and the
  * report — outputs, the job summary, and `core.setFailed` when the job itself should show red. Every log line
- * goes through log-text.ts. worker-action.ts loads this file only after the inputs are read and the secrets masked,
+ * goes through job-log.ts (the agent's output inside stop-commands blocks, everything escaped: log-text.ts). worker-action.ts loads this file only after the inputs are read and the secrets masked,
  * so the action's first line is not held up by code it does not need yet.
  */
 import { mkdtemp, readFile } from "node:fs/promises";
@@ -24,21 +24,14 @@ import { heldSecrets } from "./checkout/held-secrets.js";
 import { createPushGuard, gitPushDiff } from "./checkout/push-guard.js";
 import { applyWorkerOverrides, jobDirections } from "./settings/config-input.js";
 import { InputError, type WorkerInput } from "./settings/inputs.js";
-import { safeLogText } from "./log-text.js";
+import { createJobLog, type JobLog } from "./job-log.js";
 import { refuseToStart, runWorker } from "./job.js";
 import { chooseWorkerConfig } from "./settings/worker-config.js";
-import type { WorkerLog, WorkerRun } from "./worker-deps.js";
+import type { WorkerRun } from "./worker-deps.js";
 import { summaryRows } from "./progress/report.js";
 
 /** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */
 const FAILING_OUTCOMES = new Set(["failed", "auth", "quota"]);
-
-const coreLog: WorkerLog = {
-  debug: (message) => core.debug(safeLogText(message)),
-  info: (message) => core.info(safeLogText(message)),
-  warning: (message) => core.warning(safeLogText(message)),
-  error: (message) => core.error(safeLogText(message)),
-};
 
 async function readConfigFile(workspace: string): Promise<string | null> {
   try {
@@ -90,6 +83,16 @@ interface JobStart {
 
 /** Runs the job for inputs already read; throws what should fail the job (the caller reports it). */
 export async function runJob(start: JobStart): Promise<WorkerRun> {
+  // One log, with its own stop-commands token, per job; whatever it holds is written before the job's end.
+  const coreLog = createJobLog();
+  try {
+    return await runWith(start, coreLog);
+  } finally {
+    coreLog.flush();
+  }
+}
+
+async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
   const { inputs, env } = start;
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
@@ -100,7 +103,12 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     userAgent: "autopilot-worker",
     ...(start.fetch ? { fetch: start.fetch } : {}),
     // Octokit logs every request (a 404 the worker expects included) at info/error: keep that for debugging.
-    log: { debug: core.debug, info: core.debug, warn: core.warning, error: core.debug },
+    log: {
+      debug: (message) => coreLog.debug(message),
+      info: (message) => coreLog.debug(message),
+      warn: (message) => coreLog.warning(message),
+      error: (message) => coreLog.debug(message),
+    },
   });
   const github = createWorkerGitHub(octokit, { owner, repo });
   const defaultBranch = (await defaultBranchFromEvent(env)) ?? (await github.getDefaultBranch());
@@ -165,8 +173,8 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     // The author the inputs name; else the token's own account, set once the claim's query has read it.
     ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
     ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
-    onLine: (line) => core.info(safeLogText(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`)),
-    warn: (message) => core.warning(safeLogText(message)),
+    onLine: (line) => coreLog.output(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`),
+    warn: (message) => coreLog.warning(message),
   });
   start.onBoundary(parts.boundary);
 
@@ -181,13 +189,13 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     onRefused: (host, why) => {
       if (loggedRefusals.has(host) || loggedRefusals.size >= 100) return;
       loggedRefusals.add(host);
-      core.info(safeLogText(`egress proxy refused ${host}: ${why}`));
+      coreLog.info(`egress proxy refused ${host}: ${why}`);
     },
   });
   user.useNetwork(egress.network);
-  if (egress.access) core.warning(describeEgress(egress));
-  else core.info(describeEgress(egress));
-  for (const warning of egress.warnings) core.warning(warning);
+  if (egress.access) coreLog.warning(describeEgress(egress));
+  else coreLog.info(describeEgress(egress));
+  for (const warning of egress.warnings) coreLog.warning(warning);
 
   let run: WorkerRun;
   try {
@@ -218,6 +226,7 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
   } finally {
     await egress.close();
   }
+  coreLog.flush();
   await report(run);
   return run;
 }

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
 import { processesOf } from "../../src/worker/isolation/agent-user.js";
+import { commandsRun } from "../helpers/runner-commands.js";
 import { type ActionsRunner, type RunRecord, startActions } from "../../sandbox/emulator/actions/actions.js";
 import { AUTOPILOT_JOB_USER, isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
@@ -355,5 +356,11 @@ describe("a hostile agent run by the real worker on the sandbox", () => {
     expect(messages).not.toContain("INJECTED");
     expect(record.log.join("\n")).toContain("INJECTED-BY-AGENT");
     expect(record.log.filter((line) => /INJECTED/.test(line) && /^\s*(::|##\[)/.test(line))).toEqual([]);
+    // Read as the runner reads it (test/helpers/runner-commands.ts), the log runs none of the agent's commands,
+    // and the agent's output sits between stop-commands markers.
+    const log = record.log.join("\n");
+    expect(commandsRun(log).filter((c) => /INJECTED/.test(`${c.name} ${c.data}`))).toEqual([]);
+    expect(log).toContain("INJECTED-OLD-FORM");
+    expect(log).toMatch(/^::stop-commands::[0-9a-f]{32}$/m);
   });
 });

@@ -26,6 +26,7 @@ function runProbe(isolation: "namespace" | "uid"): {
   agentUid?: number;
   lines?: string[];
   left?: number[];
+  chainStopped?: boolean;
 } {
   const uid = execFileSync("id", ["-u", WORKER], { encoding: "utf8" }).trim();
   const out = execFileSync(
@@ -64,6 +65,14 @@ beforeAll(async () => {
   // gain root through one would own the runner.
   await copyFile("/usr/bin/id", join(dir, "suid-id"));
   await chmod(join(dir, "suid-id"), 0o4755);
+  // A fork chain for the agent to leave behind (each process forks its successor and exits).
+  execFileSync("gcc", [
+    "-O0",
+    "-o",
+    join(dir, "fork-chain"),
+    join(import.meta.dirname, "fixtures", "fork-chain.c"),
+  ]);
+  await chmod(join(dir, "fork-chain"), 0o755);
   await writeFile(SUDOERS, `${WORKER} ALL=(ALL:ALL) NOPASSWD: ALL\n`, { mode: 0o440 });
 });
 
@@ -74,7 +83,7 @@ afterAll(async () => {
 
 describe("a non-root worker with password-less sudo", () => {
   it.each(["namespace", "uid"] as const)(
-    "%s: runs the agent as another user that cannot read its environment, use sudo or a setuid-root binary, and kills its daemon",
+    "%s: runs the agent as another user that cannot read its environment, use sudo or a setuid-root binary, and kills its daemon and its fork chain",
     (isolation) => {
       const result = runProbe(isolation);
       expect(result.ok, result.error).toBe(true);
@@ -82,6 +91,7 @@ describe("a non-root worker with password-less sudo", () => {
       expect(result.agentUid).not.toBe(result.workerUid);
       expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO", "NO-SETUID-ROOT"]);
       expect(result.left).toEqual([]);
+      expect(result.chainStopped).toBe(true);
     },
     120_000,
   );

@@ -22,14 +22,15 @@
  * - neither: isolation is impossible and the worker refuses to start unless the configuration says
  *   `isolation: none`.
  *
- * At the end of every agent or quality run every process of the uid is killed — in `namespace` mode the kernel
- * has already ended them with the sandbox's PID 1, and the scan of /proc is a second belt — and the
+ * At the end of every agent or quality run every process of the uid is killed (uid-kill.ts: kill(-1) as the uid,
+ * which a fork chain cannot outrun, until a scan of /proc finds none) — in `namespace` mode the kernel has
+ * already ended them with the sandbox's PID 1, and that kill is a second belt — and the
  * directories the agent worked in are taken back (owned by the worker again, no group/other write bits) before
  * the worker's git reads them.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { type AgentView, bwrapArgs, commandPaths, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
 import { isToolchainName } from "./agent-env.js";
@@ -37,6 +38,10 @@ import { claimAgentSlot, SLOT_COUNT } from "./agent-slots.js";
 import type { AgentNetwork } from "../network/agent-network.js";
 import { trustedBinary, workerBinaries } from "./trusted-binaries.js";
 import type { TreeWrites } from "../checkout/tree-writes.js";
+import { killUid } from "./uid-kill.js";
+
+// The /proc scan lives with the kill (uid-kill.ts); callers and tests keep reaching it here.
+export { processesOf } from "./uid-kill.js";
 
 /** How a command is started as the agent user. */
 export interface Wrapped {
@@ -122,43 +127,6 @@ function requiredBinary(name: string): string {
     return workerBinaries().require(name);
   } catch (error) {
     throw new IsolationError(`the agent cannot be isolated: ${(error as Error).message}`);
-  }
-}
-
-/** The pids of every process whose real or effective uid is `uid`, from /proc (readable by anyone). */
-export async function processesOf(uid: number): Promise<number[]> {
-  const pids: number[] = [];
-  let entries: string[] = [];
-  try {
-    entries = await readdir("/proc");
-  } catch {
-    return pids;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = await readFile(`/proc/${entry}/status`, "utf8");
-      const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-      if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
-        // A zombie whose threads are all gone holds nothing and cannot be killed; its parent reaps it. But a
-        // leader that called pthread_exit() while another thread runs also shows as a zombie: that one lives,
-        // and SIGKILL to its pid kills the whole thread group.
-        if (/^State:\s+Z/m.test(status) && !(await hasOtherThreads(entry))) continue;
-        pids.push(Number(entry));
-      }
-    } catch {
-      /* the process ended while we looked */
-    }
-  }
-  return pids;
-}
-
-/** Whether the thread group of `pid` has a thread besides its leader (a leader that exited alone). */
-async function hasOtherThreads(pid: string): Promise<boolean> {
-  try {
-    return (await readdir(`/proc/${pid}/task`)).some((task) => task !== pid);
-  } catch {
-    return false;
   }
 }
 
@@ -350,31 +318,7 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     name,
     uid: ids.uid,
     wrap,
-    async killAll() {
-      let found = 0;
-      // In a namespace the kernel ended them with the sandbox's PID 1; this scan is the belt (and the only wall
-      // in `uid` mode). A process may fork while we look: repeat until none is left (bounded, for a fork bomb).
-      for (let round = 0; round < 50; round++) {
-        const pids = await processesOf(ids.uid);
-        if (pids.length === 0) return found;
-        found += pids.length;
-        if (root) {
-          for (const pid of pids) {
-            try {
-              process.kill(pid, "SIGKILL");
-            } catch {
-              /* gone already */
-            }
-          }
-        } else {
-          await privileged(kill, ["-KILL", "--", ...pids.map(String)]);
-        }
-        await delay(round < 5 ? 10 : 100);
-      }
-      const left = await processesOf(ids.uid);
-      if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
-      return found;
-    },
+    killAll: () => killUid({ name, uid: ids.uid, gid: ids.gid, setpriv, kill, sudo: root ? null : sudo! }),
     async give(dirs, written) {
       const existing = dirs.filter((dir) => existsSync(dir));
       if (existing.length === 0) return;
