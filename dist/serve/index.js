@@ -47,9 +47,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/deepmerge/dist/cjs.js
+// ../main/node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "../main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -150,9 +150,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-helpers.js
+// ../main/node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err) => {
       return err && typeof err.message === "string";
@@ -207,9 +207,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-proto.js
+// ../main/node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -258,9 +258,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err.js
+// ../main/node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -298,9 +298,9 @@ var require_err = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-with-cause.js
+// ../main/node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -341,9 +341,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/req.js
+// ../main/node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -436,9 +436,9 @@ var require_req = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/res.js
+// ../main/node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -485,9 +485,9 @@ var require_res = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/index.js
+// ../main/node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "../main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -522,9 +522,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// node_modules/pino/lib/caller.js
+// ../main/node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "node_modules/pino/lib/caller.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -555,9 +555,9 @@ var require_caller = __commonJS({
   }
 });
 
-// node_modules/@pinojs/redact/index.js
+// ../main/node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "../main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -988,9 +988,9 @@ var require_redact = __commonJS({
   }
 });
 
-// node_modules/pino/lib/symbols.js
+// ../main/node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -1061,9 +1061,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// node_modules/pino/lib/redaction.js
+// ../main/node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -1143,9 +1143,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// node_modules/pino/lib/time.js
+// ../main/node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "node_modules/pino/lib/time.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -1174,9 +1174,9 @@ var require_time = __commonJS({
   }
 });
 
-// node_modules/quick-format-unescaped/index.js
+// ../main/node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "../main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o2) {
       try {
@@ -1293,9 +1293,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// node_modules/atomic-sleep/index.js
+// ../main/node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "../main/node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep2 = function(ms) {
@@ -1328,9 +1328,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// node_modules/sonic-boom/index.js
+// ../main/node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "node_modules/sonic-boom/index.js"(exports2, module2) {
+  "../main/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("fs");
     var EventEmitter = __require("events");
@@ -1915,9 +1915,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// node_modules/on-exit-leak-free/index.js
+// ../main/node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "../main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -2009,9 +2009,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// node_modules/thread-stream/package.json
+// ../main/node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "node_modules/thread-stream/package.json"(exports2, module2) {
+  "../main/node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -2070,9 +2070,9 @@ var require_package = __commonJS({
   }
 });
 
-// node_modules/thread-stream/lib/wait.js
+// ../main/node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "../main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index2, expected, timeout, done) {
@@ -2140,9 +2140,9 @@ var require_wait = __commonJS({
   }
 });
 
-// node_modules/thread-stream/lib/indexes.js
+// ../main/node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "../main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -2155,9 +2155,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// node_modules/thread-stream/index.js
+// ../main/node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "node_modules/thread-stream/index.js"(exports2, module2) {
+  "../main/node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter } = __require("events");
@@ -2720,9 +2720,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// node_modules/pino/lib/transport.js
+// ../main/node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "node_modules/pino/lib/transport.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire2 } = __require("module");
     var { existsSync: existsSync2 } = __require("node:fs");
@@ -2952,9 +2952,9 @@ var require_transport = __commonJS({
   }
 });
 
-// node_modules/pino/lib/tools.js
+// ../main/node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "node_modules/pino/lib/tools.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format = require_quick_format_unescaped();
@@ -3281,9 +3281,9 @@ var require_tools = __commonJS({
   }
 });
 
-// node_modules/pino/lib/constants.js
+// ../main/node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "node_modules/pino/lib/constants.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -3303,9 +3303,9 @@ var require_constants = __commonJS({
   }
 });
 
-// node_modules/pino/lib/levels.js
+// ../main/node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "node_modules/pino/lib/levels.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -3496,17 +3496,17 @@ var require_levels = __commonJS({
   }
 });
 
-// node_modules/pino/lib/meta.js
+// ../main/node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "node_modules/pino/lib/meta.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// node_modules/pino/lib/proto.js
+// ../main/node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "node_modules/pino/lib/proto.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter } = __require("node:events");
     var {
@@ -3734,9 +3734,9 @@ var require_proto = __commonJS({
   }
 });
 
-// node_modules/safe-stable-stringify/index.js
+// ../main/node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "../main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty: hasOwnProperty2 } = Object.prototype;
     var stringify = configure2();
@@ -4330,9 +4330,9 @@ ${originalIndentation}`;
   }
 });
 
-// node_modules/pino/lib/multistream.js
+// ../main/node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "../main/node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -4500,9 +4500,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// node_modules/pino/pino.js
+// ../main/node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "node_modules/pino/pino.js"(exports2, module2) {
+  "../main/node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -4731,9 +4731,9 @@ var require_pino = __commonJS({
   }
 });
 
-// node_modules/colorette/index.cjs
+// ../main/node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "node_modules/colorette/index.cjs"(exports2) {
+  "../main/node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty = __require("tty");
@@ -4915,9 +4915,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// node_modules/wrappy/wrappy.js
+// ../main/node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "../main/node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -4945,9 +4945,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// node_modules/once/once.js
+// ../main/node_modules/once/once.js
 var require_once = __commonJS({
-  "node_modules/once/once.js"(exports2, module2) {
+  "../main/node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once);
     module2.exports.strict = wrappy(onceStrict);
@@ -4989,9 +4989,9 @@ var require_once = __commonJS({
   }
 });
 
-// node_modules/end-of-stream/index.js
+// ../main/node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "node_modules/end-of-stream/index.js"(exports2, module2) {
+  "../main/node_modules/end-of-stream/index.js"(exports2, module2) {
     var once = require_once();
     var noop5 = function() {
     };
@@ -5072,9 +5072,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// node_modules/pump/index.js
+// ../main/node_modules/pump/index.js
 var require_pump = __commonJS({
-  "node_modules/pump/index.js"(exports2, module2) {
+  "../main/node_modules/pump/index.js"(exports2, module2) {
     var once = require_once();
     var eos = require_end_of_stream();
     var fs;
@@ -5147,9 +5147,9 @@ var require_pump = __commonJS({
   }
 });
 
-// node_modules/split2/index.js
+// ../main/node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "node_modules/split2/index.js"(exports2, module2) {
+  "../main/node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform2 } = __require("stream");
     var { StringDecoder } = __require("string_decoder");
@@ -5248,9 +5248,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// node_modules/pino-abstract-transport/index.js
+// ../main/node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "../main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -5366,9 +5366,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/constants.js
+// ../main/node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -5412,9 +5412,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// ../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -5434,9 +5434,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/colors.js
+// ../main/node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input2) => input2;
     var plain = {
@@ -5528,9 +5528,9 @@ var require_colors = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// ../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("node:fs");
     var EventEmitter = __require("node:events");
@@ -6290,18 +6290,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/noop.js
+// ../main/node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop5() {
     };
   }
 });
 
-// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// ../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -6350,9 +6350,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/is-valid-date.js
+// ../main/node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -6361,9 +6361,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/create-date.js
+// ../main/node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -6378,9 +6378,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/split-property-key.js
+// ../main/node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key) {
@@ -6413,9 +6413,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/get-property-value.js
+// ../main/node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -6432,9 +6432,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/delete-log-property.js
+// ../main/node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -6450,9 +6450,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// node_modules/fast-copy/dist/cjs/index.cjs
+// ../main/node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "../main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -6770,9 +6770,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/filter-log.js
+// ../main/node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -6826,9 +6826,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// node_modules/dateformat/lib/dateformat.js
+// ../main/node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "../main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -7079,9 +7079,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/format-time.js
+// ../main/node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime2;
     var {
@@ -7118,9 +7118,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// ../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -7143,9 +7143,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// ../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -7171,9 +7171,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// ../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -7196,9 +7196,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/is-object.js
+// ../main/node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject2;
     function isObject2(input2) {
@@ -7207,9 +7207,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// ../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input2, ident = "    ", eol = "\n" }) {
@@ -7222,9 +7222,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// ../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -7320,9 +7320,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// node_modules/fast-safe-stringify/index.js
+// ../main/node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "../main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify;
     stringify.default = stringify;
     stringify.stable = deterministicStringify;
@@ -7514,9 +7514,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// ../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -7526,9 +7526,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-error.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -7562,9 +7562,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-object.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -7630,9 +7630,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -7685,9 +7685,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-level.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -7712,9 +7712,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-message.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -7760,9 +7760,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -7801,9 +7801,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-time.js
+// ../main/node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime2 = require_format_time();
@@ -7827,9 +7827,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/index.js
+// ../main/node_modules/pino-pretty/lib/utils/index.js
 var require_utils = __commonJS({
-  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -7860,9 +7860,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/secure-json-parse/index.js
+// ../main/node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "../main/node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -7966,9 +7966,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/pretty.js
+// ../main/node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -8101,9 +8101,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/index.js
+// ../main/node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "node_modules/pino-pretty/index.js"(exports2, module2) {
+  "../main/node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -8234,9 +8234,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// node_modules/bottleneck/light.js
+// ../main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -9553,9 +9553,9 @@ var require_light = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -9610,9 +9610,9 @@ var require_identity = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports2) {
+  "../main/node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -9768,9 +9768,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -9939,9 +9939,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -10009,9 +10009,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -10059,9 +10059,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -10089,9 +10089,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -10130,9 +10130,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -10248,9 +10248,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -10278,9 +10278,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -10353,9 +10353,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -10496,9 +10496,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment2, indent2) {
@@ -10513,9 +10513,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -10649,9 +10649,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -10932,9 +10932,9 @@ ${indent2}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -11056,9 +11056,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -11189,9 +11189,9 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports2) {
+  "../main/node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -11211,9 +11211,9 @@ var require_log = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -11271,9 +11271,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -11335,9 +11335,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -11375,9 +11375,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -11526,9 +11526,9 @@ ${indent2}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -11670,9 +11670,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -11692,9 +11692,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -11808,9 +11808,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -11830,9 +11830,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -11849,9 +11849,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -11867,9 +11867,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -11891,9 +11891,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -11918,9 +11918,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -11964,9 +11964,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12009,9 +12009,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12037,9 +12037,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -12104,9 +12104,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -12170,9 +12170,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -12248,9 +12248,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -12326,9 +12326,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -12358,9 +12358,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -12407,9 +12407,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12486,9 +12486,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -12575,9 +12575,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -12663,9 +12663,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12707,9 +12707,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12801,9 +12801,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -12833,9 +12833,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -12913,9 +12913,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -13222,9 +13222,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../main/node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports2) {
+  "../main/node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code19, message) {
@@ -13287,9 +13287,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -13421,9 +13421,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -13463,9 +13463,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -13481,9 +13481,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -13497,9 +13497,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -13605,9 +13605,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -13656,9 +13656,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment2 = "";
@@ -13699,9 +13699,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -13893,9 +13893,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -13958,9 +13958,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -14141,9 +14141,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -14362,9 +14362,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -14443,9 +14443,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -14473,9 +14473,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -14579,9 +14579,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -14622,9 +14622,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -14830,9 +14830,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -15015,9 +15015,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -15076,9 +15076,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -15138,9 +15138,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -15240,9 +15240,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -15829,9 +15829,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -15860,9 +15860,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -16734,9 +16734,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports2) {
+  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16831,9 +16831,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
+// ../main/node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports2) {
+  "../main/node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16883,9 +16883,9 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/parser.js
+// ../main/node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "node_modules/bottleneck/lib/parser.js"(exports2) {
+  "../main/node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k2, ref, v;
@@ -16908,9 +16908,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/DLList.js
+// ../main/node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -16998,9 +16998,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Events.js
+// ../main/node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17132,9 +17132,9 @@ var require_Events = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Queues.js
+// ../main/node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events2;
@@ -17202,9 +17202,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/BottleneckError.js
+// ../main/node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17213,9 +17213,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Job.js
+// ../main/node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17417,9 +17417,9 @@ var require_Job = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/LocalDatastore.js
+// ../main/node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17679,9 +17679,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/lua.json
+// ../main/node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17814,9 +17814,9 @@ return {}
   }
 });
 
-// node_modules/bottleneck/lib/Scripts.js
+// ../main/node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "../main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -17980,9 +17980,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/RedisConnection.js
+// ../main/node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -18176,9 +18176,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/IORedisConnection.js
+// ../main/node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "../main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i) || _nonIterableRest();
@@ -18385,9 +18385,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/RedisDatastore.js
+// ../main/node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -18736,9 +18736,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/States.js
+// ../main/node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18814,9 +18814,9 @@ var require_States = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Sync.js
+// ../main/node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -18912,16 +18912,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/version.json
+// ../main/node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// node_modules/bottleneck/lib/Group.js
+// ../main/node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -19141,9 +19141,9 @@ var require_Group = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Batcher.js
+// ../main/node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events2;
@@ -19199,9 +19199,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Bottleneck.js
+// ../main/node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -19748,17 +19748,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/index.js
+// ../main/node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "../main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// node_modules/get-caller-file/index.js
+// ../main/node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "node_modules/get-caller-file/index.js"(exports2, module2) {
+  "../main/node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position2) {
       if (position2 === void 0) {
@@ -19780,9 +19780,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// node_modules/pino-http/logger.js
+// ../main/node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "node_modules/pino-http/logger.js"(exports2, module2) {
+  "../main/node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20004,9 +20004,9 @@ var require_logger = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+// ../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js
 var require_ConstantBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ConstantBackoff = void 0;
@@ -20034,9 +20034,9 @@ var require_ConstantBackoff = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+// ../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js
 var require_DelegateBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DelegateBackoff = void 0;
@@ -20067,9 +20067,9 @@ var require_DelegateBackoff = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
 var require_ExponentialBackoffGenerators = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.decorrelatedJitterGenerator = exports2.halfJitterGenerator = exports2.fullJitterGenerator = exports2.noJitterGenerator = void 0;
@@ -20104,9 +20104,9 @@ var require_ExponentialBackoffGenerators = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
 var require_ExponentialBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ExponentialBackoff = void 0;
@@ -20139,9 +20139,9 @@ var require_ExponentialBackoff = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/IterableBackoff.js
+// ../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js
 var require_IterableBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.IterableBackoff = void 0;
@@ -20169,9 +20169,9 @@ var require_IterableBackoff = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/Backoff.js
+// ../main/node_modules/cockatiel/dist/backoff/Backoff.js
 var require_Backoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -20198,9 +20198,9 @@ var require_Backoff = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+// ../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
 var require_ConsecutiveBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ConsecutiveBreaker = void 0;
@@ -20230,9 +20230,9 @@ var require_ConsecutiveBreaker = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/errors/TaskCancelledError.js
+// ../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js
 var require_TaskCancelledError = __commonJS({
-  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.TaskCancelledError = void 0;
@@ -20250,9 +20250,9 @@ var require_TaskCancelledError = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/common/Event.js
+// ../main/node_modules/cockatiel/dist/common/Event.js
 var require_Event = __commonJS({
-  "node_modules/cockatiel/dist/common/Event.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/common/Event.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MemorizingEventEmitter = exports2.EventEmitter = exports2.onAbort = exports2.Event = exports2.noopDisposable = void 0;
@@ -20428,9 +20428,9 @@ var require_Event = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/common/abort.js
+// ../main/node_modules/cockatiel/dist/common/abort.js
 var require_abort = __commonJS({
-  "node_modules/cockatiel/dist/common/abort.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/common/abort.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.deriveAbortController = exports2.abortedSignal = exports2.neverAbortedSignal = void 0;
@@ -20460,9 +20460,9 @@ var require_abort = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/common/Executor.js
+// ../main/node_modules/cockatiel/dist/common/Executor.js
 var require_Executor = __commonJS({
-  "node_modules/cockatiel/dist/common/Executor.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/common/Executor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ExecuteWrapper = exports2.returnOrThrow = void 0;
@@ -20529,9 +20529,9 @@ var require_Executor = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+// ../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js
 var require_BrokenCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BrokenCircuitError = void 0;
@@ -20549,9 +20549,9 @@ var require_BrokenCircuitError = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+// ../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
 var require_BulkheadRejectedError = __commonJS({
-  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadRejectedError = void 0;
@@ -20565,9 +20565,9 @@ var require_BulkheadRejectedError = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+// ../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js
 var require_HydratingCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.HydratingCircuitError = void 0;
@@ -20585,9 +20585,9 @@ var require_HydratingCircuitError = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+// ../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
 var require_IsolatedCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.IsolatedCircuitError = void 0;
@@ -20606,9 +20606,9 @@ var require_IsolatedCircuitError = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/errors/Errors.js
+// ../main/node_modules/cockatiel/dist/errors/Errors.js
 var require_Errors = __commonJS({
-  "node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -20646,9 +20646,9 @@ var require_Errors = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+// ../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js
 var require_CircuitBreakerPolicy = __commonJS({
-  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CircuitBreakerPolicy = exports2.CircuitState = void 0;
@@ -20855,9 +20855,9 @@ var require_CircuitBreakerPolicy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/breaker/CountBreaker.js
+// ../main/node_modules/cockatiel/dist/breaker/CountBreaker.js
 var require_CountBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CountBreaker = void 0;
@@ -20954,9 +20954,9 @@ var require_CountBreaker = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+// ../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js
 var require_SamplingBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SamplingBreaker = void 0;
@@ -21067,9 +21067,9 @@ var require_SamplingBreaker = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/breaker/Breaker.js
+// ../main/node_modules/cockatiel/dist/breaker/Breaker.js
 var require_Breaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -21094,9 +21094,9 @@ var require_Breaker = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/common/defer.js
+// ../main/node_modules/cockatiel/dist/common/defer.js
 var require_defer = __commonJS({
-  "node_modules/cockatiel/dist/common/defer.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/common/defer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.defer = void 0;
@@ -21113,9 +21113,9 @@ var require_defer = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/BulkheadPolicy.js
+// ../main/node_modules/cockatiel/dist/BulkheadPolicy.js
 var require_BulkheadPolicy = __commonJS({
-  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/BulkheadPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadPolicy = void 0;
@@ -21190,9 +21190,9 @@ var require_BulkheadPolicy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/FallbackPolicy.js
+// ../main/node_modules/cockatiel/dist/FallbackPolicy.js
 var require_FallbackPolicy = __commonJS({
-  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/FallbackPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.FallbackPolicy = void 0;
@@ -21221,9 +21221,9 @@ var require_FallbackPolicy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/NoopPolicy.js
+// ../main/node_modules/cockatiel/dist/NoopPolicy.js
 var require_NoopPolicy = __commonJS({
-  "node_modules/cockatiel/dist/NoopPolicy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/NoopPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.NoopPolicy = void 0;
@@ -21243,9 +21243,9 @@ var require_NoopPolicy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/RetryPolicy.js
+// ../main/node_modules/cockatiel/dist/RetryPolicy.js
 var require_RetryPolicy = __commonJS({
-  "node_modules/cockatiel/dist/RetryPolicy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/RetryPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RetryPolicy = void 0;
@@ -21312,9 +21312,9 @@ var require_RetryPolicy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/TimeoutPolicy.js
+// ../main/node_modules/cockatiel/dist/TimeoutPolicy.js
 var require_TimeoutPolicy = __commonJS({
-  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/TimeoutPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.TimeoutPolicy = exports2.TimeoutStrategy = void 0;
@@ -21388,9 +21388,9 @@ var require_TimeoutPolicy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/Policy.js
+// ../main/node_modules/cockatiel/dist/Policy.js
 var require_Policy = __commonJS({
-  "node_modules/cockatiel/dist/Policy.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/Policy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.handleAll = exports2.noop = exports2.Policy = void 0;
@@ -21579,9 +21579,9 @@ var require_Policy = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/index.js
+// ../main/node_modules/cockatiel/dist/index.js
 var require_dist2 = __commonJS({
-  "node_modules/cockatiel/dist/index.js"(exports2) {
+  "../main/node_modules/cockatiel/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -21650,9 +21650,9 @@ var init_replica_stopping = __esm({
   }
 });
 
-// node_modules/prom-client/lib/util.js
+// ../main/node_modules/prom-client/lib/util.js
 var require_util = __commonJS({
-  "node_modules/prom-client/lib/util.js"(exports2) {
+  "../main/node_modules/prom-client/lib/util.js"(exports2) {
     "use strict";
     exports2.getValueAsString = function getValueString(value) {
       if (Number.isNaN(value)) {
@@ -21754,9 +21754,9 @@ var require_util = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/registry.js
+// ../main/node_modules/prom-client/lib/registry.js
 var require_registry = __commonJS({
-  "node_modules/prom-client/lib/registry.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/registry.js"(exports2, module2) {
     "use strict";
     var { getValueAsString } = require_util();
     var Registry2 = class _Registry {
@@ -21943,9 +21943,9 @@ var require_registry = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/validation.js
+// ../main/node_modules/prom-client/lib/validation.js
 var require_validation = __commonJS({
-  "node_modules/prom-client/lib/validation.js"(exports2) {
+  "../main/node_modules/prom-client/lib/validation.js"(exports2) {
     "use strict";
     var util = __require("util");
     var metricRegexp = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -21970,9 +21970,9 @@ var require_validation = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metric.js
+// ../main/node_modules/prom-client/lib/metric.js
 var require_metric = __commonJS({
-  "node_modules/prom-client/lib/metric.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metric.js"(exports2, module2) {
     "use strict";
     var Registry2 = require_registry();
     var { isObject: isObject2 } = require_util();
@@ -22033,9 +22033,9 @@ var require_metric = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/exemplar.js
+// ../main/node_modules/prom-client/lib/exemplar.js
 var require_exemplar = __commonJS({
-  "node_modules/prom-client/lib/exemplar.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/exemplar.js"(exports2, module2) {
     "use strict";
     var Exemplar = class {
       constructor(labelSet = {}, value = null) {
@@ -22066,9 +22066,9 @@ var require_exemplar = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/counter.js
+// ../main/node_modules/prom-client/lib/counter.js
 var require_counter = __commonJS({
-  "node_modules/prom-client/lib/counter.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/counter.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -22200,9 +22200,9 @@ var require_counter = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/gauge.js
+// ../main/node_modules/prom-client/lib/gauge.js
 var require_gauge = __commonJS({
-  "node_modules/prom-client/lib/gauge.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/gauge.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -22356,9 +22356,9 @@ var require_gauge = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/histogram.js
+// ../main/node_modules/prom-client/lib/histogram.js
 var require_histogram = __commonJS({
-  "node_modules/prom-client/lib/histogram.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/histogram.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -22665,9 +22665,9 @@ var require_histogram = __commonJS({
   }
 });
 
-// node_modules/bintrees/lib/treebase.js
+// ../main/node_modules/bintrees/lib/treebase.js
 var require_treebase = __commonJS({
-  "node_modules/bintrees/lib/treebase.js"(exports2, module2) {
+  "../main/node_modules/bintrees/lib/treebase.js"(exports2, module2) {
     function TreeBase() {
     }
     TreeBase.prototype.clear = function() {
@@ -22848,9 +22848,9 @@ var require_treebase = __commonJS({
   }
 });
 
-// node_modules/bintrees/lib/rbtree.js
+// ../main/node_modules/bintrees/lib/rbtree.js
 var require_rbtree = __commonJS({
-  "node_modules/bintrees/lib/rbtree.js"(exports2, module2) {
+  "../main/node_modules/bintrees/lib/rbtree.js"(exports2, module2) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -23006,9 +23006,9 @@ var require_rbtree = __commonJS({
   }
 });
 
-// node_modules/bintrees/lib/bintree.js
+// ../main/node_modules/bintrees/lib/bintree.js
 var require_bintree = __commonJS({
-  "node_modules/bintrees/lib/bintree.js"(exports2, module2) {
+  "../main/node_modules/bintrees/lib/bintree.js"(exports2, module2) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -23089,9 +23089,9 @@ var require_bintree = __commonJS({
   }
 });
 
-// node_modules/bintrees/index.js
+// ../main/node_modules/bintrees/index.js
 var require_bintrees = __commonJS({
-  "node_modules/bintrees/index.js"(exports2, module2) {
+  "../main/node_modules/bintrees/index.js"(exports2, module2) {
     module2.exports = {
       RBTree: require_rbtree(),
       BinTree: require_bintree()
@@ -23099,9 +23099,9 @@ var require_bintrees = __commonJS({
   }
 });
 
-// node_modules/tdigest/tdigest.js
+// ../main/node_modules/tdigest/tdigest.js
 var require_tdigest = __commonJS({
-  "node_modules/tdigest/tdigest.js"(exports2, module2) {
+  "../main/node_modules/tdigest/tdigest.js"(exports2, module2) {
     var RBTree = require_bintrees().RBTree;
     function TDigest(delta, K2, CX) {
       this.discrete = delta === false;
@@ -23358,9 +23358,9 @@ var require_tdigest = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/timeWindowQuantiles.js
+// ../main/node_modules/prom-client/lib/timeWindowQuantiles.js
 var require_timeWindowQuantiles = __commonJS({
-  "node_modules/prom-client/lib/timeWindowQuantiles.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/timeWindowQuantiles.js"(exports2, module2) {
     "use strict";
     var { TDigest } = require_tdigest();
     var TimeWindowQuantiles = class {
@@ -23414,9 +23414,9 @@ var require_timeWindowQuantiles = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/summary.js
+// ../main/node_modules/prom-client/lib/summary.js
 var require_summary = __commonJS({
-  "node_modules/prom-client/lib/summary.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/summary.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var { getLabels, hashObject, removeLabels } = require_util();
@@ -23599,9 +23599,9 @@ var require_summary = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/pushgateway.js
+// ../main/node_modules/prom-client/lib/pushgateway.js
 var require_pushgateway = __commonJS({
-  "node_modules/prom-client/lib/pushgateway.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/pushgateway.js"(exports2, module2) {
     "use strict";
     var url2 = __require("url");
     var http = __require("http");
@@ -23708,9 +23708,9 @@ var require_pushgateway = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/bucketGenerators.js
+// ../main/node_modules/prom-client/lib/bucketGenerators.js
 var require_bucketGenerators = __commonJS({
-  "node_modules/prom-client/lib/bucketGenerators.js"(exports2) {
+  "../main/node_modules/prom-client/lib/bucketGenerators.js"(exports2) {
     "use strict";
     exports2.linearBuckets = (start, width, count2) => {
       if (count2 < 1) {
@@ -23742,9 +23742,9 @@ var require_bucketGenerators = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/types.cjs
+// ../main/node_modules/@opentelemetry/api/dist/diag/types.cjs
 var require_types = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports2) {
     var DiagLogLevel = /* @__PURE__ */ (function(DiagLogLevel2) {
       DiagLogLevel2[DiagLogLevel2["NONE"] = 0] = "NONE";
       DiagLogLevel2[DiagLogLevel2["ERROR"] = 30] = "ERROR";
@@ -23759,17 +23759,17 @@ var require_types = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/version.cjs
+// ../main/node_modules/@opentelemetry/api/dist/version.cjs
 var require_version2 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/version.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/version.cjs"(exports2) {
     var VERSION21 = "1.10.0";
     exports2.VERSION = VERSION21;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/internal/semver.cjs
+// ../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs
 var require_semver = __commonJS({
-  "node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports2) {
     var require_version4 = require_version2();
     var re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
     function _makeCompatibilityCheck(ownVersion) {
@@ -23821,9 +23821,9 @@ var require_semver = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
+// ../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
 var require_global_utils = __commonJS({
-  "node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports2) {
     var require_version4 = require_version2();
     var require_semver2 = require_semver();
     var major = require_version4.VERSION.split(".")[0];
@@ -23875,9 +23875,9 @@ var require_global_utils = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
+// ../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
 var require_ComponentLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var DiagComponentLogger = class {
       constructor(props) {
@@ -23908,9 +23908,9 @@ var require_ComponentLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
+// ../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
 var require_logLevelLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports2) {
     require_types();
     function createLogLevelDiagLogger(maxLevel, logger) {
       if (maxLevel < 0) maxLevel = 0;
@@ -23934,9 +23934,9 @@ var require_logLevelLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/diag.cjs
+// ../main/node_modules/@opentelemetry/api/dist/api/diag.cjs
 var require_diag = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_ComponentLogger2 = require_ComponentLogger();
     require_types();
@@ -23998,9 +23998,9 @@ var require_diag = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
+// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
 var require_baggage_impl = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports2) {
     var BaggageImpl = class BaggageImpl2 {
       constructor(entries) {
         this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -24036,17 +24036,17 @@ var require_baggage_impl = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
+// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
 var require_symbol = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports2) {
     var baggageEntryMetadataSymbol = /* @__PURE__ */ Symbol("BaggageEntryMetadata");
     exports2.baggageEntryMetadataSymbol = baggageEntryMetadataSymbol;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/utils.cjs
+// ../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs
 var require_utils2 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports2) {
     var require_diag2 = require_diag();
     var require_baggage_impl2 = require_baggage_impl();
     var require_symbol2 = require_symbol();
@@ -24071,9 +24071,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context/context.cjs
+// ../main/node_modules/@opentelemetry/api/dist/context/context.cjs
 var require_context = __commonJS({
-  "node_modules/@opentelemetry/api/dist/context/context.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/context/context.cjs"(exports2) {
     function createContextKey(description) {
       return Symbol.for(description);
     }
@@ -24104,9 +24104,9 @@ var require_context = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
+// ../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
 var require_consoleLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports2) {
     var consoleMap = [
       {
         n: "error",
@@ -24161,9 +24161,9 @@ var require_consoleLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
+// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
 var require_NoopMeter = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports2) {
     var NoopMeter = class {
       constructor() {
       }
@@ -24283,9 +24283,9 @@ var require_NoopMeter = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
+// ../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
 var require_Metric = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports2) {
     var ValueType = /* @__PURE__ */ (function(ValueType2) {
       ValueType2[ValueType2["INT"] = 0] = "INT";
       ValueType2[ValueType2["DOUBLE"] = 1] = "DOUBLE";
@@ -24295,9 +24295,9 @@ var require_Metric = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
+// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
 var require_NoopLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports2) {
     var NoopLogger = class {
       emit(_logRecord) {
       }
@@ -24315,9 +24315,9 @@ var require_NoopLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
+// ../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
 var require_LogRecord = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports2) {
     var SeverityNumber = /* @__PURE__ */ (function(SeverityNumber2) {
       SeverityNumber2[SeverityNumber2["UNSPECIFIED"] = 0] = "UNSPECIFIED";
       SeverityNumber2[SeverityNumber2["TRACE"] = 1] = "TRACE";
@@ -24350,9 +24350,9 @@ var require_LogRecord = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
+// ../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
 var require_TextMapPropagator = __commonJS({
-  "node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports2) {
     var defaultTextMapGetter = {
       get(carrier, key) {
         if (carrier == null) return;
@@ -24372,9 +24372,9 @@ var require_TextMapPropagator = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
 var require_trace_flags = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports2) {
     var TraceFlags = /* @__PURE__ */ (function(TraceFlags2) {
       TraceFlags2[TraceFlags2["NONE"] = 0] = "NONE";
       TraceFlags2[TraceFlags2["SAMPLED"] = 1] = "SAMPLED";
@@ -24384,9 +24384,9 @@ var require_trace_flags = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
 var require_invalid_span_constants = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports2) {
     require_trace_flags();
     var INVALID_SPANID = "0000000000000000";
     var INVALID_TRACEID = "00000000000000000000000000000000";
@@ -24401,9 +24401,9 @@ var require_invalid_span_constants = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
 var require_NonRecordingSpan = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports2) {
     var require_invalid_span_constants2 = require_invalid_span_constants();
     var NonRecordingSpan = class {
       constructor(spanContext = require_invalid_span_constants2.INVALID_SPAN_CONTEXT) {
@@ -24445,9 +24445,9 @@ var require_NonRecordingSpan = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
 var require_spancontext_utils = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports2) {
     require_invalid_span_constants();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var isHex = new Uint8Array([
@@ -24580,9 +24580,9 @@ var require_spancontext_utils = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
+// ../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
 var require_NoopContextManager = __commonJS({
-  "node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports2) {
     var require_context3 = require_context();
     var NoopContextManager = class {
       active() {
@@ -24610,9 +24610,9 @@ var require_NoopContextManager = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/context.cjs
+// ../main/node_modules/@opentelemetry/api/dist/api/context.cjs
 var require_context2 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/context.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/api/context.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopContextManager2 = require_NoopContextManager();
@@ -24708,9 +24708,9 @@ var require_context2 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
 var require_context_utils = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports2) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
@@ -24743,9 +24743,9 @@ var require_context_utils = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
 var require_NoopTracer = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports2) {
     var require_context3 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var require_context_utils2 = require_context_utils();
@@ -24786,9 +24786,9 @@ var require_NoopTracer = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
 var require_ProxyTracer = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports2) {
     var NOOP_TRACER = new (require_NoopTracer()).NoopTracer();
     var ProxyTracer = class {
       constructor(provider, name, version2, options2) {
@@ -24820,9 +24820,9 @@ var require_ProxyTracer = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
 var require_span_kind = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports2) {
     var SpanKind = /* @__PURE__ */ (function(SpanKind2) {
       SpanKind2[SpanKind2["INTERNAL"] = 0] = "INTERNAL";
       SpanKind2[SpanKind2["SERVER"] = 1] = "SERVER";
@@ -24835,9 +24835,9 @@ var require_span_kind = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/status.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/status.cjs
 var require_status = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports2) {
     var SpanStatusCode = /* @__PURE__ */ (function(SpanStatusCode2) {
       SpanStatusCode2[SpanStatusCode2["UNSET"] = 0] = "UNSET";
       SpanStatusCode2[SpanStatusCode2["OK"] = 1] = "OK";
@@ -24848,9 +24848,9 @@ var require_status = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
 var require_tracestate_validators = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports2) {
     var VALID_KEY_CHAR_RANGE = "[_0-9a-z-*/]";
     var VALID_KEY_REGEX = new RegExp(`^(?:${`[a-z]${VALID_KEY_CHAR_RANGE}{0,255}`}|${`[a-z0-9]${VALID_KEY_CHAR_RANGE}{0,240}@[a-z]${VALID_KEY_CHAR_RANGE}{0,13}`})$`);
     var VALID_VALUE_BASE_REGEX = /^[ -~]{0,255}[!-~]$/;
@@ -24866,9 +24866,9 @@ var require_tracestate_validators = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
 var require_tracestate_impl = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports2) {
     var require_tracestate_validators2 = require_tracestate_validators();
     var MAX_TRACE_STATE_ITEMS = 32;
     var MAX_TRACE_STATE_LEN = 512;
@@ -24934,9 +24934,9 @@ var require_tracestate_impl = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
 var require_utils3 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports2) {
     var require_tracestate_impl2 = require_tracestate_impl();
     function createTraceState(rawTraceState) {
       return new require_tracestate_impl2.TraceStateImpl(rawTraceState);
@@ -24945,9 +24945,9 @@ var require_utils3 = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
 var require_NoopTracerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports2) {
     var require_NoopTracer2 = require_NoopTracer();
     var NoopTracerProvider = class {
       getTracer(_name, _version, _options) {
@@ -24958,9 +24958,9 @@ var require_NoopTracerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
 var require_ProxyTracerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports2) {
     var require_ProxyTracer2 = require_ProxyTracer();
     var NOOP_TRACER_PROVIDER = new (require_NoopTracerProvider()).NoopTracerProvider();
     var ProxyTracerProvider = class {
@@ -24990,9 +24990,9 @@ var require_ProxyTracerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
 var require_SamplingResult = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports2) {
     var SamplingDecision = /* @__PURE__ */ (function(SamplingDecision2) {
       SamplingDecision2[SamplingDecision2["NOT_RECORD"] = 0] = "NOT_RECORD";
       SamplingDecision2[SamplingDecision2["RECORD"] = 1] = "RECORD";
@@ -25003,25 +25003,25 @@ var require_SamplingResult = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context-api.cjs
+// ../main/node_modules/@opentelemetry/api/dist/context-api.cjs
 var require_context_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/context-api.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/context-api.cjs"(exports2) {
     var context = require_context2().ContextAPI.getInstance();
     exports2.context = context;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag-api.cjs
+// ../main/node_modules/@opentelemetry/api/dist/diag-api.cjs
 var require_diag_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports2) {
     var diag = require_diag().DiagAPI.instance();
     exports2.diag = diag;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
+// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
 var require_NoopLoggerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports2) {
     var require_NoopLogger2 = require_NoopLogger();
     var NoopLoggerProvider = class {
       getLogger(_name, _version, _options) {
@@ -25034,9 +25034,9 @@ var require_NoopLoggerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
+// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
 var require_ProxyLogger = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports2) {
     var require_NoopLogger2 = require_NoopLogger();
     var ProxyLogger = class {
       constructor(provider, name, version2, options2) {
@@ -25072,9 +25072,9 @@ var require_ProxyLogger = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
+// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
 var require_ProxyLoggerProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports2) {
     var require_NoopLoggerProvider2 = require_NoopLoggerProvider();
     var require_ProxyLogger2 = require_ProxyLogger();
     var ProxyLoggerProvider = class {
@@ -25110,9 +25110,9 @@ var require_ProxyLoggerProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/logs.cjs
+// ../main/node_modules/@opentelemetry/api/dist/api/logs.cjs
 var require_logs = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_ProxyLoggerProvider2 = require_ProxyLoggerProvider();
@@ -25166,17 +25166,17 @@ var require_logs = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/logs-api.cjs
+// ../main/node_modules/@opentelemetry/api/dist/logs-api.cjs
 var require_logs_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports2) {
     var logs = require_logs().LogsAPI.getInstance();
     exports2.logs = logs;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
+// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
 var require_NoopMeterProvider = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports2) {
     var require_NoopMeter2 = require_NoopMeter();
     var NoopMeterProvider = class {
       getMeter(_name, _version, _options) {
@@ -25189,9 +25189,9 @@ var require_NoopMeterProvider = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/metrics.cjs
+// ../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs
 var require_metrics = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopMeterProvider2 = require_NoopMeterProvider();
@@ -25233,17 +25233,17 @@ var require_metrics = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/metrics-api.cjs
+// ../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs
 var require_metrics_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports2) {
     var metrics = require_metrics().MetricsAPI.getInstance();
     exports2.metrics = metrics;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
+// ../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
 var require_NoopTextMapPropagator = __commonJS({
-  "node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports2) {
     var NoopTextMapPropagator = class {
       /** Noop inject function does nothing */
       inject(_context, _carrier) {
@@ -25260,9 +25260,9 @@ var require_NoopTextMapPropagator = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
+// ../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
 var require_context_helpers = __commonJS({
-  "node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports2) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var BAGGAGE_KEY = require_context3.createContextKey("OpenTelemetry Baggage Key");
@@ -25285,9 +25285,9 @@ var require_context_helpers = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/propagation.cjs
+// ../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs
 var require_propagation = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_utils4 = require_utils2();
@@ -25356,17 +25356,17 @@ var require_propagation = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation-api.cjs
+// ../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs
 var require_propagation_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports2) {
     var propagation = require_propagation().PropagationAPI.getInstance();
     exports2.propagation = propagation;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/trace.cjs
+// ../main/node_modules/@opentelemetry/api/dist/api/trace.cjs
 var require_trace = __commonJS({
-  "node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_context_utils2 = require_context_utils();
@@ -25423,17 +25423,17 @@ var require_trace = __commonJS({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace-api.cjs
+// ../main/node_modules/@opentelemetry/api/dist/trace-api.cjs
 var require_trace_api = __commonJS({
-  "node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports2) {
     var trace = require_trace().TraceAPI.getInstance();
     exports2.trace = trace;
   }
 });
 
-// node_modules/@opentelemetry/api/dist/index.cjs
+// ../main/node_modules/@opentelemetry/api/dist/index.cjs
 var require_dist3 = __commonJS({
-  "node_modules/@opentelemetry/api/dist/index.cjs"(exports2) {
+  "../main/node_modules/@opentelemetry/api/dist/index.cjs"(exports2) {
     Object.defineProperties(exports2, {
       __esModule: { value: true },
       [Symbol.toStringTag]: { value: "Module" }
@@ -25504,9 +25504,9 @@ var require_dist3 = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processCpuTotal.js
+// ../main/node_modules/prom-client/lib/metrics/processCpuTotal.js
 var require_processCpuTotal = __commonJS({
-  "node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports2, module2) {
     "use strict";
     var OtelApi = require_dist3();
     var Counter2 = require_counter();
@@ -25589,9 +25589,9 @@ var require_processCpuTotal = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processStartTime.js
+// ../main/node_modules/prom-client/lib/metrics/processStartTime.js
 var require_processStartTime = __commonJS({
-  "node_modules/prom-client/lib/metrics/processStartTime.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processStartTime.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
@@ -25615,9 +25615,9 @@ var require_processStartTime = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
+// ../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
 var require_osMemoryHeapLinux = __commonJS({
-  "node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -25681,9 +25681,9 @@ var require_osMemoryHeapLinux = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
+// ../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
 var require_safeMemoryUsage = __commonJS({
-  "node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports2, module2) {
     "use strict";
     function safeMemoryUsage() {
       try {
@@ -25696,9 +25696,9 @@ var require_safeMemoryUsage = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/osMemoryHeap.js
+// ../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js
 var require_osMemoryHeap = __commonJS({
-  "node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var linuxVariant = require_osMemoryHeapLinux();
@@ -25726,9 +25726,9 @@ var require_osMemoryHeap = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
+// ../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
 var require_processOpenFileDescriptors = __commonJS({
-  "node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -25759,9 +25759,9 @@ var require_processOpenFileDescriptors = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
+// ../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
 var require_processMaxFileDescriptors = __commonJS({
-  "node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -25801,9 +25801,9 @@ var require_processMaxFileDescriptors = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/eventLoopLag.js
+// ../main/node_modules/prom-client/lib/metrics/eventLoopLag.js
 var require_eventLoopLag = __commonJS({
-  "node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var perf_hooks;
@@ -25931,9 +25931,9 @@ var require_eventLoopLag = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
+// ../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
 var require_processMetricsHelpers = __commonJS({
-  "node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports2, module2) {
     "use strict";
     function aggregateByObjectName(list3) {
       const data = {};
@@ -25963,9 +25963,9 @@ var require_processMetricsHelpers = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processHandles.js
+// ../main/node_modules/prom-client/lib/metrics/processHandles.js
 var require_processHandles = __commonJS({
-  "node_modules/prom-client/lib/metrics/processHandles.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processHandles.js"(exports2, module2) {
     "use strict";
     var { aggregateByObjectName } = require_processMetricsHelpers();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -26008,9 +26008,9 @@ var require_processHandles = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processRequests.js
+// ../main/node_modules/prom-client/lib/metrics/processRequests.js
 var require_processRequests = __commonJS({
-  "node_modules/prom-client/lib/metrics/processRequests.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processRequests.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var { aggregateByObjectName } = require_processMetricsHelpers();
@@ -26052,9 +26052,9 @@ var require_processRequests = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/processResources.js
+// ../main/node_modules/prom-client/lib/metrics/processResources.js
 var require_processResources = __commonJS({
-  "node_modules/prom-client/lib/metrics/processResources.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/processResources.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -26104,9 +26104,9 @@ var require_processResources = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
+// ../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
 var require_heapSizeAndUsed = __commonJS({
-  "node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var safeMemoryUsage = require_safeMemoryUsage();
@@ -26160,9 +26160,9 @@ var require_heapSizeAndUsed = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
+// ../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
 var require_heapSpacesSizeAndUsed = __commonJS({
-  "node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var v8 = __require("v8");
@@ -26212,9 +26212,9 @@ var require_heapSpacesSizeAndUsed = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/version.js
+// ../main/node_modules/prom-client/lib/metrics/version.js
 var require_version3 = __commonJS({
-  "node_modules/prom-client/lib/metrics/version.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/version.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var version2 = process.version;
@@ -26245,9 +26245,9 @@ var require_version3 = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metrics/gc.js
+// ../main/node_modules/prom-client/lib/metrics/gc.js
 var require_gc = __commonJS({
-  "node_modules/prom-client/lib/metrics/gc.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/metrics/gc.js"(exports2, module2) {
     "use strict";
     var Histogram2 = require_histogram();
     var perf_hooks;
@@ -26291,9 +26291,9 @@ var require_gc = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/defaultMetrics.js
+// ../main/node_modules/prom-client/lib/defaultMetrics.js
 var require_defaultMetrics = __commonJS({
-  "node_modules/prom-client/lib/defaultMetrics.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/defaultMetrics.js"(exports2, module2) {
     "use strict";
     var { isObject: isObject2 } = require_util();
     var processCpuTotal = require_processCpuTotal();
@@ -26338,9 +26338,9 @@ var require_defaultMetrics = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/metricAggregators.js
+// ../main/node_modules/prom-client/lib/metricAggregators.js
 var require_metricAggregators = __commonJS({
-  "node_modules/prom-client/lib/metricAggregators.js"(exports2) {
+  "../main/node_modules/prom-client/lib/metricAggregators.js"(exports2) {
     "use strict";
     var { Grouper, hashObject } = require_util();
     function AggregatorFactory(aggregatorFn) {
@@ -26411,9 +26411,9 @@ var require_metricAggregators = __commonJS({
   }
 });
 
-// node_modules/prom-client/lib/cluster.js
+// ../main/node_modules/prom-client/lib/cluster.js
 var require_cluster = __commonJS({
-  "node_modules/prom-client/lib/cluster.js"(exports2, module2) {
+  "../main/node_modules/prom-client/lib/cluster.js"(exports2, module2) {
     "use strict";
     var Registry2 = require_registry();
     var { Grouper } = require_util();
@@ -26582,9 +26582,9 @@ var require_cluster = __commonJS({
   }
 });
 
-// node_modules/prom-client/index.js
+// ../main/node_modules/prom-client/index.js
 var require_prom_client = __commonJS({
-  "node_modules/prom-client/index.js"(exports2) {
+  "../main/node_modules/prom-client/index.js"(exports2) {
     "use strict";
     exports2.register = require_registry().globalRegistry;
     exports2.Registry = require_registry();
@@ -26841,7 +26841,7 @@ import { readFile } from "node:fs/promises";
 import { createHash, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 
-// node_modules/probot/lib/context.js
+// ../main/node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = /* @__PURE__ */ Symbol("octokit request hook added");
@@ -27004,7 +27004,7 @@ var Context = class {
   }
 };
 
-// node_modules/@octokit/webhooks-methods/dist-node/index.js
+// ../main/node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer as Buffer2 } from "node:buffer";
@@ -27057,7 +27057,7 @@ async function verifyWithFallback(secret, payload, signature, additionalSecrets)
   return false;
 }
 
-// node_modules/@octokit/webhooks/dist-bundle/index.js
+// ../main/node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -27847,7 +27847,7 @@ var Webhooks = class {
   }
 };
 
-// node_modules/toad-cache/dist/toad-cache.mjs
+// ../main/node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max, ttlInMsecs) {
   if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
     throw new Error("Invalid max value");
@@ -27985,7 +27985,7 @@ var LruObject = class {
   }
 };
 
-// node_modules/probot/lib/helpers/create-deferred-promise.js
+// ../main/node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve2;
   let reject;
@@ -27996,7 +27996,7 @@ function createDeferredPromise() {
   return { promise: promise2, resolve: resolve2, reject };
 }
 
-// node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// ../main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -28024,13 +28024,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// node_modules/probot/lib/helpers/get-log.js
+// ../main/node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// node_modules/@probot/pino/index.js
+// ../main/node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// node_modules/npx-import-light/index.js
+// ../main/node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -28231,7 +28231,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// node_modules/@probot/pino/index.js
+// ../main/node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -28378,7 +28378,7 @@ function toSentryError(data) {
   return error62;
 }
 
-// node_modules/probot/lib/helpers/get-log.js
+// ../main/node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -28391,7 +28391,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform2);
 }
 
-// node_modules/universal-user-agent/index.js
+// ../main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -28402,7 +28402,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -28715,7 +28715,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// node_modules/content-type/dist/index.js
+// ../main/node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -28899,7 +28899,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -29234,7 +29234,7 @@ var JSONParse = (text4, reviver) => {
   }
 };
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -29273,7 +29273,7 @@ var RequestError = class extends Error {
   }
 };
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../main/node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -29455,7 +29455,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// node_modules/before-after-hook/lib/register.js
+// ../main/node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -29478,7 +29478,7 @@ function register(state, name, method, options2) {
   });
 }
 
-// node_modules/before-after-hook/lib/add.js
+// ../main/node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook7) {
   const orig = hook7;
   if (!state.registry[name]) {
@@ -29513,7 +29513,7 @@ function addHook(state, kind, name, hook7) {
   });
 }
 
-// node_modules/before-after-hook/lib/remove.js
+// ../main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -29527,7 +29527,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 
-// node_modules/before-after-hook/index.js
+// ../main/node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state, name) {
@@ -29561,7 +29561,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -29671,7 +29671,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -29716,10 +29716,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../main/node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../main/node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -29853,10 +29853,10 @@ var Octokit = class {
   auth;
 };
 
-// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// ../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION6 = "6.0.3";
 
-// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// ../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -29887,7 +29887,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION6;
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -30003,10 +30003,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION7;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION8 = "17.0.0";
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -32298,7 +32298,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -32421,7 +32421,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -32438,7 +32438,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION8;
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION9 = "0.0.0-development";
 function isRequestError(error62) {
@@ -32512,7 +32512,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION9;
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -32742,10 +32742,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION10;
 throttling.triggersNotification = triggersNotification;
 
-// node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// ../main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION11 = "4.1.0";
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path3, ref }) {
@@ -32822,7 +32822,7 @@ async function getConfigFile(octokit, { owner, repo, path: path3, ref }) {
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -32853,7 +32853,7 @@ function extendsToGetContentParams({
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path3, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -32908,7 +32908,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path3, branch }) {
   } while (true);
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// ../main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path3, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -32923,7 +32923,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// ../main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -32935,7 +32935,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION11;
 
-// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// ../main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason) {
   return {
     type: "unauthenticated",
@@ -33000,7 +33000,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// ../main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -33232,7 +33232,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// ../main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options2) {
   const cachedAuthentication = getCachedAuthentication(state, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -33355,7 +33355,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// ../main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION13 = "0.0.0-development";
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
@@ -33537,7 +33537,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION13;
 
-// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// ../main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -33615,7 +33615,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// node_modules/universal-github-app-jwt/lib/utils.js
+// ../main/node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -33654,7 +33654,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// node_modules/universal-github-app-jwt/lib/crypto-node.js
+// ../main/node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -33665,7 +33665,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// node_modules/universal-github-app-jwt/lib/get-token.js
+// ../main/node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -33702,7 +33702,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// node_modules/universal-github-app-jwt/index.js
+// ../main/node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -33728,7 +33728,7 @@ async function githubAppJwt({
   };
 }
 
-// node_modules/@octokit/auth-app/dist-node/index.js
+// ../main/node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -34187,7 +34187,7 @@ function createAppAuth(options2) {
   });
 }
 
-// node_modules/octokit-auth-probot/dist-node/index.js
+// ../main/node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state, options2) {
   if (options2.type !== "event-octokit") {
     if (state.type === "token" && options2.type === "installation" && options2.factory) {
@@ -34278,7 +34278,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION16;
 var createProbotAuth = createProbotAuthFn;
 
-// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// ../main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -34295,10 +34295,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// node_modules/probot/lib/version.js
+// ../main/node_modules/probot/lib/version.js
 var VERSION17 = "14.3.2";
 
-// node_modules/probot/lib/octokit/probot-octokit.js
+// ../main/node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -34325,7 +34325,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// ../main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -34361,7 +34361,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// ../main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -34409,7 +34409,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// node_modules/probot/lib/helpers/get-error-handler.js
+// ../main/node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error62) => {
     const errors = error62 instanceof AggregateError ? error62.errors : [error62];
@@ -34432,7 +34432,7 @@ function getErrorHandler(log) {
   };
 }
 
-// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// ../main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -34442,7 +34442,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// node_modules/probot/lib/octokit/get-webhooks.js
+// ../main/node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -34453,14 +34453,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// node_modules/probot/lib/server/handlers/http-logger.js
+// ../main/node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// node_modules/probot/lib/server/server.js
+// ../main/node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// node_modules/probot/lib/probot.js
+// ../main/node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -34669,14 +34669,14 @@ var Probot = class {
   }
 };
 
-// node_modules/probot/lib/manifest-creation.js
+// ../main/node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist(), 1);
 
-// node_modules/probot/lib/helpers/get-payload.js
+// ../main/node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode2 = textDecoder2.decode.bind(textDecoder2);
 
-// node_modules/@probot/get-private-key/dist-bundle/index.js
+// ../main/node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve } from "node:path";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 var VERSION18 = "0.0.0-development";
@@ -34765,7 +34765,7 @@ ${end}`;
 }
 getPrivateKey.VERSION = VERSION18;
 
-// node_modules/probot/lib/create-probot.js
+// ../main/node_modules/probot/lib/create-probot.js
 var DEFAULTS2 = {
   APP_ID: "",
   WEBHOOK_SECRET: "",
@@ -34811,7 +34811,7 @@ function createProbot({ overrides = {}, defaults: defaults2 = {}, env = process.
   });
 }
 
-// node_modules/probot/lib/create-node-middleware.js
+// ../main/node_modules/probot/lib/create-node-middleware.js
 var noop4 = () => {
 };
 async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksPath } = {}) {
@@ -34844,10 +34844,10 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
   return mainHandler;
 }
 
-// node_modules/@octokit/plugin-request-log/dist-src/version.js
+// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION19 = "6.0.0";
 
-// node_modules/@octokit/plugin-request-log/dist-src/index.js
+// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options2) => {
     octokit.log.debug("request", options2);
@@ -34871,10 +34871,10 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION19;
 
-// node_modules/@octokit/rest/dist-src/version.js
+// ../main/node_modules/@octokit/rest/dist-src/version.js
 var VERSION20 = "22.0.1";
 
-// node_modules/@octokit/rest/dist-src/index.js
+// ../main/node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION20}`
@@ -34979,7 +34979,7 @@ function rateLimitHandlers(log, retries = 2, options2 = {}) {
 import { createHmac as createHmac2 } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// node_modules/lru-cache/dist/esm/node/index.min.js
+// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S = P("lru-cache:metrics");
 var W = G("lru-cache");
@@ -35567,7 +35567,7 @@ var I = class d2 {
 // src/app/alert-webhook.ts
 var import_cockatiel = __toESM(require_dist2(), 1);
 
-// node_modules/zod/v4/classic/external.js
+// ../main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -35830,7 +35830,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/core/index.js
+// ../main/node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -36147,7 +36147,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// node_modules/zod/v4/core/util.js
+// ../main/node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -37003,7 +37003,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// node_modules/zod/v4/core/core.js
+// ../main/node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -37125,7 +37125,7 @@ function config2(newConfig) {
   return globalConfig;
 }
 
-// node_modules/zod/v4/core/errors.js
+// ../main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -37317,7 +37317,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// node_modules/zod/v4/core/parse.js
+// ../main/node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -37477,7 +37477,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// node_modules/zod/v4/core/regexes.js
+// ../main/node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -37649,7 +37649,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// node_modules/zod/v4/core/checks.js
+// ../main/node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a3;
   inst._zod ?? (inst._zod = {});
@@ -38125,7 +38125,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// node_modules/zod/v4/core/doc.js
+// ../main/node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -38166,14 +38166,14 @@ ${content3.join("\n")}
   }
 };
 
-// node_modules/zod/v4/core/versions.js
+// ../main/node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// node_modules/zod/v4/core/schemas.js
+// ../main/node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a3;
   inst ?? (inst = {});
@@ -40615,7 +40615,7 @@ function handleRefineResult(result, payload, input2, inst) {
   }
 }
 
-// node_modules/zod/v4/core/memoizer.js
+// ../main/node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -40892,7 +40892,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// node_modules/zod/v4/locales/index.js
+// ../main/node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -40960,7 +40960,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// node_modules/zod/v4/locales/ar.js
+// ../main/node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -41072,7 +41072,7 @@ function ar_default() {
   };
 }
 
-// node_modules/zod/v4/locales/az.js
+// ../main/node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -41183,7 +41183,7 @@ function az_default() {
   };
 }
 
-// node_modules/zod/v4/locales/be.js
+// ../main/node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -41352,7 +41352,7 @@ function be_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bg.js
+// ../main/node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -41478,7 +41478,7 @@ function bg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bn.js
+// ../main/node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -41592,7 +41592,7 @@ function bn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ca.js
+// ../main/node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -41706,7 +41706,7 @@ function ca_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ckb.js
+// ../main/node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -41839,7 +41839,7 @@ function ckb_default() {
   };
 }
 
-// node_modules/zod/v4/locales/cs.js
+// ../main/node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -41956,7 +41956,7 @@ function cs_default() {
   };
 }
 
-// node_modules/zod/v4/locales/da.js
+// ../main/node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -42077,7 +42077,7 @@ function da_default() {
   };
 }
 
-// node_modules/zod/v4/locales/de.js
+// ../main/node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -42191,7 +42191,7 @@ function de_default() {
   };
 }
 
-// node_modules/zod/v4/locales/el.js
+// ../main/node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -42304,7 +42304,7 @@ function el_default() {
   };
 }
 
-// node_modules/zod/v4/locales/en.js
+// ../main/node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -42429,7 +42429,7 @@ function en_default() {
   };
 }
 
-// node_modules/zod/v4/locales/eo.js
+// ../main/node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -42544,7 +42544,7 @@ function eo_default() {
   };
 }
 
-// node_modules/zod/v4/locales/es.js
+// ../main/node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -42681,7 +42681,7 @@ function es_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fa.js
+// ../main/node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -42801,7 +42801,7 @@ function fa_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fi.js
+// ../main/node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -42919,7 +42919,7 @@ function fi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr.js
+// ../main/node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -43049,7 +43049,7 @@ function fr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr-CA.js
+// ../main/node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -43162,7 +43162,7 @@ function fr_CA_default() {
   };
 }
 
-// node_modules/zod/v4/locales/gu.js
+// ../main/node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -43276,7 +43276,7 @@ function gu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/he.js
+// ../main/node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -43478,7 +43478,7 @@ function he_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hi.js
+// ../main/node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -43590,7 +43590,7 @@ function hi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hr.js
+// ../main/node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -43717,7 +43717,7 @@ function hr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hu.js
+// ../main/node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -43831,7 +43831,7 @@ function hu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hy.js
+// ../main/node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -43990,7 +43990,7 @@ function hy_default() {
   };
 }
 
-// node_modules/zod/v4/locales/id.js
+// ../main/node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -44102,7 +44102,7 @@ function id_default() {
   };
 }
 
-// node_modules/zod/v4/locales/is.js
+// ../main/node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -44217,7 +44217,7 @@ function is_default() {
   };
 }
 
-// node_modules/zod/v4/locales/it.js
+// ../main/node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -44331,7 +44331,7 @@ function it_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ja.js
+// ../main/node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -44444,7 +44444,7 @@ function ja_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ka.js
+// ../main/node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -44562,7 +44562,7 @@ function ka_default() {
   };
 }
 
-// node_modules/zod/v4/locales/km.js
+// ../main/node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -44678,12 +44678,12 @@ function km_default() {
   };
 }
 
-// node_modules/zod/v4/locales/kh.js
+// ../main/node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// node_modules/zod/v4/locales/kn.js
+// ../main/node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -44799,7 +44799,7 @@ function kn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ko.js
+// ../main/node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -44916,7 +44916,7 @@ function ko_default() {
   };
 }
 
-// node_modules/zod/v4/locales/lt.js
+// ../main/node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text4) => {
   return text4.charAt(0).toUpperCase() + text4.slice(1);
 };
@@ -45124,7 +45124,7 @@ function lt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/mk.js
+// ../main/node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -45239,7 +45239,7 @@ function mk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ms.js
+// ../main/node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -45352,7 +45352,7 @@ function ms_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ne.js
+// ../main/node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -45464,7 +45464,7 @@ function ne_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nl.js
+// ../main/node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -45580,7 +45580,7 @@ function nl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nn.js
+// ../main/node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -45694,7 +45694,7 @@ function nn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/no.js
+// ../main/node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -45808,7 +45808,7 @@ function no_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ota.js
+// ../main/node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -45923,7 +45923,7 @@ function ota_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ps.js
+// ../main/node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -46043,7 +46043,7 @@ function ps_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pl.js
+// ../main/node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -46158,7 +46158,7 @@ function pl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt.js
+// ../main/node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -46302,7 +46302,7 @@ function pt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt-BR.js
+// ../main/node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -46447,7 +46447,7 @@ function pt_BR_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ro.js
+// ../main/node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -46570,7 +46570,7 @@ function ro_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ru.js
+// ../main/node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -46739,7 +46739,7 @@ function ru_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sk.js
+// ../main/node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -46856,7 +46856,7 @@ function sk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sl.js
+// ../main/node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -46971,7 +46971,7 @@ function sl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sv.js
+// ../main/node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -47087,7 +47087,7 @@ function sv_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ta.js
+// ../main/node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -47203,7 +47203,7 @@ function ta_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tg.js
+// ../main/node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -47320,7 +47320,7 @@ function tg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/th.js
+// ../main/node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -47436,7 +47436,7 @@ function th_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tk.js
+// ../main/node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -47544,7 +47544,7 @@ function tk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tr.js
+// ../main/node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -47655,7 +47655,7 @@ function tr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uk.js
+// ../main/node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -47769,12 +47769,12 @@ function uk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ua.js
+// ../main/node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// node_modules/zod/v4/locales/ur.js
+// ../main/node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -47890,7 +47890,7 @@ function ur_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uz.js
+// ../main/node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -48004,7 +48004,7 @@ function uz_default() {
   };
 }
 
-// node_modules/zod/v4/locales/vi.js
+// ../main/node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -48118,7 +48118,7 @@ function vi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-CN.js
+// ../main/node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -48233,7 +48233,7 @@ function zh_CN_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-TW.js
+// ../main/node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -48346,7 +48346,7 @@ function zh_TW_default() {
   };
 }
 
-// node_modules/zod/v4/locales/yo.js
+// ../main/node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -48459,7 +48459,7 @@ function yo_default() {
   };
 }
 
-// node_modules/zod/v4/core/registries.js
+// ../main/node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -48509,7 +48509,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// node_modules/zod/v4/core/compile.js
+// ../main/node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -50119,7 +50119,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// node_modules/zod/v4/core/api.js
+// ../main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -51178,7 +51178,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// node_modules/zod/v4/core/to-json-schema.js
+// ../main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -51708,7 +51708,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// node_modules/zod/v4/core/json-schema-processors.js
+// ../main/node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -52456,7 +52456,7 @@ function toJSONSchema(input2, params) {
   return finalize(ctx, input2);
 }
 
-// node_modules/zod/v4/core/json-schema-generator.js
+// ../main/node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -52534,10 +52534,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// node_modules/zod/v4/core/json-schema.js
+// ../main/node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// node_modules/zod/v4/classic/schemas.js
+// ../main/node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -52718,7 +52718,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/classic/checks.js
+// ../main/node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -52753,7 +52753,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// node_modules/zod/v4/classic/errors.js
+// ../main/node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -52799,7 +52799,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// node_modules/zod/v4/classic/parse.js
+// ../main/node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -52813,7 +52813,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// node_modules/zod/v4/classic/schemas.js
+// ../main/node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config2(en_default());
@@ -54278,7 +54278,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// node_modules/zod/v4/classic/compat.js
+// ../main/node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -54304,7 +54304,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// node_modules/zod/v4/classic/iso.js
+// ../main/node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -54329,7 +54329,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// node_modules/zod/v4/classic/from-json-schema.js
+// ../main/node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -55062,7 +55062,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// node_modules/zod/v4/core/visit.js
+// ../main/node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
@@ -55217,7 +55217,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// node_modules/zod/v4/classic/deep-partial.js
+// ../main/node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -55229,7 +55229,7 @@ function deepPartial(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/in-out.js
+// ../main/node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -55259,7 +55259,7 @@ function output(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/coerce.js
+// ../main/node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -55328,7 +55328,7 @@ var AlertsSchema = external_exports.strictObject({
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
 );
 
-// node_modules/re2js/build/index.js
+// ../main/node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -63833,7 +63833,7 @@ function agentLabel(agent) {
   return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }
 
-// node_modules/markdown-table/index.js
+// ../main/node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -64223,7 +64223,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// node_modules/mdast-util-to-string/lib/index.js
+// ../main/node_modules/mdast-util-to-string/lib/index.js
 var emptyOptions = {};
 function toString(value, options2) {
   const settings = options2 || emptyOptions;
@@ -64260,7 +64260,7 @@ function node2(value) {
   return Boolean(value && typeof value === "object");
 }
 
-// node_modules/character-entities/index.js
+// ../main/node_modules/character-entities/index.js
 var characterEntities = {
   AElig: "\xC6",
   AMP: "&",
@@ -66389,13 +66389,13 @@ var characterEntities = {
   zwnj: "\u200C"
 };
 
-// node_modules/decode-named-character-reference/index.js
+// ../main/node_modules/decode-named-character-reference/index.js
 var own2 = {}.hasOwnProperty;
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 
-// node_modules/micromark-util-chunked/index.js
+// ../main/node_modules/micromark-util-chunked/index.js
 function splice(list3, start, remove, items) {
   const end = list3.length;
   let chunkStart = 0;
@@ -66429,7 +66429,7 @@ function push(list3, items) {
   return items;
 }
 
-// node_modules/micromark-util-combine-extensions/index.js
+// ../main/node_modules/micromark-util-combine-extensions/index.js
 var hasOwnProperty = {}.hasOwnProperty;
 function combineExtensions(extensions) {
   const all2 = {};
@@ -66469,7 +66469,7 @@ function constructs(existing, list3) {
   splice(existing, 0, 0, before);
 }
 
-// node_modules/micromark-util-decode-numeric-character-reference/index.js
+// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code19 = Number.parseInt(value, base);
   if (
@@ -66487,12 +66487,12 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code19);
 }
 
-// node_modules/micromark-util-normalize-identifier/index.js
+// ../main/node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 
-// node_modules/micromark-util-character/index.js
+// ../main/node_modules/micromark-util-character/index.js
 var asciiAlpha = regexCheck(/[A-Za-z]/);
 var asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
 var asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -66524,7 +66524,7 @@ function regexCheck(regex2) {
   }
 }
 
-// node_modules/micromark-factory-space/index.js
+// ../main/node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -66569,7 +66569,7 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 
-// node_modules/micromark/lib/initialize/content.js
+// ../main/node_modules/micromark/lib/initialize/content.js
 var content = {
   tokenize: initializeContent
 };
@@ -66619,7 +66619,7 @@ function initializeContent(effects) {
   }
 }
 
-// node_modules/micromark-util-edit-map/index.js
+// ../main/node_modules/micromark-util-edit-map/index.js
 var EditMap = class {
   /**
    * Create a new edit map.
@@ -66717,7 +66717,7 @@ function addImplementation(editMap, at, remove, add, before) {
   editMap.index.set(at, change);
 }
 
-// node_modules/micromark/lib/initialize/document.js
+// ../main/node_modules/micromark/lib/initialize/document.js
 var document = {
   tokenize: initializeDocument
 };
@@ -66911,7 +66911,7 @@ function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
 
-// node_modules/micromark-util-classify-character/index.js
+// ../main/node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code19) {
   if (code19 === null || markdownLineEndingOrSpace(code19) || unicodeWhitespace(code19)) {
     return 1;
@@ -66921,7 +66921,7 @@ function classifyCharacter(code19) {
   }
 }
 
-// node_modules/micromark-util-resolve-all/index.js
+// ../main/node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -66935,7 +66935,7 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 
-// node_modules/micromark-core-commonmark/lib/attention.js
+// ../main/node_modules/micromark-core-commonmark/lib/attention.js
 var attention = {
   name: "attention",
   resolveAll: resolveAllAttention,
@@ -67058,7 +67058,7 @@ function movePoint(point3, offset) {
   point3._bufferIndex += offset;
 }
 
-// node_modules/micromark-core-commonmark/lib/autolink.js
+// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
 var autolink = {
   name: "autolink",
   tokenize: tokenizeAutolink
@@ -67159,7 +67159,7 @@ function tokenizeAutolink(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/blank-line.js
+// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
 var blankLine = {
   partial: true,
   tokenize: tokenizeBlankLine
@@ -67174,7 +67174,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/block-quote.js
+// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
 var blockQuote = {
   continuation: {
     tokenize: tokenizeBlockQuoteContinuation
@@ -67232,7 +67232,7 @@ function exit(effects) {
   effects.exit("blockQuote");
 }
 
-// node_modules/micromark-core-commonmark/lib/character-escape.js
+// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
 var characterEscape = {
   name: "characterEscape",
   tokenize: tokenizeCharacterEscape
@@ -67258,7 +67258,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/character-reference.js
+// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
 var characterReference = {
   name: "characterReference",
   tokenize: tokenizeCharacterReference
@@ -67323,7 +67323,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 var nonLazyContinuation = {
   partial: true,
   tokenize: tokenizeNonLazyContinuation
@@ -67345,7 +67345,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/code-fenced.js
+// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
 var codeFenced = {
   concrete: true,
   name: "codeFenced",
@@ -67508,7 +67508,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/code-indented.js
+// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
 var codeIndented = {
   name: "codeIndented",
   tokenize: tokenizeCodeIndented
@@ -67566,7 +67566,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/code-text.js
+// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
 var codeText = {
   name: "codeText",
   previous,
@@ -67681,7 +67681,7 @@ function tokenizeCodeText(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 var SpliceBuffer = class {
   /**
    * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -67874,7 +67874,7 @@ function chunkedPush(list3, right) {
   }
 }
 
-// node_modules/micromark-util-subtokenize/index.js
+// ../main/node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -68027,7 +68027,7 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 
-// node_modules/micromark-core-commonmark/lib/content.js
+// ../main/node_modules/micromark-core-commonmark/lib/content.js
 var content2 = {
   resolve: resolveContent,
   tokenize: tokenizeContent
@@ -68098,7 +68098,7 @@ function tokenizeContinuation(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-factory-destination/index.js
+// ../main/node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -68190,7 +68190,7 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 
-// node_modules/micromark-factory-label/index.js
+// ../main/node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -68251,7 +68251,7 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// node_modules/micromark-factory-title/index.js
+// ../main/node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -68313,7 +68313,7 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// node_modules/micromark-factory-whitespace/index.js
+// ../main/node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -68332,7 +68332,7 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/definition.js
+// ../main/node_modules/micromark-core-commonmark/lib/definition.js
 var definition = {
   name: "definition",
   tokenize: tokenizeDefinition
@@ -68418,7 +68418,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 var hardBreakEscape = {
   name: "hardBreakEscape",
   tokenize: tokenizeHardBreakEscape
@@ -68439,7 +68439,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/heading-atx.js
+// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
 var headingAtx = {
   name: "headingAtx",
   resolve: resolveHeadingAtx,
@@ -68528,7 +68528,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-util-html-tag-name/index.js
+// ../main/node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames = [
   "address",
   "article",
@@ -68595,7 +68595,7 @@ var htmlBlockNames = [
 ];
 var htmlRawNames = ["pre", "script", "style", "textarea"];
 
-// node_modules/micromark-core-commonmark/lib/html-flow.js
+// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
 var htmlFlow = {
   concrete: true,
   name: "htmlFlow",
@@ -68954,7 +68954,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/html-text.js
+// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
 var htmlText = {
   name: "htmlText",
   tokenize: tokenizeHtmlText
@@ -69260,7 +69260,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/label-end.js
+// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
 var labelEnd = {
   name: "labelEnd",
   resolveAll: resolveAllLabelEnd,
@@ -69486,7 +69486,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/label-start-image.js
+// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
 var labelStartImage = {
   name: "labelStartImage",
   resolveAll: labelEnd.resolveAll,
@@ -69523,7 +69523,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/label-start-link.js
+// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
 var labelStartLink = {
   name: "labelStartLink",
   resolveAll: labelEnd.resolveAll,
@@ -69551,7 +69551,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/line-ending.js
+// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
 var lineEnding = {
   name: "lineEnding",
   tokenize: tokenizeLineEnding
@@ -69566,7 +69566,7 @@ function tokenizeLineEnding(effects, ok3) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/thematic-break.js
+// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
 var thematicBreak = {
   name: "thematicBreak",
   tokenize: tokenizeThematicBreak
@@ -69605,7 +69605,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/list.js
+// ../main/node_modules/micromark-core-commonmark/lib/list.js
 var list = {
   continuation: {
     tokenize: tokenizeListContinuation
@@ -69735,7 +69735,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/setext-underline.js
+// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
 var setextUnderline = {
   name: "setextUnderline",
   resolveTo: resolveToSetextUnderline,
@@ -69829,7 +69829,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark/lib/initialize/flow.js
+// ../main/node_modules/micromark/lib/initialize/flow.js
 var flow = {
   tokenize: initializeFlow
 };
@@ -69867,7 +69867,7 @@ function initializeFlow(effects) {
   }
 }
 
-// node_modules/micromark/lib/initialize/text.js
+// ../main/node_modules/micromark/lib/initialize/text.js
 var resolver = {
   resolveAll: createResolver()
 };
@@ -70009,7 +70009,7 @@ function resolveAllLineSuffixes(events, context) {
   return events;
 }
 
-// node_modules/micromark/lib/constructs.js
+// ../main/node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -70084,7 +70084,7 @@ var disable = {
   null: []
 };
 
-// node_modules/micromark/lib/create-tokenizer.js
+// ../main/node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser2, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -70410,7 +70410,7 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 
-// node_modules/micromark/lib/parse.js
+// ../main/node_modules/micromark/lib/parse.js
 function parse5(options2) {
   const settings = options2 || {};
   const constructs2 = (
@@ -70436,14 +70436,14 @@ function parse5(options2) {
   }
 }
 
-// node_modules/micromark/lib/postprocess.js
+// ../main/node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 
-// node_modules/micromark/lib/preprocess.js
+// ../main/node_modules/micromark/lib/preprocess.js
 var search = /[\0\t\n\r]/g;
 function preprocess2() {
   let column = 1;
@@ -70523,7 +70523,7 @@ function preprocess2() {
   }
 }
 
-// node_modules/micromark-util-decode-string/index.js
+// ../main/node_modules/micromark-util-decode-string/index.js
 var characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode5);
@@ -70541,7 +70541,7 @@ function decode5($0, $1, $2) {
   return decodeNamedCharacterReference($2) || $0;
 }
 
-// node_modules/unist-util-stringify-position/lib/index.js
+// ../main/node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -70567,7 +70567,7 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 
-// node_modules/mdast-util-from-markdown/lib/index.js
+// ../main/node_modules/mdast-util-from-markdown/lib/index.js
 var own3 = {}.hasOwnProperty;
 function fromMarkdown(value, encoding, options2) {
   if (encoding && typeof encoding === "object") {
@@ -71337,7 +71337,7 @@ function defaultOnError(left, right) {
   }) + ") is still open");
 }
 
-// node_modules/ccount/index.js
+// ../main/node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -71352,11 +71352,11 @@ function ccount(value, character) {
   return count2;
 }
 
-// node_modules/devlop/lib/default.js
+// ../main/node_modules/devlop/lib/default.js
 function ok() {
 }
 
-// node_modules/escape-string-regexp/index.js
+// ../main/node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -71364,7 +71364,7 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 
-// node_modules/unist-util-is/lib/index.js
+// ../main/node_modules/unist-util-is/lib/index.js
 var convert = (
   // Note: overloads in JSDoc can’t yet use different `@template`s.
   /**
@@ -71463,12 +71463,12 @@ function looksLikeANode(value) {
   return value !== null && typeof value === "object" && "type" in value;
 }
 
-// node_modules/unist-util-visit-parents/lib/color.node.js
+// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
-// node_modules/unist-util-visit-parents/lib/index.js
+// ../main/node_modules/unist-util-visit-parents/lib/index.js
 var empty = [];
 var CONTINUE = true;
 var EXIT = false;
@@ -71588,7 +71588,7 @@ function toResult(value) {
   return value === null || value === void 0 ? empty : [value];
 }
 
-// node_modules/mdast-util-find-and-replace/lib/index.js
+// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list3, options2) {
   const settings = options2 || {};
   const ignored = convert(settings.ignore || []);
@@ -71689,7 +71689,7 @@ function toFunction(replace2) {
   };
 }
 
-// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -71854,7 +71854,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code19) || unicodePunctuation(code19);
 }
 
-// node_modules/mdast-util-gfm-footnote/lib/index.js
+// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
 footnoteReference.peek = footnoteReferencePeek;
 function enterFootnoteCallString() {
   this.buffer();
@@ -71928,7 +71928,7 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 
-// node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
 handleDelete.attention = attentionDelete;
 handleDelete.peek = peekDelete;
 function gfmStrikethroughFromMarkdown() {
@@ -71965,7 +71965,7 @@ function peekDelete() {
   return "~";
 }
 
-// node_modules/mdast-util-gfm-table/lib/index.js
+// ../main/node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -72026,7 +72026,7 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 
-// node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -72073,7 +72073,7 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 
-// node_modules/mdast-util-gfm/lib/index.js
+// ../main/node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -72084,7 +72084,7 @@ function gfmFromMarkdown() {
   ];
 }
 
-// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 var wwwPrefix = {
   tokenize: tokenizeWwwPrefix,
   partial: true
@@ -72426,7 +72426,7 @@ function previousUnbalanced(events) {
   return result;
 }
 
-// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 var indent = {
   tokenize: tokenizeIndent2,
   partial: true
@@ -72701,7 +72701,7 @@ function tokenizeIndent2(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options2) {
   const options_ = options2 || {};
   let single = options_.singleTilde;
@@ -72795,7 +72795,7 @@ function gfmStrikethrough(options2) {
   }
 }
 
-// node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
 var EditMap2 = class {
   /**
    * Create a new edit map.
@@ -72881,7 +72881,7 @@ function addImplementation2(editMap, at, remove, add) {
   editMap.index.set(at, change);
 }
 
-// node_modules/micromark-extension-gfm-table/lib/infer.js
+// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -72908,7 +72908,7 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 
-// node_modules/micromark-extension-gfm-table/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -73299,7 +73299,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 
-// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 var tasklistCheck = {
   name: "tasklistCheck",
   tokenize: tokenizeTasklistCheck
@@ -73373,7 +73373,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-extension-gfm/index.js
+// ../main/node_modules/micromark-extension-gfm/index.js
 function gfm(options2) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -75849,7 +75849,9 @@ var DashboardStateSchema = external_exports.object({
   /**
    * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
    * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+   * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
+   * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
+   * written only when it changes). Absent without epics.
    */
   epics: external_exports.record(
     external_exports.string().regex(/^\d+$/),
@@ -75857,6 +75859,12 @@ var DashboardStateSchema = external_exports.object({
       at: isoTime,
       by: external_exports.string().max(40),
       pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+      refused: external_exports.array(
+        external_exports.object({
+          issue: external_exports.number().int().positive(),
+          linkedBy: external_exports.string().max(40).nullable().optional()
+        })
+      ).max(50).optional(),
       comment: external_exports.string().max(16).optional()
     })
   ).optional(),
@@ -77061,6 +77069,36 @@ function epicSummary(items) {
   return `epic: ${finished2} of ${items.length} sub-issues done${open2.length ? ` (${open2.join(", ")})` : ""}`;
 }
 
+// src/core/tasks/sub-issue-links.ts
+function linkedBeforeLabel(link, labeledAt) {
+  const linked = Date.parse(link.at);
+  const labeled = Date.parse(labeledAt ?? "");
+  return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
+}
+function judgeSubIssueLinks(input2) {
+  const newest = /* @__PURE__ */ new Map();
+  for (const link of input2.links) {
+    const seen = newest.get(link.issue);
+    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
+  }
+  const approved = [];
+  const refused = [];
+  for (const issue2 of input2.candidates) {
+    const link = newest.get(issue2);
+    if (!link) refused.push({ issue: issue2 });
+    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
+      approved.push(issue2);
+    else refused.push({ issue: issue2, linkedBy: link.by });
+  }
+  return { approved, refused };
+}
+function linkRefusalText(refusal, quiet) {
+  if (refusal.linkedBy === void 0)
+    return "when it was linked is unknown (not among the parent's timeline events read), so the epic's label does not approve it";
+  if (refusal.linkedBy === null) return "linked by a deleted account, and not before the epic's label";
+  return `linked by ${quiet(refusal.linkedBy)}, who has no write access, and not before the epic's label`;
+}
+
 // src/core/reconcile/task-labels.ts
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
@@ -77187,12 +77225,11 @@ function processEpics(ctx, pool) {
     }
     const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
     if (approval && (!epic || newer)) {
-      const at = approval.at ?? ctx.now.toISOString();
-      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
+      epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
       epics2[p] = epic;
     }
     if (!epic) continue;
-    const items = epicItems(ctx, p, epic.pooled, pool);
+    const items = epicItems(ctx, p, epic, pool);
     const done = epicDone(items);
     const closeParent = ctx.config.epics.closeParent;
     const body = renderEpicProgress({
@@ -77219,12 +77256,16 @@ function processEpics(ctx, pool) {
 }
 function poolSubIssues(ctx, p, approval, earlier) {
   const issue2 = ctx.issues.get(p);
-  const labeled = Date.parse(approval.at);
-  const chosen = subIssuesToPool(issue2.subIssues ?? [], (n) => {
+  const candidates = subIssuesToPool(issue2.subIssues ?? [], (n) => {
     const child = ctx.issues.get(n);
-    const created = Date.parse(child?.createdAt ?? "");
-    if (!child || Number.isNaN(created) || created > labeled) return null;
+    if (!child) return null;
     return { open: child.state === "open", status: statusOf2(ctx, n), epic: isEpic(ctx, n) };
+  });
+  const { approved: chosen, refused } = judgeSubIssueLinks({
+    candidates,
+    links: issue2.subIssueLinks ?? [],
+    labeledAt: approval.at,
+    isWriter: (login) => !sameLogin(login, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, login)
   });
   for (const n of chosen) {
     setStatus(ctx, n, "ready");
@@ -77234,14 +77275,18 @@ function poolSubIssues(ctx, p, approval, earlier) {
     (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf2(ctx, n) !== null
   );
   const pooled = [.../* @__PURE__ */ new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
-  const epic = { at: approval.at, by: approval.by, pooled };
+  const epic = { at: approval.at ?? ctx.now.toISOString(), by: approval.by, pooled };
+  if (refused.length > 0) epic.refused = refused.slice(0, MAX_POOLED);
+  const held = refused.length ? `; not ${refused.map((r) => `#${r.issue}`).join(", ")} (how it was linked)` : "";
   note(
     ctx,
-    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`
+    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}${held}`
   );
   return epic;
 }
-function epicItems(ctx, p, pooled, pool) {
+function epicItems(ctx, p, epic, pool) {
+  const { pooled } = epic;
+  const refusal = (n) => epic.refused?.find((r) => r.issue === n);
   const queued = new Set(pool.ranked.map((t) => t.issue));
   const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
   const items = [];
@@ -77260,7 +77305,11 @@ function epicItems(ctx, p, pooled, pool) {
       if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
       else if (pooled.includes(n))
         items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
-      else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
+      else {
+        const refused = refusal(n);
+        const detail = refused ? linkRefusalText(refused, quietLogin) : "added after the epic's label";
+        items.push({ ...base, state: "not pooled", detail });
+      }
       continue;
     }
     if (status === "ready") {
@@ -82312,6 +82361,21 @@ ${fields}
 ${CLOSED_ISSUE_FIELDS}
 `;
 }
+function subIssueLinksQuery(parents) {
+  const fields = parents.map(
+    (n) => `    p${n}: issue(number: ${n}) {
+      timelineItems(itemTypes: [SUB_ISSUE_ADDED_EVENT], last: 100) {
+        nodes { ... on SubIssueAddedEvent { createdAt actor { login } subIssue { number repository { nameWithOwner } } } }
+      }
+    }`
+  ).join("\n");
+  return `query AutopilotSubIssueLinks($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+${fields}
+  }
+}
+`;
+}
 var OLDER_COMMENTS_QUERY = `
 query AutopilotOlderComments($owner: String!, $name: String!, $number: Int!, $before: String) {
   repository(owner: $owner, name: $name) {
@@ -83083,6 +83147,11 @@ function relevantLogins(world, options2) {
       add(i.readyLabeledBy);
       add(i.bestOfLabeledBy);
     }
+  for (const i of world.issues)
+    if (i.state === "open" && i.labels.includes(readyLabel)) {
+      for (const link of i.subIssueLinks ?? [])
+        if (!linkedBeforeLabel(link, i.readyLabeledAt ?? null)) add(link.by);
+    }
   for (const i of world.issues) {
     if (i.state !== "open") continue;
     for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
@@ -83400,6 +83469,54 @@ function pullTrustFacts(p) {
   };
 }
 
+// src/github/snapshot/sub-issue-links.ts
+var PARENTS_PER_QUERY = 50;
+function parentsAboutToPool(issues, options2) {
+  const out = [];
+  for (const issue2 of issues) {
+    const by = issue2.readyLabeledBy ?? null;
+    if (issue2.state !== "open" || !issue2.labels.includes(options2.readyLabel)) continue;
+    if (!issue2.subIssues?.length || !by || by.toLowerCase() === options2.botLogin.toLowerCase()) continue;
+    const epic = options2.epics?.[String(issue2.number)];
+    const newer = !!epic && !!issue2.readyLabeledAt && Date.parse(issue2.readyLabeledAt) > Date.parse(epic.at);
+    if (!epic || newer) out.push(issue2.number);
+  }
+  return out.sort((a, b) => a - b);
+}
+async function readSubIssueLinks(ctx, graphql3, parents) {
+  const out = /* @__PURE__ */ new Map();
+  const here = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  for (let i = 0; i < parents.length; i += PARENTS_PER_QUERY) {
+    const chunk = parents.slice(i, i + PARENTS_PER_QUERY);
+    let data;
+    try {
+      data = await graphql3(subIssueLinksQuery(chunk), {
+        owner: ctx.repo.owner,
+        name: ctx.repo.name
+      });
+    } catch (error62) {
+      if (error62?.name !== "GraphqlResponseError") throw error62;
+      ctx.log.warn(`sub-issue links of ${chunk.map((n) => `#${n}`).join(", ")} not read: ${String(error62)}`);
+      continue;
+    }
+    for (const parent of chunk) {
+      const node3 = data.repository?.[`p${parent}`];
+      if (!node3) continue;
+      const newest = /* @__PURE__ */ new Map();
+      for (const event of compact(node3.timelineItems?.nodes)) {
+        const sub = event.subIssue;
+        if (!sub || !event.createdAt) continue;
+        if (sub.repository && sub.repository.nameWithOwner.toLowerCase() !== here) continue;
+        const seen = newest.get(sub.number);
+        if (!seen || Date.parse(event.createdAt) >= Date.parse(seen.at))
+          newest.set(sub.number, { issue: sub.number, at: event.createdAt, by: event.actor?.login ?? null });
+      }
+      out.set(parent, [...newest.values()]);
+    }
+  }
+  return out;
+}
+
 // src/github/snapshot/snapshot.ts
 var MAX_BRANCH_ISSUE_LOOKUPS = 50;
 async function runSnapshotQuery(ctx, flags) {
@@ -83614,6 +83731,11 @@ async function takeSnapshot(ctx, request2) {
     )),
     isResult: (c, n) => isAppResultComment(c, n, appId)
   });
+  const parents = parentsAboutToPool(byNumber.values(), { ...settings, botLogin, epics: state?.epics });
+  for (const [parent, links] of await readSubIssueLinks(ctx, graphql3, parents)) {
+    const issue2 = byNumber.get(parent);
+    issue2.subIssueLinks = links.filter((l) => issue2.subIssues?.includes(l.issue));
+  }
   const readIds = new Set(allComments.map((c) => c.id));
   for (const { issue: issue2, comment: c } of buried) {
     const comment2 = toComment(c, issue2, botLogin, appId);

@@ -47,7 +47,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/@actions/core/lib/utils.js
+// ../main/node_modules/@actions/core/lib/utils.js
 function toCommandValue(input2) {
   if (input2 === null || input2 === void 0) {
     return "";
@@ -70,11 +70,11 @@ function toCommandProperties(annotationProperties) {
   };
 }
 var init_utils = __esm({
-  "node_modules/@actions/core/lib/utils.js"() {
+  "../main/node_modules/@actions/core/lib/utils.js"() {
   }
 });
 
-// node_modules/@actions/core/lib/command.js
+// ../main/node_modules/@actions/core/lib/command.js
 import * as os from "os";
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
@@ -88,7 +88,7 @@ function escapeProperty(s) {
 }
 var CMD_STRING, Command;
 var init_command = __esm({
-  "node_modules/@actions/core/lib/command.js"() {
+  "../main/node_modules/@actions/core/lib/command.js"() {
     init_utils();
     CMD_STRING = "::";
     Command = class {
@@ -126,7 +126,7 @@ var init_command = __esm({
   }
 });
 
-// node_modules/@actions/core/lib/file-command.js
+// ../main/node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -154,24 +154,24 @@ function prepareKeyValueMessage(key, value) {
   return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 var init_file_command = __esm({
-  "node_modules/@actions/core/lib/file-command.js"() {
+  "../main/node_modules/@actions/core/lib/file-command.js"() {
     init_utils();
   }
 });
 
-// node_modules/@actions/core/lib/oidc-utils.js
+// ../main/node_modules/@actions/core/lib/oidc-utils.js
 var init_oidc_utils = __esm({
-  "node_modules/@actions/core/lib/oidc-utils.js"() {
+  "../main/node_modules/@actions/core/lib/oidc-utils.js"() {
     init_core();
   }
 });
 
-// node_modules/@actions/core/lib/summary.js
+// ../main/node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter, access, appendFile, writeFile, SUMMARY_ENV_VAR, Summary, _summary, summary;
 var init_summary = __esm({
-  "node_modules/@actions/core/lib/summary.js"() {
+  "../main/node_modules/@actions/core/lib/summary.js"() {
     __awaiter = function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
         return value instanceof P2 ? value : new P2(function(resolve) {
@@ -456,23 +456,23 @@ var init_summary = __esm({
   }
 });
 
-// node_modules/@actions/core/lib/path-utils.js
+// ../main/node_modules/@actions/core/lib/path-utils.js
 var init_path_utils = __esm({
-  "node_modules/@actions/core/lib/path-utils.js"() {
+  "../main/node_modules/@actions/core/lib/path-utils.js"() {
   }
 });
 
-// node_modules/@actions/core/lib/platform.js
+// ../main/node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform, arch;
 var init_platform = __esm({
-  "node_modules/@actions/core/lib/platform.js"() {
+  "../main/node_modules/@actions/core/lib/platform.js"() {
     platform = os3.platform();
     arch = os3.arch();
   }
 });
 
-// node_modules/@actions/core/lib/core.js
+// ../main/node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 function setSecret(secret) {
   issueCommand("add-mask", {}, secret);
@@ -513,7 +513,7 @@ function info(message) {
 }
 var ExitCode;
 var init_core = __esm({
-  "node_modules/@actions/core/lib/core.js"() {
+  "../main/node_modules/@actions/core/lib/core.js"() {
     init_command();
     init_file_command();
     init_utils();
@@ -1408,7 +1408,7 @@ var init_presets = __esm({
   }
 });
 
-// node_modules/zod/v4/core/util.js
+// ../main/node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -2154,7 +2154,7 @@ function constantCatch(value) {
 }
 var Cached, EVALUATING, captureStackTrace, allowsEval, getParsedType, propertyKeyTypes, primitiveTypes, NUMBER_FORMAT_RANGES, BIGINT_FORMAT_RANGES, highSurrogate, Class, installing, broke, breaker, CONSTANT_CATCH;
 var init_util = __esm({
-  "node_modules/zod/v4/core/util.js"() {
+  "../main/node_modules/zod/v4/core/util.js"() {
     init_core2();
     Cached = class {
       constructor(getter) {
@@ -2269,7 +2269,7 @@ var init_util = __esm({
   }
 });
 
-// node_modules/zod/v4/core/core.js
+// ../main/node_modules/zod/v4/core/core.js
 function newError(Definition) {
   const E = _E;
   if (E) {
@@ -2372,7 +2372,7 @@ function config(newConfig) {
 }
 var _a, NEVER, _zodDesc, _E, $brand, $ZodAsyncError, $ZodEncodeError, globalConfig;
 var init_core2 = __esm({
-  "node_modules/zod/v4/core/core.js"() {
+  "../main/node_modules/zod/v4/core/core.js"() {
     init_util();
     NEVER = /* @__PURE__ */ Object.freeze({
       status: "aborted"
@@ -2396,7 +2396,7 @@ var init_core2 = __esm({
   }
 });
 
-// node_modules/zod/v4/core/errors.js
+// ../main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -2554,7 +2554,7 @@ function prettifyError(error63) {
 }
 var _messageDesc, _issuesDesc, _installedToString, initializer, $ZodError, $ZodRealError;
 var init_errors = __esm({
-  "node_modules/zod/v4/core/errors.js"() {
+  "../main/node_modules/zod/v4/core/errors.js"() {
     init_core2();
     init_util();
     _messageDesc = {
@@ -2595,7 +2595,7 @@ var init_errors = __esm({
   }
 });
 
-// node_modules/zod/v4/core/parse.js
+// ../main/node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -2635,7 +2635,7 @@ function validateFallback(schema, value, _ctx) {
 }
 var _parse, parse, _parseAsync, parseAsync, _safeParse, safeParse, _safeParseAsync, safeParseAsync, COMPILE_INVALID, COMPILE_FALLBACK, validate, validateAsync, _encode, encode, _decode, decode, _encodeAsync, encodeAsync, _decodeAsync, decodeAsync, _safeEncode, safeEncode, _safeDecode, safeDecode, _safeEncodeAsync, safeEncodeAsync, _safeDecodeAsync, safeDecodeAsync;
 var init_parse = __esm({
-  "node_modules/zod/v4/core/parse.js"() {
+  "../main/node_modules/zod/v4/core/parse.js"() {
     init_core2();
     init_errors();
     init_util();
@@ -2763,7 +2763,7 @@ var init_parse = __esm({
   }
 });
 
-// node_modules/zod/v4/core/regexes.js
+// ../main/node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -2864,7 +2864,7 @@ function fixedBase64url(length) {
 }
 var cuid, cuid2, ulid, xid, ksuid, nanoid, duration, extendedDuration, guid, uuid, uuid4, uuid6, uuid7, email, html5Email, rfc5322Email, unicodeEmail, idnEmail, browserEmail, _emoji, ipv4, ipv6, mac, cidrv4, cidrv6, base64, base64url, hostname, domain, httpProtocol, e164, creditCard, currencyCode, iban, dateSource, date, anyString, string, bigint, integer, number, boolean, _null, _undefined, lowercase, uppercase, hex, md5_hex, md5_base64, md5_base64url, sha1_hex, sha1_base64, sha1_base64url, sha256_hex, sha256_base64, sha256_base64url, sha384_hex, sha384_base64, sha384_base64url, sha512_hex, sha512_base64, sha512_base64url;
 var init_regexes = __esm({
-  "node_modules/zod/v4/core/regexes.js"() {
+  "../main/node_modules/zod/v4/core/regexes.js"() {
     init_util();
     cuid = /^[cC][0-9a-z]{6,}$/;
     cuid2 = /^[0-9a-z]+$/;
@@ -2941,7 +2941,7 @@ var init_regexes = __esm({
   }
 });
 
-// node_modules/zod/v4/core/checks.js
+// ../main/node_modules/zod/v4/core/checks.js
 function handleCheckPropertyResult(result, payload, property) {
   if (result.issues.length) {
     payload.issues.push(...prefixIssues(property, result.issues));
@@ -2949,7 +2949,7 @@ function handleCheckPropertyResult(result, payload, property) {
 }
 var $ZodCheck, _whenHasSize, _whenHasLength, numericOriginMap, $ZodCheckLessThan, $ZodCheckGreaterThan, $ZodCheckMultipleOf, $ZodCheckNumberFormat, $ZodCheckBigIntFormat, $ZodCheckMaxSize, $ZodCheckMinSize, $ZodCheckSizeEquals, $ZodCheckMaxLength, $ZodCheckMinLength, $ZodCheckLengthEquals, $ZodCheckStringFormat, $ZodCheckRegex, $ZodCheckLowerCase, $ZodCheckUpperCase, $ZodCheckIncludes, $ZodCheckStartsWith, $ZodCheckEndsWith, $ZodCheckProperty, $ZodCheckProperties, $ZodCheckMimeType, $ZodCheckOverwrite;
 var init_checks = __esm({
-  "node_modules/zod/v4/core/checks.js"() {
+  "../main/node_modules/zod/v4/core/checks.js"() {
     init_core2();
     init_regexes();
     init_util();
@@ -3425,10 +3425,10 @@ var init_checks = __esm({
   }
 });
 
-// node_modules/zod/v4/core/doc.js
+// ../main/node_modules/zod/v4/core/doc.js
 var Doc;
 var init_doc = __esm({
-  "node_modules/zod/v4/core/doc.js"() {
+  "../main/node_modules/zod/v4/core/doc.js"() {
     Doc = class {
       constructor(args = [], closed = {}) {
         this.content = [];
@@ -3471,10 +3471,10 @@ ${content3.join("\n")}
   }
 });
 
-// node_modules/zod/v4/core/versions.js
+// ../main/node_modules/zod/v4/core/versions.js
 var version;
 var init_versions = __esm({
-  "node_modules/zod/v4/core/versions.js"() {
+  "../main/node_modules/zod/v4/core/versions.js"() {
     version = {
       major: 4,
       minor: 6,
@@ -3483,7 +3483,7 @@ var init_versions = __esm({
   }
 });
 
-// node_modules/zod/v4/core/schemas.js
+// ../main/node_modules/zod/v4/core/schemas.js
 async function validateAsync2(inst, value) {
   const ctx = { async: true };
   return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
@@ -4164,7 +4164,7 @@ function handleRefineResult(result, payload, input2, inst) {
 }
 var $ZodType, toStandardResult, $ZodString, $ZodStringFormat, $ZodGUID, $ZodUUID, $ZodEmail, URL_BAD_FORMAT, URL_UNPARSEABLE, asciiTabOrNewline, $ZodURL, $ZodEmoji, $ZodNanoID, $ZodCUID, $ZodCUID2, $ZodULID, $ZodXID, $ZodKSUID, $ZodISODateTime, $ZodISODate, $ZodISOTime, $ZodISODuration, $ZodIPv4, ipv6Alphabet, $ZodIPv6, $ZodMAC, $ZodCIDRv4, $ZodCIDRv6, base64Charset, $ZodBase64, base64urlCharset, $ZodBase64URL, $ZodE164, CC_SANITIZE, $ZodCreditCard, $ZodIBAN, $ZodJWT, $ZodCustomStringFormat, $ZodNumber, $ZodNumberFormat, $ZodBoolean, $ZodBigInt, $ZodBigIntFormat, $ZodSymbol, $ZodUndefined, $ZodNull, $ZodAny, $ZodUnknown, $ZodNever, $ZodVoid, $ZodDate, arraySize, mapSize, setSize, $ZodArray, NO_SYMBOL_KEYS, $ZodObject, $ZodObjectJIT, $ZodUnion, $ZodXor, $ZodDiscriminatedUnion, $ZodIntersection, $ZodTuple, $ZodRecord, $ZodMap, $ZodSet, $ZodEnum, $ZodLiteral, $ZodFile, $ZodTransform, $ZodOptional, $ZodExactOptional, $ZodNullable, $ZodDefault, $ZodPrefault, $ZodNonOptional, $ZodSuccess, $ZodCatch, $ZodNaN, $ZodPipe, $ZodCodec, $ZodPreprocess, $ZodReadonly, $ZodTemplateLiteral, $ZodFunction, $ZodPromise, $ZodLazy, $ZodCustom;
 var init_schemas = __esm({
-  "node_modules/zod/v4/core/schemas.js"() {
+  "../main/node_modules/zod/v4/core/schemas.js"() {
     init_checks();
     init_core2();
     init_doc();
@@ -5938,7 +5938,7 @@ var init_schemas = __esm({
   }
 });
 
-// node_modules/zod/v4/core/memoizer.js
+// ../main/node_modules/zod/v4/core/memoizer.js
 function isRef(value) {
   return value !== null && typeof value === "object";
 }
@@ -6102,7 +6102,7 @@ function isBackEdge(ctx, value) {
 }
 var $ZodCyclicError, STATE, NO_ISSUES, recursive, NONE, ASSUMED, PROVEN, handoff, open, memo;
 var init_memoizer = __esm({
-  "node_modules/zod/v4/core/memoizer.js"() {
+  "../main/node_modules/zod/v4/core/memoizer.js"() {
     init_util();
     $ZodCyclicError = class extends Error {
       constructor() {
@@ -6220,7 +6220,7 @@ var init_memoizer = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ar.js
+// ../main/node_modules/zod/v4/locales/ar.js
 function ar_default() {
   return {
     localeError: error2()
@@ -6228,7 +6228,7 @@ function ar_default() {
 }
 var error2;
 var init_ar = __esm({
-  "node_modules/zod/v4/locales/ar.js"() {
+  "../main/node_modules/zod/v4/locales/ar.js"() {
     init_util();
     error2 = () => {
       const Sizable = {
@@ -6338,7 +6338,7 @@ var init_ar = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/az.js
+// ../main/node_modules/zod/v4/locales/az.js
 function az_default() {
   return {
     localeError: error3()
@@ -6346,7 +6346,7 @@ function az_default() {
 }
 var error3;
 var init_az = __esm({
-  "node_modules/zod/v4/locales/az.js"() {
+  "../main/node_modules/zod/v4/locales/az.js"() {
     init_util();
     error3 = () => {
       const Sizable = {
@@ -6455,7 +6455,7 @@ var init_az = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/be.js
+// ../main/node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -6478,7 +6478,7 @@ function be_default() {
 }
 var error4;
 var init_be = __esm({
-  "node_modules/zod/v4/locales/be.js"() {
+  "../main/node_modules/zod/v4/locales/be.js"() {
     init_util();
     error4 = () => {
       const Sizable = {
@@ -6630,7 +6630,7 @@ var init_be = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/bg.js
+// ../main/node_modules/zod/v4/locales/bg.js
 function bg_default() {
   return {
     localeError: error5()
@@ -6638,7 +6638,7 @@ function bg_default() {
 }
 var error5;
 var init_bg = __esm({
-  "node_modules/zod/v4/locales/bg.js"() {
+  "../main/node_modules/zod/v4/locales/bg.js"() {
     init_util();
     error5 = () => {
       const Sizable = {
@@ -6762,7 +6762,7 @@ var init_bg = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/bn.js
+// ../main/node_modules/zod/v4/locales/bn.js
 function bn_default() {
   return {
     localeError: error6()
@@ -6770,7 +6770,7 @@ function bn_default() {
 }
 var error6;
 var init_bn = __esm({
-  "node_modules/zod/v4/locales/bn.js"() {
+  "../main/node_modules/zod/v4/locales/bn.js"() {
     init_util();
     error6 = () => {
       const Sizable = {
@@ -6882,7 +6882,7 @@ var init_bn = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ca.js
+// ../main/node_modules/zod/v4/locales/ca.js
 function ca_default() {
   return {
     localeError: error7()
@@ -6890,7 +6890,7 @@ function ca_default() {
 }
 var error7;
 var init_ca = __esm({
-  "node_modules/zod/v4/locales/ca.js"() {
+  "../main/node_modules/zod/v4/locales/ca.js"() {
     init_util();
     error7 = () => {
       const Sizable = {
@@ -7002,7 +7002,7 @@ var init_ca = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ckb.js
+// ../main/node_modules/zod/v4/locales/ckb.js
 function ckb_default() {
   return {
     localeError: error8()
@@ -7010,7 +7010,7 @@ function ckb_default() {
 }
 var error8;
 var init_ckb = __esm({
-  "node_modules/zod/v4/locales/ckb.js"() {
+  "../main/node_modules/zod/v4/locales/ckb.js"() {
     init_util();
     error8 = () => {
       const Sizable = {
@@ -7141,7 +7141,7 @@ var init_ckb = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/cs.js
+// ../main/node_modules/zod/v4/locales/cs.js
 function cs_default() {
   return {
     localeError: error9()
@@ -7149,7 +7149,7 @@ function cs_default() {
 }
 var error9;
 var init_cs = __esm({
-  "node_modules/zod/v4/locales/cs.js"() {
+  "../main/node_modules/zod/v4/locales/cs.js"() {
     init_util();
     error9 = () => {
       const Sizable = {
@@ -7264,7 +7264,7 @@ var init_cs = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/da.js
+// ../main/node_modules/zod/v4/locales/da.js
 function da_default() {
   return {
     localeError: error10()
@@ -7272,7 +7272,7 @@ function da_default() {
 }
 var error10;
 var init_da = __esm({
-  "node_modules/zod/v4/locales/da.js"() {
+  "../main/node_modules/zod/v4/locales/da.js"() {
     init_util();
     error10 = () => {
       const Sizable = {
@@ -7391,7 +7391,7 @@ var init_da = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/de.js
+// ../main/node_modules/zod/v4/locales/de.js
 function de_default() {
   return {
     localeError: error11()
@@ -7399,7 +7399,7 @@ function de_default() {
 }
 var error11;
 var init_de = __esm({
-  "node_modules/zod/v4/locales/de.js"() {
+  "../main/node_modules/zod/v4/locales/de.js"() {
     init_util();
     error11 = () => {
       const Sizable = {
@@ -7511,7 +7511,7 @@ var init_de = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/el.js
+// ../main/node_modules/zod/v4/locales/el.js
 function el_default() {
   return {
     localeError: error12()
@@ -7519,7 +7519,7 @@ function el_default() {
 }
 var error12;
 var init_el = __esm({
-  "node_modules/zod/v4/locales/el.js"() {
+  "../main/node_modules/zod/v4/locales/el.js"() {
     init_util();
     error12 = () => {
       const Sizable = {
@@ -7630,7 +7630,7 @@ var init_el = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/en.js
+// ../main/node_modules/zod/v4/locales/en.js
 function en_default() {
   return {
     localeError: error13()
@@ -7638,7 +7638,7 @@ function en_default() {
 }
 var error13;
 var init_en = __esm({
-  "node_modules/zod/v4/locales/en.js"() {
+  "../main/node_modules/zod/v4/locales/en.js"() {
     init_util();
     error13 = () => {
       const Sizable = {
@@ -7761,7 +7761,7 @@ var init_en = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/eo.js
+// ../main/node_modules/zod/v4/locales/eo.js
 function eo_default() {
   return {
     localeError: error14()
@@ -7769,7 +7769,7 @@ function eo_default() {
 }
 var error14;
 var init_eo = __esm({
-  "node_modules/zod/v4/locales/eo.js"() {
+  "../main/node_modules/zod/v4/locales/eo.js"() {
     init_util();
     error14 = () => {
       const Sizable = {
@@ -7882,7 +7882,7 @@ var init_eo = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/es.js
+// ../main/node_modules/zod/v4/locales/es.js
 function es_default() {
   return {
     localeError: error15()
@@ -7890,7 +7890,7 @@ function es_default() {
 }
 var error15;
 var init_es = __esm({
-  "node_modules/zod/v4/locales/es.js"() {
+  "../main/node_modules/zod/v4/locales/es.js"() {
     init_util();
     error15 = () => {
       const Sizable = {
@@ -8025,7 +8025,7 @@ var init_es = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/fa.js
+// ../main/node_modules/zod/v4/locales/fa.js
 function fa_default() {
   return {
     localeError: error16()
@@ -8033,7 +8033,7 @@ function fa_default() {
 }
 var error16;
 var init_fa = __esm({
-  "node_modules/zod/v4/locales/fa.js"() {
+  "../main/node_modules/zod/v4/locales/fa.js"() {
     init_util();
     error16 = () => {
       const Sizable = {
@@ -8151,7 +8151,7 @@ var init_fa = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/fi.js
+// ../main/node_modules/zod/v4/locales/fi.js
 function fi_default() {
   return {
     localeError: error17()
@@ -8159,7 +8159,7 @@ function fi_default() {
 }
 var error17;
 var init_fi = __esm({
-  "node_modules/zod/v4/locales/fi.js"() {
+  "../main/node_modules/zod/v4/locales/fi.js"() {
     init_util();
     error17 = () => {
       const Sizable = {
@@ -8275,7 +8275,7 @@ var init_fi = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/fr.js
+// ../main/node_modules/zod/v4/locales/fr.js
 function fr_default() {
   return {
     localeError: error18()
@@ -8283,7 +8283,7 @@ function fr_default() {
 }
 var error18;
 var init_fr = __esm({
-  "node_modules/zod/v4/locales/fr.js"() {
+  "../main/node_modules/zod/v4/locales/fr.js"() {
     init_util();
     error18 = () => {
       const Sizable = {
@@ -8411,7 +8411,7 @@ var init_fr = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/fr-CA.js
+// ../main/node_modules/zod/v4/locales/fr-CA.js
 function fr_CA_default() {
   return {
     localeError: error19()
@@ -8419,7 +8419,7 @@ function fr_CA_default() {
 }
 var error19;
 var init_fr_CA = __esm({
-  "node_modules/zod/v4/locales/fr-CA.js"() {
+  "../main/node_modules/zod/v4/locales/fr-CA.js"() {
     init_util();
     error19 = () => {
       const Sizable = {
@@ -8530,7 +8530,7 @@ var init_fr_CA = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/gu.js
+// ../main/node_modules/zod/v4/locales/gu.js
 function gu_default() {
   return {
     localeError: error20()
@@ -8538,7 +8538,7 @@ function gu_default() {
 }
 var error20;
 var init_gu = __esm({
-  "node_modules/zod/v4/locales/gu.js"() {
+  "../main/node_modules/zod/v4/locales/gu.js"() {
     init_util();
     error20 = () => {
       const Sizable = {
@@ -8650,7 +8650,7 @@ var init_gu = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/he.js
+// ../main/node_modules/zod/v4/locales/he.js
 function he_default() {
   return {
     localeError: error21()
@@ -8658,7 +8658,7 @@ function he_default() {
 }
 var error21;
 var init_he = __esm({
-  "node_modules/zod/v4/locales/he.js"() {
+  "../main/node_modules/zod/v4/locales/he.js"() {
     init_util();
     error21 = () => {
       const TypeNames = {
@@ -8858,7 +8858,7 @@ var init_he = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/hi.js
+// ../main/node_modules/zod/v4/locales/hi.js
 function hi_default() {
   return {
     localeError: error22()
@@ -8866,7 +8866,7 @@ function hi_default() {
 }
 var error22;
 var init_hi = __esm({
-  "node_modules/zod/v4/locales/hi.js"() {
+  "../main/node_modules/zod/v4/locales/hi.js"() {
     init_util();
     error22 = () => {
       const Sizable = {
@@ -8976,7 +8976,7 @@ var init_hi = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/hr.js
+// ../main/node_modules/zod/v4/locales/hr.js
 function hr_default() {
   return {
     localeError: error23()
@@ -8984,7 +8984,7 @@ function hr_default() {
 }
 var error23;
 var init_hr = __esm({
-  "node_modules/zod/v4/locales/hr.js"() {
+  "../main/node_modules/zod/v4/locales/hr.js"() {
     init_util();
     error23 = () => {
       const Sizable = {
@@ -9109,7 +9109,7 @@ var init_hr = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/hu.js
+// ../main/node_modules/zod/v4/locales/hu.js
 function hu_default() {
   return {
     localeError: error24()
@@ -9117,7 +9117,7 @@ function hu_default() {
 }
 var error24;
 var init_hu = __esm({
-  "node_modules/zod/v4/locales/hu.js"() {
+  "../main/node_modules/zod/v4/locales/hu.js"() {
     init_util();
     error24 = () => {
       const Sizable = {
@@ -9229,7 +9229,7 @@ var init_hu = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/hy.js
+// ../main/node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -9247,7 +9247,7 @@ function hy_default() {
 }
 var error25;
 var init_hy = __esm({
-  "node_modules/zod/v4/locales/hy.js"() {
+  "../main/node_modules/zod/v4/locales/hy.js"() {
     init_util();
     error25 = () => {
       const Sizable = {
@@ -9394,7 +9394,7 @@ var init_hy = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/id.js
+// ../main/node_modules/zod/v4/locales/id.js
 function id_default() {
   return {
     localeError: error26()
@@ -9402,7 +9402,7 @@ function id_default() {
 }
 var error26;
 var init_id = __esm({
-  "node_modules/zod/v4/locales/id.js"() {
+  "../main/node_modules/zod/v4/locales/id.js"() {
     init_util();
     error26 = () => {
       const Sizable = {
@@ -9512,7 +9512,7 @@ var init_id = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/is.js
+// ../main/node_modules/zod/v4/locales/is.js
 function is_default() {
   return {
     localeError: error27()
@@ -9520,7 +9520,7 @@ function is_default() {
 }
 var error27;
 var init_is = __esm({
-  "node_modules/zod/v4/locales/is.js"() {
+  "../main/node_modules/zod/v4/locales/is.js"() {
     init_util();
     error27 = () => {
       const Sizable = {
@@ -9633,7 +9633,7 @@ var init_is = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/it.js
+// ../main/node_modules/zod/v4/locales/it.js
 function it_default() {
   return {
     localeError: error28()
@@ -9641,7 +9641,7 @@ function it_default() {
 }
 var error28;
 var init_it = __esm({
-  "node_modules/zod/v4/locales/it.js"() {
+  "../main/node_modules/zod/v4/locales/it.js"() {
     init_util();
     error28 = () => {
       const Sizable = {
@@ -9753,7 +9753,7 @@ var init_it = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ja.js
+// ../main/node_modules/zod/v4/locales/ja.js
 function ja_default() {
   return {
     localeError: error29()
@@ -9761,7 +9761,7 @@ function ja_default() {
 }
 var error29;
 var init_ja = __esm({
-  "node_modules/zod/v4/locales/ja.js"() {
+  "../main/node_modules/zod/v4/locales/ja.js"() {
     init_util();
     error29 = () => {
       const Sizable = {
@@ -9872,7 +9872,7 @@ var init_ja = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ka.js
+// ../main/node_modules/zod/v4/locales/ka.js
 function ka_default() {
   return {
     localeError: error30()
@@ -9880,7 +9880,7 @@ function ka_default() {
 }
 var error30;
 var init_ka = __esm({
-  "node_modules/zod/v4/locales/ka.js"() {
+  "../main/node_modules/zod/v4/locales/ka.js"() {
     init_util();
     error30 = () => {
       const Sizable = {
@@ -9996,7 +9996,7 @@ var init_ka = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/km.js
+// ../main/node_modules/zod/v4/locales/km.js
 function km_default() {
   return {
     localeError: error31()
@@ -10004,7 +10004,7 @@ function km_default() {
 }
 var error31;
 var init_km = __esm({
-  "node_modules/zod/v4/locales/km.js"() {
+  "../main/node_modules/zod/v4/locales/km.js"() {
     init_util();
     error31 = () => {
       const Sizable = {
@@ -10118,17 +10118,17 @@ var init_km = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/kh.js
+// ../main/node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 var init_kh = __esm({
-  "node_modules/zod/v4/locales/kh.js"() {
+  "../main/node_modules/zod/v4/locales/kh.js"() {
     init_km();
   }
 });
 
-// node_modules/zod/v4/locales/kn.js
+// ../main/node_modules/zod/v4/locales/kn.js
 function kn_default() {
   return {
     localeError: error32()
@@ -10136,7 +10136,7 @@ function kn_default() {
 }
 var error32;
 var init_kn = __esm({
-  "node_modules/zod/v4/locales/kn.js"() {
+  "../main/node_modules/zod/v4/locales/kn.js"() {
     init_util();
     error32 = () => {
       const Sizable = {
@@ -10250,7 +10250,7 @@ var init_kn = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ko.js
+// ../main/node_modules/zod/v4/locales/ko.js
 function ko_default() {
   return {
     localeError: error33()
@@ -10258,7 +10258,7 @@ function ko_default() {
 }
 var error33;
 var init_ko = __esm({
-  "node_modules/zod/v4/locales/ko.js"() {
+  "../main/node_modules/zod/v4/locales/ko.js"() {
     init_util();
     error33 = () => {
       const Sizable = {
@@ -10373,7 +10373,7 @@ var init_ko = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/lt.js
+// ../main/node_modules/zod/v4/locales/lt.js
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
   const last = abs % 10;
@@ -10391,7 +10391,7 @@ function lt_default() {
 }
 var capitalizeFirstCharacter, error34;
 var init_lt = __esm({
-  "node_modules/zod/v4/locales/lt.js"() {
+  "../main/node_modules/zod/v4/locales/lt.js"() {
     init_util();
     capitalizeFirstCharacter = (text4) => {
       return text4.charAt(0).toUpperCase() + text4.slice(1);
@@ -10587,7 +10587,7 @@ var init_lt = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/mk.js
+// ../main/node_modules/zod/v4/locales/mk.js
 function mk_default() {
   return {
     localeError: error35()
@@ -10595,7 +10595,7 @@ function mk_default() {
 }
 var error35;
 var init_mk = __esm({
-  "node_modules/zod/v4/locales/mk.js"() {
+  "../main/node_modules/zod/v4/locales/mk.js"() {
     init_util();
     error35 = () => {
       const Sizable = {
@@ -10708,7 +10708,7 @@ var init_mk = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ms.js
+// ../main/node_modules/zod/v4/locales/ms.js
 function ms_default() {
   return {
     localeError: error36()
@@ -10716,7 +10716,7 @@ function ms_default() {
 }
 var error36;
 var init_ms = __esm({
-  "node_modules/zod/v4/locales/ms.js"() {
+  "../main/node_modules/zod/v4/locales/ms.js"() {
     init_util();
     error36 = () => {
       const Sizable = {
@@ -10827,7 +10827,7 @@ var init_ms = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ne.js
+// ../main/node_modules/zod/v4/locales/ne.js
 function ne_default() {
   return {
     localeError: error37()
@@ -10835,7 +10835,7 @@ function ne_default() {
 }
 var error37;
 var init_ne = __esm({
-  "node_modules/zod/v4/locales/ne.js"() {
+  "../main/node_modules/zod/v4/locales/ne.js"() {
     init_util();
     error37 = () => {
       const Sizable = {
@@ -10945,7 +10945,7 @@ var init_ne = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/nl.js
+// ../main/node_modules/zod/v4/locales/nl.js
 function nl_default() {
   return {
     localeError: error38()
@@ -10953,7 +10953,7 @@ function nl_default() {
 }
 var error38;
 var init_nl = __esm({
-  "node_modules/zod/v4/locales/nl.js"() {
+  "../main/node_modules/zod/v4/locales/nl.js"() {
     init_util();
     error38 = () => {
       const Sizable = {
@@ -11067,7 +11067,7 @@ var init_nl = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/nn.js
+// ../main/node_modules/zod/v4/locales/nn.js
 function nn_default() {
   return {
     localeError: error39()
@@ -11075,7 +11075,7 @@ function nn_default() {
 }
 var error39;
 var init_nn = __esm({
-  "node_modules/zod/v4/locales/nn.js"() {
+  "../main/node_modules/zod/v4/locales/nn.js"() {
     init_util();
     error39 = () => {
       const Sizable = {
@@ -11187,7 +11187,7 @@ var init_nn = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/no.js
+// ../main/node_modules/zod/v4/locales/no.js
 function no_default() {
   return {
     localeError: error40()
@@ -11195,7 +11195,7 @@ function no_default() {
 }
 var error40;
 var init_no = __esm({
-  "node_modules/zod/v4/locales/no.js"() {
+  "../main/node_modules/zod/v4/locales/no.js"() {
     init_util();
     error40 = () => {
       const Sizable = {
@@ -11307,7 +11307,7 @@ var init_no = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ota.js
+// ../main/node_modules/zod/v4/locales/ota.js
 function ota_default() {
   return {
     localeError: error41()
@@ -11315,7 +11315,7 @@ function ota_default() {
 }
 var error41;
 var init_ota = __esm({
-  "node_modules/zod/v4/locales/ota.js"() {
+  "../main/node_modules/zod/v4/locales/ota.js"() {
     init_util();
     error41 = () => {
       const Sizable = {
@@ -11428,7 +11428,7 @@ var init_ota = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ps.js
+// ../main/node_modules/zod/v4/locales/ps.js
 function ps_default() {
   return {
     localeError: error42()
@@ -11436,7 +11436,7 @@ function ps_default() {
 }
 var error42;
 var init_ps = __esm({
-  "node_modules/zod/v4/locales/ps.js"() {
+  "../main/node_modules/zod/v4/locales/ps.js"() {
     init_util();
     error42 = () => {
       const Sizable = {
@@ -11554,7 +11554,7 @@ var init_ps = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/pl.js
+// ../main/node_modules/zod/v4/locales/pl.js
 function pl_default() {
   return {
     localeError: error43()
@@ -11562,7 +11562,7 @@ function pl_default() {
 }
 var error43;
 var init_pl = __esm({
-  "node_modules/zod/v4/locales/pl.js"() {
+  "../main/node_modules/zod/v4/locales/pl.js"() {
     init_util();
     error43 = () => {
       const Sizable = {
@@ -11675,7 +11675,7 @@ var init_pl = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/pt.js
+// ../main/node_modules/zod/v4/locales/pt.js
 function pt_default() {
   return {
     localeError: error44()
@@ -11683,7 +11683,7 @@ function pt_default() {
 }
 var error44;
 var init_pt = __esm({
-  "node_modules/zod/v4/locales/pt.js"() {
+  "../main/node_modules/zod/v4/locales/pt.js"() {
     init_util();
     error44 = () => {
       const Sizable = {
@@ -11825,7 +11825,7 @@ var init_pt = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/pt-BR.js
+// ../main/node_modules/zod/v4/locales/pt-BR.js
 function pt_BR_default() {
   return {
     localeError: error45()
@@ -11833,7 +11833,7 @@ function pt_BR_default() {
 }
 var error45;
 var init_pt_BR = __esm({
-  "node_modules/zod/v4/locales/pt-BR.js"() {
+  "../main/node_modules/zod/v4/locales/pt-BR.js"() {
     init_util();
     error45 = () => {
       const Sizable = {
@@ -11976,7 +11976,7 @@ var init_pt_BR = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ro.js
+// ../main/node_modules/zod/v4/locales/ro.js
 function ro_default() {
   return {
     localeError: error46()
@@ -11984,7 +11984,7 @@ function ro_default() {
 }
 var error46;
 var init_ro = __esm({
-  "node_modules/zod/v4/locales/ro.js"() {
+  "../main/node_modules/zod/v4/locales/ro.js"() {
     init_util();
     error46 = () => {
       const Sizable = {
@@ -12105,7 +12105,7 @@ var init_ro = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ru.js
+// ../main/node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -12128,7 +12128,7 @@ function ru_default() {
 }
 var error47;
 var init_ru = __esm({
-  "node_modules/zod/v4/locales/ru.js"() {
+  "../main/node_modules/zod/v4/locales/ru.js"() {
     init_util();
     error47 = () => {
       const Sizable = {
@@ -12280,7 +12280,7 @@ var init_ru = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/sk.js
+// ../main/node_modules/zod/v4/locales/sk.js
 function sk_default() {
   return {
     localeError: error48()
@@ -12288,7 +12288,7 @@ function sk_default() {
 }
 var error48;
 var init_sk = __esm({
-  "node_modules/zod/v4/locales/sk.js"() {
+  "../main/node_modules/zod/v4/locales/sk.js"() {
     init_util();
     error48 = () => {
       const Sizable = {
@@ -12403,7 +12403,7 @@ var init_sk = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/sl.js
+// ../main/node_modules/zod/v4/locales/sl.js
 function sl_default() {
   return {
     localeError: error49()
@@ -12411,7 +12411,7 @@ function sl_default() {
 }
 var error49;
 var init_sl = __esm({
-  "node_modules/zod/v4/locales/sl.js"() {
+  "../main/node_modules/zod/v4/locales/sl.js"() {
     init_util();
     error49 = () => {
       const Sizable = {
@@ -12524,7 +12524,7 @@ var init_sl = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/sv.js
+// ../main/node_modules/zod/v4/locales/sv.js
 function sv_default() {
   return {
     localeError: error50()
@@ -12532,7 +12532,7 @@ function sv_default() {
 }
 var error50;
 var init_sv = __esm({
-  "node_modules/zod/v4/locales/sv.js"() {
+  "../main/node_modules/zod/v4/locales/sv.js"() {
     init_util();
     error50 = () => {
       const Sizable = {
@@ -12646,7 +12646,7 @@ var init_sv = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ta.js
+// ../main/node_modules/zod/v4/locales/ta.js
 function ta_default() {
   return {
     localeError: error51()
@@ -12654,7 +12654,7 @@ function ta_default() {
 }
 var error51;
 var init_ta = __esm({
-  "node_modules/zod/v4/locales/ta.js"() {
+  "../main/node_modules/zod/v4/locales/ta.js"() {
     init_util();
     error51 = () => {
       const Sizable = {
@@ -12768,7 +12768,7 @@ var init_ta = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/tg.js
+// ../main/node_modules/zod/v4/locales/tg.js
 function tg_default() {
   return {
     localeError: error52()
@@ -12776,7 +12776,7 @@ function tg_default() {
 }
 var error52;
 var init_tg = __esm({
-  "node_modules/zod/v4/locales/tg.js"() {
+  "../main/node_modules/zod/v4/locales/tg.js"() {
     init_util();
     error52 = () => {
       const Sizable = {
@@ -12891,7 +12891,7 @@ var init_tg = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/th.js
+// ../main/node_modules/zod/v4/locales/th.js
 function th_default() {
   return {
     localeError: error53()
@@ -12899,7 +12899,7 @@ function th_default() {
 }
 var error53;
 var init_th = __esm({
-  "node_modules/zod/v4/locales/th.js"() {
+  "../main/node_modules/zod/v4/locales/th.js"() {
     init_util();
     error53 = () => {
       const Sizable = {
@@ -13013,7 +13013,7 @@ var init_th = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/tk.js
+// ../main/node_modules/zod/v4/locales/tk.js
 function tk_default() {
   return {
     localeError: error54()
@@ -13021,7 +13021,7 @@ function tk_default() {
 }
 var error54;
 var init_tk = __esm({
-  "node_modules/zod/v4/locales/tk.js"() {
+  "../main/node_modules/zod/v4/locales/tk.js"() {
     init_util();
     error54 = () => {
       const Sizable = {
@@ -13127,7 +13127,7 @@ var init_tk = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/tr.js
+// ../main/node_modules/zod/v4/locales/tr.js
 function tr_default() {
   return {
     localeError: error55()
@@ -13135,7 +13135,7 @@ function tr_default() {
 }
 var error55;
 var init_tr = __esm({
-  "node_modules/zod/v4/locales/tr.js"() {
+  "../main/node_modules/zod/v4/locales/tr.js"() {
     init_util();
     error55 = () => {
       const Sizable = {
@@ -13244,7 +13244,7 @@ var init_tr = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/uk.js
+// ../main/node_modules/zod/v4/locales/uk.js
 function uk_default() {
   return {
     localeError: error56()
@@ -13252,7 +13252,7 @@ function uk_default() {
 }
 var error56;
 var init_uk = __esm({
-  "node_modules/zod/v4/locales/uk.js"() {
+  "../main/node_modules/zod/v4/locales/uk.js"() {
     init_util();
     error56 = () => {
       const Sizable = {
@@ -13364,17 +13364,17 @@ var init_uk = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/ua.js
+// ../main/node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 var init_ua = __esm({
-  "node_modules/zod/v4/locales/ua.js"() {
+  "../main/node_modules/zod/v4/locales/ua.js"() {
     init_uk();
   }
 });
 
-// node_modules/zod/v4/locales/ur.js
+// ../main/node_modules/zod/v4/locales/ur.js
 function ur_default() {
   return {
     localeError: error57()
@@ -13382,7 +13382,7 @@ function ur_default() {
 }
 var error57;
 var init_ur = __esm({
-  "node_modules/zod/v4/locales/ur.js"() {
+  "../main/node_modules/zod/v4/locales/ur.js"() {
     init_util();
     error57 = () => {
       const Sizable = {
@@ -13496,7 +13496,7 @@ var init_ur = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/uz.js
+// ../main/node_modules/zod/v4/locales/uz.js
 function uz_default() {
   return {
     localeError: error58()
@@ -13504,7 +13504,7 @@ function uz_default() {
 }
 var error58;
 var init_uz = __esm({
-  "node_modules/zod/v4/locales/uz.js"() {
+  "../main/node_modules/zod/v4/locales/uz.js"() {
     init_util();
     error58 = () => {
       const Sizable = {
@@ -13616,7 +13616,7 @@ var init_uz = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/vi.js
+// ../main/node_modules/zod/v4/locales/vi.js
 function vi_default() {
   return {
     localeError: error59()
@@ -13624,7 +13624,7 @@ function vi_default() {
 }
 var error59;
 var init_vi = __esm({
-  "node_modules/zod/v4/locales/vi.js"() {
+  "../main/node_modules/zod/v4/locales/vi.js"() {
     init_util();
     error59 = () => {
       const Sizable = {
@@ -13736,7 +13736,7 @@ var init_vi = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/zh-CN.js
+// ../main/node_modules/zod/v4/locales/zh-CN.js
 function zh_CN_default() {
   return {
     localeError: error60()
@@ -13744,7 +13744,7 @@ function zh_CN_default() {
 }
 var error60;
 var init_zh_CN = __esm({
-  "node_modules/zod/v4/locales/zh-CN.js"() {
+  "../main/node_modules/zod/v4/locales/zh-CN.js"() {
     init_util();
     error60 = () => {
       const Sizable = {
@@ -13857,7 +13857,7 @@ var init_zh_CN = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/zh-TW.js
+// ../main/node_modules/zod/v4/locales/zh-TW.js
 function zh_TW_default() {
   return {
     localeError: error61()
@@ -13865,7 +13865,7 @@ function zh_TW_default() {
 }
 var error61;
 var init_zh_TW = __esm({
-  "node_modules/zod/v4/locales/zh-TW.js"() {
+  "../main/node_modules/zod/v4/locales/zh-TW.js"() {
     init_util();
     error61 = () => {
       const Sizable = {
@@ -13976,7 +13976,7 @@ var init_zh_TW = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/yo.js
+// ../main/node_modules/zod/v4/locales/yo.js
 function yo_default() {
   return {
     localeError: error62()
@@ -13984,7 +13984,7 @@ function yo_default() {
 }
 var error62;
 var init_yo = __esm({
-  "node_modules/zod/v4/locales/yo.js"() {
+  "../main/node_modules/zod/v4/locales/yo.js"() {
     init_util();
     error62 = () => {
       const Sizable = {
@@ -14095,7 +14095,7 @@ var init_yo = __esm({
   }
 });
 
-// node_modules/zod/v4/locales/index.js
+// ../main/node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -14163,7 +14163,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 var init_locales = __esm({
-  "node_modules/zod/v4/locales/index.js"() {
+  "../main/node_modules/zod/v4/locales/index.js"() {
     init_ar();
     init_az();
     init_be();
@@ -14230,13 +14230,13 @@ var init_locales = __esm({
   }
 });
 
-// node_modules/zod/v4/core/registries.js
+// ../main/node_modules/zod/v4/core/registries.js
 function registry() {
   return new $ZodRegistry();
 }
 var _a2, $output, $input, $ZodRegistry, globalRegistry;
 var init_registries = __esm({
-  "node_modules/zod/v4/core/registries.js"() {
+  "../main/node_modules/zod/v4/core/registries.js"() {
     $output = /* @__PURE__ */ Symbol("ZodOutput");
     $input = /* @__PURE__ */ Symbol("ZodInput");
     $ZodRegistry = class {
@@ -14284,7 +14284,7 @@ var init_registries = __esm({
   }
 });
 
-// node_modules/zod/v4/core/compile.js
+// ../main/node_modules/zod/v4/core/compile.js
 function compileValidator(schema, parser) {
   try {
     return compileFn(schema, { assertOnly: true });
@@ -15846,7 +15846,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
 }
 var INVALID, FALLBACK_FLAG, ZodCompileAsyncError, ZodCompileUnsupportedError, WHEN_DEFAULTED_CHECKS, PATTERN_IS_COMPLETE;
 var init_compile = __esm({
-  "node_modules/zod/v4/core/compile.js"() {
+  "../main/node_modules/zod/v4/core/compile.js"() {
     init_core2();
     init_doc();
     init_memoizer();
@@ -15905,7 +15905,7 @@ var init_compile = __esm({
   }
 });
 
-// node_modules/zod/v4/core/api.js
+// ../main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -16958,7 +16958,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
 }
 var TimePrecision;
 var init_api = __esm({
-  "node_modules/zod/v4/core/api.js"() {
+  "../main/node_modules/zod/v4/core/api.js"() {
     init_checks();
     init_registries();
     init_schemas();
@@ -16973,7 +16973,7 @@ var init_api = __esm({
   }
 });
 
-// node_modules/zod/v4/core/to-json-schema.js
+// ../main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -17489,7 +17489,7 @@ function isTransforming(_schema, _ctx) {
 }
 var FOLDABLE_KEYS, UNION_KEYS, createToJSONSchemaMethod, createStandardJSONSchemaMethod;
 var init_to_json_schema = __esm({
-  "node_modules/zod/v4/core/to-json-schema.js"() {
+  "../main/node_modules/zod/v4/core/to-json-schema.js"() {
     init_registries();
     init_util();
     FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
@@ -17510,7 +17510,7 @@ var init_to_json_schema = __esm({
   }
 });
 
-// node_modules/zod/v4/core/json-schema-processors.js
+// ../main/node_modules/zod/v4/core/json-schema-processors.js
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
@@ -17660,7 +17660,7 @@ function toJSONSchema(input2, params) {
 }
 var narrowMin, narrowMax, narrowBoth, addDivisor, addPattern, intersectMime, setFormat, minContributor, maxContributor, formatContributor, contributors, formatMap, exactPatterns, exactPattern, stringProcessor, numberProcessor, booleanProcessor, bigintProcessor, symbolProcessor, nullProcessor, undefinedProcessor, voidProcessor, neverProcessor, anyProcessor, unknownProcessor, dateProcessor, enumProcessor, literalProcessor, nanProcessor, templateLiteralProcessor, fileProcessor, successProcessor, customProcessor, functionProcessor, transformProcessor, mapProcessor, setProcessor, arrayProcessor, objectProcessor, unionProcessor, intersectionProcessor, tupleProcessor, pendingRecords, recordProcessor, nullableProcessor, nonoptionalProcessor, UNREPRESENTABLE_DEFAULT, defaultProcessor, prefaultProcessor, catchProcessor, pipeProcessor, readonlyProcessor, promiseProcessor, optionalProcessor, lazyProcessor, allProcessors;
 var init_json_schema_processors = __esm({
-  "node_modules/zod/v4/core/json-schema-processors.js"() {
+  "../main/node_modules/zod/v4/core/json-schema-processors.js"() {
     init_regexes();
     init_schemas();
     init_to_json_schema();
@@ -18267,10 +18267,10 @@ var init_json_schema_processors = __esm({
   }
 });
 
-// node_modules/zod/v4/core/json-schema-generator.js
+// ../main/node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator;
 var init_json_schema_generator = __esm({
-  "node_modules/zod/v4/core/json-schema-generator.js"() {
+  "../main/node_modules/zod/v4/core/json-schema-generator.js"() {
     init_json_schema_processors();
     init_to_json_schema();
     JSONSchemaGenerator = class {
@@ -18352,14 +18352,14 @@ var init_json_schema_generator = __esm({
   }
 });
 
-// node_modules/zod/v4/core/json-schema.js
+// ../main/node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 var init_json_schema = __esm({
-  "node_modules/zod/v4/core/json-schema.js"() {
+  "../main/node_modules/zod/v4/core/json-schema.js"() {
   }
 });
 
-// node_modules/zod/v4/core/index.js
+// ../main/node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -18676,7 +18676,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 var init_core3 = __esm({
-  "node_modules/zod/v4/core/index.js"() {
+  "../main/node_modules/zod/v4/core/index.js"() {
     init_core2();
     init_parse();
     init_errors();
@@ -18699,7 +18699,7 @@ var init_core3 = __esm({
   }
 });
 
-// node_modules/zod/v4/classic/checks.js
+// ../main/node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -18734,12 +18734,12 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 var init_checks2 = __esm({
-  "node_modules/zod/v4/classic/checks.js"() {
+  "../main/node_modules/zod/v4/classic/checks.js"() {
     init_core3();
   }
 });
 
-// node_modules/zod/v4/classic/errors.js
+// ../main/node_modules/zod/v4/classic/errors.js
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
     configurable: true,
@@ -18756,7 +18756,7 @@ function _lazyMethod(proto, key, make) {
 }
 var _installedErrorProtos, initializer2, ZodError, ZodRealError;
 var init_errors2 = __esm({
-  "node_modules/zod/v4/classic/errors.js"() {
+  "../main/node_modules/zod/v4/classic/errors.js"() {
     init_core3();
     init_core3();
     init_util();
@@ -18793,10 +18793,10 @@ var init_errors2 = __esm({
   }
 });
 
-// node_modules/zod/v4/classic/parse.js
+// ../main/node_modules/zod/v4/classic/parse.js
 var parse2, parseAsync2, safeParse2, safeParseAsync2, encode2, decode2, encodeAsync2, decodeAsync2, safeEncode2, safeDecode2, safeEncodeAsync2, safeDecodeAsync2;
 var init_parse2 = __esm({
-  "node_modules/zod/v4/classic/parse.js"() {
+  "../main/node_modules/zod/v4/classic/parse.js"() {
     init_core3();
     init_errors2();
     init_core3();
@@ -18815,7 +18815,7 @@ var init_parse2 = __esm({
   }
 });
 
-// node_modules/zod/v4/classic/schemas.js
+// ../main/node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -19489,7 +19489,7 @@ function preprocess(fn, schema) {
 }
 var ZodType, _ZodString, ZodString, ZodStringFormat, ZodISODateTime, ZodISODate, ZodISOTime, ZodISODuration, ZodEmail, ZodGUID, ZodUUID, ZodURL, ZodEmoji, ZodNanoID, ZodCUID, ZodCUID2, ZodULID, ZodXID, ZodKSUID, ZodIPv4, ZodMAC, ZodIPv6, ZodCIDRv4, ZodCIDRv6, ZodBase64, ZodBase64URL, ZodE164, ZodCreditCard, ZodIBAN, ZodJWT, ZodCustomStringFormat, ZodNumber, ZodNumberFormat, ZodBoolean, ZodBigInt, ZodBigIntFormat, ZodSymbol, ZodUndefined, ZodNull, ZodAny, ZodUnknown, ZodNever, ZodVoid, ZodDate, ZodArray, ZodObject, ZodUnion, ZodXor, ZodDiscriminatedUnion, ZodIntersection, ZodTuple, ZodRecord, ZodMap, ZodSet, ZodEnum, ZodLiteral, ZodFile, ZodTransform, ZodOptional, ZodExactOptional, ZodNullable, ZodDefault, ZodPrefault, ZodNonOptional, ZodSuccess, ZodCatch, ZodNaN, ZodPipe, ZodCodec, ZodPreprocess, ZodReadonly, ZodTemplateLiteral, ZodLazy, ZodPromise, ZodFunction, ZodCustom, describe2, meta2, ZodInstanceOf, stringbool;
 var init_schemas2 = __esm({
-  "node_modules/zod/v4/classic/schemas.js"() {
+  "../main/node_modules/zod/v4/classic/schemas.js"() {
     init_core3();
     init_core3();
     init_json_schema_processors();
@@ -20472,7 +20472,7 @@ var init_schemas2 = __esm({
   }
 });
 
-// node_modules/zod/v4/classic/compat.js
+// ../main/node_modules/zod/v4/classic/compat.js
 function setErrorMap(map2) {
   config({
     customError: map2
@@ -20483,7 +20483,7 @@ function getErrorMap() {
 }
 var ZodIssueCode, ZodFirstPartyTypeKind;
 var init_compat = __esm({
-  "node_modules/zod/v4/classic/compat.js"() {
+  "../main/node_modules/zod/v4/classic/compat.js"() {
     init_core3();
     ZodIssueCode = {
       invalid_type: "invalid_type",
@@ -20503,7 +20503,7 @@ var init_compat = __esm({
   }
 });
 
-// node_modules/zod/v4/classic/iso.js
+// ../main/node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -20528,14 +20528,14 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 var init_iso = __esm({
-  "node_modules/zod/v4/classic/iso.js"() {
+  "../main/node_modules/zod/v4/classic/iso.js"() {
     init_core3();
     init_schemas2();
     init_schemas2();
   }
 });
 
-// node_modules/zod/v4/classic/from-json-schema.js
+// ../main/node_modules/zod/v4/classic/from-json-schema.js
 function detectVersion(schema, defaultTarget) {
   const $schema = schema.$schema;
   if ($schema === "https://json-schema.org/draft/2020-12/schema") {
@@ -21166,7 +21166,7 @@ function fromJSONSchema(schema, params) {
 }
 var z, RECOGNIZED_KEYS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, fullTime;
 var init_from_json_schema = __esm({
-  "node_modules/zod/v4/classic/from-json-schema.js"() {
+  "../main/node_modules/zod/v4/classic/from-json-schema.js"() {
     init_registries();
     init_util();
     init_checks2();
@@ -21278,7 +21278,7 @@ var init_from_json_schema = __esm({
   }
 });
 
-// node_modules/zod/v4/core/visit.js
+// ../main/node_modules/zod/v4/core/visit.js
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
     const h = fnOrHandlers[node3._zod.def.type];
@@ -21433,14 +21433,14 @@ function visit(schema, fnOrHandlers) {
 }
 var RESOLVING;
 var init_visit = __esm({
-  "node_modules/zod/v4/core/visit.js"() {
+  "../main/node_modules/zod/v4/core/visit.js"() {
     init_schemas();
     init_util();
     RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
   }
 });
 
-// node_modules/zod/v4/classic/deep-partial.js
+// ../main/node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -21452,13 +21452,13 @@ function deepPartial(schema) {
   });
 }
 var init_deep_partial = __esm({
-  "node_modules/zod/v4/classic/deep-partial.js"() {
+  "../main/node_modules/zod/v4/classic/deep-partial.js"() {
     init_visit();
     init_schemas2();
   }
 });
 
-// node_modules/zod/v4/classic/in-out.js
+// ../main/node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -21488,14 +21488,14 @@ function output(schema) {
   });
 }
 var init_in_out = __esm({
-  "node_modules/zod/v4/classic/in-out.js"() {
+  "../main/node_modules/zod/v4/classic/in-out.js"() {
     init_util();
     init_visit();
     init_schemas2();
   }
 });
 
-// node_modules/zod/v4/classic/coerce.js
+// ../main/node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -21520,13 +21520,13 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 var init_coerce = __esm({
-  "node_modules/zod/v4/classic/coerce.js"() {
+  "../main/node_modules/zod/v4/classic/coerce.js"() {
     init_core3();
     init_schemas2();
   }
 });
 
-// node_modules/zod/v4/classic/external.js
+// ../main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -21789,7 +21789,7 @@ __export(external_exports, {
   xor: () => xor
 });
 var init_external = __esm({
-  "node_modules/zod/v4/classic/external.js"() {
+  "../main/node_modules/zod/v4/classic/external.js"() {
     init_core3();
     init_schemas2();
     init_checks2();
@@ -21808,9 +21808,9 @@ var init_external = __esm({
   }
 });
 
-// node_modules/zod/index.js
+// ../main/node_modules/zod/index.js
 var init_zod = __esm({
-  "node_modules/zod/index.js"() {
+  "../main/node_modules/zod/index.js"() {
     init_external();
     init_external();
   }
@@ -22218,10 +22218,10 @@ var init_alerts_schema = __esm({
   }
 });
 
-// node_modules/re2js/build/index.js
+// ../main/node_modules/re2js/build/index.js
 var RE2Flags, PublicFlags, ASCII_SIZE, ASCII_TO_UPPER, ASCII_TO_LOWER, MAX_BMP, Codepoint, UnicodeRangeTable, B64, B64_MAP, decodeVLQ, decodeRanges, decodeOrbit, LazyMap, UnicodeTables, Unicode, RE2JSException, RE2JSSyntaxException, RE2JSCompileException, RE2JSGroupException, RE2JSFlagsException, RE2JSInternalException, FAST_PATH_TABLE_SIZE, WORD_RUNE_TABLE, cachedNativeEncoder, cachedNativeDecoder, Utils, createEnum, MatcherInputBase, Utf8MatcherInput, Utf16MatcherInput, MatcherInput, MachineInputBase, MachineUTF8Input, MachineUTF16Input, MachineInput, Matcher, Inst, Queue, LookbehindState, Machine, hashState, arraysEqual, isState, NO_IDS, END_TEXT, DFAState, DFA, VISITED_BITS, MAX_BACKTRACK_PROG, INITIAL_JOB_CAPACITY, MAX_BACKTRACK_VECTOR, BitState, bitStatePool, Backtracker, QueueOnePass, mergeRuneSets, OnePassProg, onePassCopy, makeOnePass, cleanupOnePass, OnePass, Regexp, RegexpWalker, AhoCorasick, Prefilter, PrefilterTree, PatchList, Prog, ANY_RUNE_NOT_NL, ANY_RUNE, Frag, Compiler, Simplify, CharGroup, code1, code2, code3, PERL_GROUPS, code4, code5, code6, code7, code8, code9, code10, code11, code12, code13, code14, code15, code16, code17, POSIX_GROUPS, CharClass, StringIterator, Parser, RE2, RE2Set, TranslateRegExpString, execResult, RE2JS;
 var init_build = __esm({
-  "node_modules/re2js/build/index.js"() {
+  "../main/node_modules/re2js/build/index.js"() {
     RE2Flags = class RE2Flags2 {
       static FOLD_CASE = 1;
       static LITERAL = 2;
@@ -29780,9 +29780,9 @@ var init_config_reference = __esm({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -29837,9 +29837,9 @@ var require_identity = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports2) {
+  "../main/node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -29995,9 +29995,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -30166,9 +30166,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -30236,9 +30236,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -30286,9 +30286,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -30316,9 +30316,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -30357,9 +30357,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -30475,9 +30475,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -30505,9 +30505,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -30580,9 +30580,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -30723,9 +30723,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent2) {
@@ -30740,9 +30740,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -30876,9 +30876,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -31159,9 +31159,9 @@ ${indent2}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -31283,9 +31283,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -31416,9 +31416,9 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports2) {
+  "../main/node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug2(logLevel, ...messages) {
@@ -31438,9 +31438,9 @@ var require_log = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -31498,9 +31498,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge3 = require_merge();
@@ -31562,9 +31562,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -31602,9 +31602,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -31753,9 +31753,9 @@ ${indent2}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -31897,9 +31897,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -31919,9 +31919,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -32035,9 +32035,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -32057,9 +32057,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -32076,9 +32076,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -32094,9 +32094,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -32118,9 +32118,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -32145,9 +32145,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -32191,9 +32191,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -32236,9 +32236,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -32264,9 +32264,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -32331,9 +32331,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -32397,9 +32397,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -32475,9 +32475,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -32553,9 +32553,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -32585,9 +32585,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -32634,9 +32634,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -32713,9 +32713,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -32802,9 +32802,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -32890,9 +32890,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -32934,9 +32934,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -33028,9 +33028,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -33060,9 +33060,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -33140,9 +33140,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -33449,9 +33449,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../main/node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports2) {
+  "../main/node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code18, message) {
@@ -33514,9 +33514,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -33648,9 +33648,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -33690,9 +33690,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -33708,9 +33708,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -33724,9 +33724,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -33832,9 +33832,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -33883,9 +33883,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -33926,9 +33926,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -34120,9 +34120,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -34185,9 +34185,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -34368,9 +34368,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -34589,9 +34589,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -34670,9 +34670,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -34700,9 +34700,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -34806,9 +34806,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -34849,9 +34849,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -35057,9 +35057,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -35242,9 +35242,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -35303,9 +35303,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -35365,9 +35365,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -35467,9 +35467,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -36056,9 +36056,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -36087,9 +36087,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -36961,9 +36961,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports2) {
+  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -37058,9 +37058,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
+// ../main/node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports2) {
+  "../main/node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -37499,9 +37499,9 @@ var init_config_at_commit = __esm({
   }
 });
 
-// node_modules/bottleneck/light.js
+// ../main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports2, module) {
+  "../main/node_modules/bottleneck/light.js"(exports2, module) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -38818,10 +38818,10 @@ var require_light = __commonJS({
   }
 });
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError;
 var init_dist_src = __esm({
-  "node_modules/@octokit/request-error/dist-src/index.js"() {
+  "../main/node_modules/@octokit/request-error/dist-src/index.js"() {
     RequestError = class extends Error {
       name;
       /**
@@ -38862,7 +38862,7 @@ var init_dist_src = __esm({
   }
 });
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 function isRequestError(error63) {
   return error63.request !== void 0;
 }
@@ -38934,7 +38934,7 @@ function retry(octokit, octokitOptions) {
 }
 var import_light, VERSION;
 var init_dist_bundle = __esm({
-  "node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
     import_light = __toESM(require_light(), 1);
     init_dist_src();
     VERSION = "0.0.0-development";
@@ -38942,7 +38942,7 @@ var init_dist_bundle = __esm({
   }
 });
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 function wrapRequest2(state, request2, options) {
   return state.retryLimiter.schedule(doRequest, state, request2, options);
 }
@@ -39114,7 +39114,7 @@ function throttling(octokit, octokitOptions) {
 }
 var import_light2, VERSION2, noop, triggers_notification_paths_default, regex, triggersNotification, groups, createGroups;
 var init_dist_bundle2 = __esm({
-  "node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
     import_light2 = __toESM(require_light(), 1);
     VERSION2 = "0.0.0-development";
     noop = () => Promise.resolve();
@@ -39177,7 +39177,7 @@ var init_dist_bundle2 = __esm({
   }
 });
 
-// node_modules/universal-user-agent/index.js
+// ../main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -39188,11 +39188,11 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 var init_universal_user_agent = __esm({
-  "node_modules/universal-user-agent/index.js"() {
+  "../main/node_modules/universal-user-agent/index.js"() {
   }
 });
 
-// node_modules/before-after-hook/lib/register.js
+// ../main/node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -39215,11 +39215,11 @@ function register(state, name, method, options) {
   });
 }
 var init_register = __esm({
-  "node_modules/before-after-hook/lib/register.js"() {
+  "../main/node_modules/before-after-hook/lib/register.js"() {
   }
 });
 
-// node_modules/before-after-hook/lib/add.js
+// ../main/node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -39254,11 +39254,11 @@ function addHook(state, kind, name, hook2) {
   });
 }
 var init_add = __esm({
-  "node_modules/before-after-hook/lib/add.js"() {
+  "../main/node_modules/before-after-hook/lib/add.js"() {
   }
 });
 
-// node_modules/before-after-hook/lib/remove.js
+// ../main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -39272,11 +39272,11 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 var init_remove = __esm({
-  "node_modules/before-after-hook/lib/remove.js"() {
+  "../main/node_modules/before-after-hook/lib/remove.js"() {
   }
 });
 
-// node_modules/before-after-hook/index.js
+// ../main/node_modules/before-after-hook/index.js
 function bindApi(hook2, state, name) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
@@ -39308,7 +39308,7 @@ function Collection() {
 }
 var bind, bindable, before_after_hook_default;
 var init_before_after_hook = __esm({
-  "node_modules/before-after-hook/index.js"() {
+  "../main/node_modules/before-after-hook/index.js"() {
     init_register();
     init_add();
     init_remove();
@@ -39318,7 +39318,7 @@ var init_before_after_hook = __esm({
   }
 });
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
 function lowercaseKeys(object2) {
   if (!object2) {
     return {};
@@ -39617,7 +39617,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var VERSION3, userAgent, DEFAULTS, urlVariableRegex, endpoint;
 var init_dist_bundle3 = __esm({
-  "node_modules/@octokit/endpoint/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/endpoint/dist-bundle/index.js"() {
     init_universal_user_agent();
     VERSION3 = "0.0.0-development";
     userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
@@ -39637,7 +39637,7 @@ var init_dist_bundle3 = __esm({
   }
 });
 
-// node_modules/content-type/dist/index.js
+// ../main/node_modules/content-type/dist/index.js
 function parse4(header2, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header2.length;
@@ -39782,7 +39782,7 @@ function unescapeQuotedPairs(str, start, end) {
 }
 var SP, HTAB, SEMI, EQ, DQUOTE, BSLASH, COMMA, LOWER_CASE, OWS, SEMI_FLAG, COMMA_FLAG, TOKEN_FLAG, NON_ASCII, CASE_FLAGS, CHAR_MAP, NullObject;
 var init_dist = __esm({
-  "node_modules/content-type/dist/index.js"() {
+  "../main/node_modules/content-type/dist/index.js"() {
     SP = 32;
     HTAB = 9;
     SEMI = 59;
@@ -39826,10 +39826,10 @@ var init_dist = __esm({
   }
 });
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex, noiseValue, originalStringify, originalParse, customFormat, bigIntsStringify, noiseStringify, isUnstringifiable, isRawJSON, stringifyIteratively, JSONStringify, featureCache, isContextSourceSupported, convertMarkedBigIntsReviver, JSONParseV2, MAX_INT, MAX_DIGITS, stringsOrLargeNumbers, noiseValueWithQuotes, applyReviverIteratively, serializeBigInts, JSONParse;
 var init_json_with_bigint = __esm({
-  "node_modules/json-with-bigint/json-with-bigint.js"() {
+  "../main/node_modules/json-with-bigint/json-with-bigint.js"() {
     intRegex = /^-?\d+$/;
     noiseValue = /^-?\d+n+$/;
     originalStringify = JSON.stringify;
@@ -40166,7 +40166,7 @@ var init_json_with_bigint = __esm({
   }
 });
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../main/node_modules/@octokit/request/dist-bundle/index.js
 function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) return false;
   if (Object.prototype.toString.call(value) !== "[object Object]") return false;
@@ -40341,7 +40341,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var VERSION4, defaults_default, noop2, request;
 var init_dist_bundle4 = __esm({
-  "node_modules/@octokit/request/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/request/dist-bundle/index.js"() {
     init_dist_bundle3();
     init_universal_user_agent();
     init_dist();
@@ -40358,7 +40358,7 @@ var init_dist_bundle4 = __esm({
   }
 });
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
 ` + data.errors.map((e) => ` - ${e.message}`).join("\n");
@@ -40430,7 +40430,7 @@ function withCustomRequest(customRequest) {
 }
 var VERSION5, GraphqlResponseError, NON_VARIABLE_OPTIONS, FORBIDDEN_VARIABLE_OPTIONS, GHES_V3_SUFFIX_REGEX, graphql2;
 var init_dist_bundle5 = __esm({
-  "node_modules/@octokit/graphql/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/graphql/dist-bundle/index.js"() {
     init_dist_bundle4();
     init_universal_user_agent();
     VERSION5 = "0.0.0-development";
@@ -40475,7 +40475,7 @@ var init_dist_bundle5 = __esm({
   }
 });
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
 async function auth(token) {
   const isApp = isJWT(token);
   const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
@@ -40503,7 +40503,7 @@ async function hook(token, request2, route, parameters) {
 }
 var b64url, sep, jwtRE, isJWT, createTokenAuth;
 var init_dist_bundle6 = __esm({
-  "node_modules/@octokit/auth-token/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/auth-token/dist-bundle/index.js"() {
     b64url = "(?:[a-zA-Z0-9_-]+)";
     sep = "\\.";
     jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -40525,15 +40525,15 @@ var init_dist_bundle6 = __esm({
   }
 });
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../main/node_modules/@octokit/core/dist-src/version.js
 var VERSION6;
 var init_version = __esm({
-  "node_modules/@octokit/core/dist-src/version.js"() {
+  "../main/node_modules/@octokit/core/dist-src/version.js"() {
     VERSION6 = "7.0.8";
   }
 });
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../main/node_modules/@octokit/core/dist-src/index.js
 function createLogger(logger = {}) {
   if (typeof logger.debug !== "function") {
     logger.debug = noop3;
@@ -40551,7 +40551,7 @@ function createLogger(logger = {}) {
 }
 var noop3, consoleWarn, consoleError, userAgentTrail, Octokit;
 var init_dist_src2 = __esm({
-  "node_modules/@octokit/core/dist-src/index.js"() {
+  "../main/node_modules/@octokit/core/dist-src/index.js"() {
     init_universal_user_agent();
     init_before_after_hook();
     init_dist_bundle4();
@@ -40678,15 +40678,15 @@ var init_dist_src2 = __esm({
   }
 });
 
-// node_modules/@octokit/plugin-request-log/dist-src/version.js
+// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION7;
 var init_version2 = __esm({
-  "node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
+  "../main/node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
     VERSION7 = "6.0.0";
   }
 });
 
-// node_modules/@octokit/plugin-request-log/dist-src/index.js
+// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -40709,13 +40709,13 @@ function requestLog(octokit) {
   });
 }
 var init_dist_src3 = __esm({
-  "node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
+  "../main/node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
     init_version2();
     requestLog.VERSION = VERSION7;
   }
 });
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
     return {
@@ -40827,7 +40827,7 @@ function paginateRest(octokit) {
 }
 var VERSION8, composePaginateRest;
 var init_dist_bundle7 = __esm({
-  "node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js"() {
+  "../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js"() {
     VERSION8 = "0.0.0-development";
     composePaginateRest = Object.assign(paginate, {
       iterator
@@ -40836,18 +40836,18 @@ var init_dist_bundle7 = __esm({
   }
 });
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9;
 var init_version3 = __esm({
-  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
+  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
     VERSION9 = "17.0.0";
   }
 });
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints, endpoints_default;
 var init_endpoints = __esm({
-  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js"() {
+  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js"() {
     Endpoints = {
       actions: {
         addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -43141,7 +43141,7 @@ var init_endpoints = __esm({
   }
 });
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 function endpointsToMethods(octokit) {
   const newMethods = {};
   for (const scope of endpointMethodsMap.keys()) {
@@ -43192,7 +43192,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
 }
 var endpointMethodsMap, handler;
 var init_endpoints_to_methods = __esm({
-  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js"() {
+  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js"() {
     init_endpoints();
     endpointMethodsMap = /* @__PURE__ */ new Map();
     for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -43270,7 +43270,7 @@ var init_endpoints_to_methods = __esm({
   }
 });
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -43285,7 +43285,7 @@ function legacyRestEndpointMethods(octokit) {
   };
 }
 var init_dist_src4 = __esm({
-  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
+  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
     init_version3();
     init_endpoints_to_methods();
     restEndpointMethods.VERSION = VERSION9;
@@ -43293,18 +43293,18 @@ var init_dist_src4 = __esm({
   }
 });
 
-// node_modules/@octokit/rest/dist-src/version.js
+// ../main/node_modules/@octokit/rest/dist-src/version.js
 var VERSION10;
 var init_version4 = __esm({
-  "node_modules/@octokit/rest/dist-src/version.js"() {
+  "../main/node_modules/@octokit/rest/dist-src/version.js"() {
     VERSION10 = "22.0.1";
   }
 });
 
-// node_modules/@octokit/rest/dist-src/index.js
+// ../main/node_modules/@octokit/rest/dist-src/index.js
 var Octokit2;
 var init_dist_src5 = __esm({
-  "node_modules/@octokit/rest/dist-src/index.js"() {
+  "../main/node_modules/@octokit/rest/dist-src/index.js"() {
     init_dist_src2();
     init_dist_src3();
     init_dist_bundle7();
@@ -43535,11 +43535,11 @@ var init_worker_result = __esm({
   }
 });
 
-// node_modules/lru-cache/dist/esm/node/index.min.js
+// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S, W, L, R, U, M, k, H, T, j, O, x, I;
 var init_index_min = __esm({
-  "node_modules/lru-cache/dist/esm/node/index.min.js"() {
+  "../main/node_modules/lru-cache/dist/esm/node/index.min.js"() {
     S = P("lru-cache:metrics");
     W = G("lru-cache");
     L = typeof performance == "object" && performance && typeof performance.now == "function" ? performance : Date;
@@ -47515,7 +47515,7 @@ var init_private_git = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/util.js
+// ../main/node_modules/fast-xml-parser/src/util.js
 function getAllMatches(string6, regex2) {
   const matches = [];
   let match = regex2.exec(string6);
@@ -47536,7 +47536,7 @@ function isExist(v) {
 }
 var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
 var init_util2 = __esm({
-  "node_modules/fast-xml-parser/src/util.js"() {
+  "../main/node_modules/fast-xml-parser/src/util.js"() {
     "use strict";
     nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
     nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
@@ -47562,7 +47562,7 @@ var init_util2 = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/validator.js
+// ../main/node_modules/fast-xml-parser/src/validator.js
 function validate3(xmlData, options) {
   options = Object.assign({}, defaultOptions, options);
   const tags = [];
@@ -47908,7 +47908,7 @@ function getPositionFromMatch(match) {
 }
 var defaultOptions, doubleQuote, singleQuote;
 var init_validator = __esm({
-  "node_modules/fast-xml-parser/src/validator.js"() {
+  "../main/node_modules/fast-xml-parser/src/validator.js"() {
     "use strict";
     init_util2();
     defaultOptions = {
@@ -47921,10 +47921,10 @@ var init_validator = __esm({
   }
 });
 
-// node_modules/@nodable/entities/src/entities.js
+// ../main/node_modules/@nodable/entities/src/entities.js
 var CURRENCY, XML, COMMON_HTML;
 var init_entities = __esm({
-  "node_modules/@nodable/entities/src/entities.js"() {
+  "../main/node_modules/@nodable/entities/src/entities.js"() {
     CURRENCY = {
       cent: "\xA2",
       pound: "\xA3",
@@ -47974,7 +47974,7 @@ var init_entities = __esm({
   }
 });
 
-// node_modules/@nodable/entities/src/EntityDecoder.js
+// ../main/node_modules/@nodable/entities/src/EntityDecoder.js
 function validateEntityName(name) {
   if (name[0] === "#") {
     throw new Error(`[EntityReplacer] Invalid character '#' in entity name: "${name}"`);
@@ -48023,7 +48023,7 @@ function parseNCRConfig(ncr) {
 }
 var ENTITY_ACTION, SPECIAL_CHARS, LIMIT_TIER_EXTERNAL, LIMIT_TIER_BASE, LIMIT_TIER_ALL, NCR_LEVEL, XML10_ALLOWED_C0, EntityDecoder;
 var init_EntityDecoder = __esm({
-  "node_modules/@nodable/entities/src/EntityDecoder.js"() {
+  "../main/node_modules/@nodable/entities/src/EntityDecoder.js"() {
     init_entities();
     ENTITY_ACTION = Object.freeze({
       /** Resolve and expand the entity normally. */
@@ -48424,15 +48424,15 @@ var init_EntityDecoder = __esm({
   }
 });
 
-// node_modules/@nodable/entities/src/index.js
+// ../main/node_modules/@nodable/entities/src/index.js
 var init_src = __esm({
-  "node_modules/@nodable/entities/src/index.js"() {
+  "../main/node_modules/@nodable/entities/src/index.js"() {
     init_EntityDecoder();
     init_entities();
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 function validatePropertyName(propertyName, optionName) {
   if (typeof propertyName !== "string") {
     return;
@@ -48481,7 +48481,7 @@ function normalizeProcessEntities(value, htmlEntities) {
 }
 var defaultOnDangerousProperty, defaultOptions2, buildOptions;
 var init_OptionsBuilder = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
     init_util2();
     defaultOnDangerousProperty = (name) => {
       if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
@@ -48573,10 +48573,10 @@ var init_OptionsBuilder = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL, XmlNode;
 var init_xmlNode = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
     "use strict";
     if (typeof Symbol !== "function") {
       METADATA_SYMBOL = "@@xmlMetadata";
@@ -48621,10 +48621,10 @@ var init_xmlNode = __esm({
   }
 });
 
-// node_modules/xml-naming/src/index.js
+// ../main/node_modules/xml-naming/src/index.js
 var nameStartChar10, nameChar10, nameStartChar11, nameChar11, buildRegexes, regexes10, regexes11, nameStartCharAscii, nameCharAscii, regexesAscii, getRegexes, qName;
 var init_src2 = __esm({
-  "node_modules/xml-naming/src/index.js"() {
+  "../main/node_modules/xml-naming/src/index.js"() {
     nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
     nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
     nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -48654,7 +48654,7 @@ var init_src2 = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 function hasSeq(data, seq, i) {
   for (let j2 = 0; j2 < seq.length; j2++) {
     if (seq[j2] !== data[i + j2 + 1]) return false;
@@ -48669,7 +48669,7 @@ function validateEntityName2(name, xmlVersion) {
 }
 var DocTypeReader, skipWhitespace;
 var init_DocTypeReader = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
     init_src2();
     DocTypeReader = class {
       constructor(options, xmlVersion) {
@@ -48951,10 +48951,10 @@ var init_DocTypeReader = __esm({
   }
 });
 
-// node_modules/anynum/digitTable.js
+// ../main/node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS, NOT_DIGIT, HIGH_MAP, LOW_MAX, LOW_MIN, TABLE_OFFSET, TABLE_SIZE, TABLE;
 var init_digitTable = __esm({
-  "node_modules/anynum/digitTable.js"() {
+  "../main/node_modules/anynum/digitTable.js"() {
     SCRIPT_ZEROS = [
       // Basic Latin (ASCII) — included for completeness / pass-through
       48,
@@ -49106,7 +49106,7 @@ var init_digitTable = __esm({
   }
 });
 
-// node_modules/anynum/anynum.js
+// ../main/node_modules/anynum/anynum.js
 function anynum(str) {
   if (typeof str !== "string") return str;
   const len = str.length;
@@ -49180,7 +49180,7 @@ function anynum(str) {
 }
 var CHAR_0, CHAR_9, CHAR_MINUS, MINUS_SET, anynum_default;
 var init_anynum = __esm({
-  "node_modules/anynum/anynum.js"() {
+  "../main/node_modules/anynum/anynum.js"() {
     "use strict";
     init_digitTable();
     CHAR_0 = 48;
@@ -49191,7 +49191,7 @@ var init_anynum = __esm({
   }
 });
 
-// node_modules/strnum/strnum.js
+// ../main/node_modules/strnum/strnum.js
 function toNumber(str, options = {}) {
   options = Object.assign({}, consider, options);
   if (!str || typeof str !== "string") return str;
@@ -49314,7 +49314,7 @@ function handleInfinity(str, num, options) {
 }
 var hexRegex, binRegex, octRegex, numRegex, consider, eNotationRegx;
 var init_strnum = __esm({
-  "node_modules/strnum/strnum.js"() {
+  "../main/node_modules/strnum/strnum.js"() {
     init_anynum();
     hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
     binRegex = /^0b[01]+$/;
@@ -49336,7 +49336,7 @@ var init_strnum = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/ignoreAttributes.js
+// ../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -49356,14 +49356,14 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 var init_ignoreAttributes = __esm({
-  "node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
+  "../main/node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
   }
 });
 
-// node_modules/path-expression-matcher/src/Expression.js
+// ../main/node_modules/path-expression-matcher/src/Expression.js
 var Expression;
 var init_Expression = __esm({
-  "node_modules/path-expression-matcher/src/Expression.js"() {
+  "../main/node_modules/path-expression-matcher/src/Expression.js"() {
     Expression = class {
       /**
        * Create a new Expression
@@ -49528,10 +49528,10 @@ var init_Expression = __esm({
   }
 });
 
-// node_modules/path-expression-matcher/src/ExpressionSet.js
+// ../main/node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet;
 var init_ExpressionSet = __esm({
-  "node_modules/path-expression-matcher/src/ExpressionSet.js"() {
+  "../main/node_modules/path-expression-matcher/src/ExpressionSet.js"() {
     ExpressionSet = class {
       constructor() {
         this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -49702,10 +49702,10 @@ var init_ExpressionSet = __esm({
   }
 });
 
-// node_modules/path-expression-matcher/src/Matcher.js
+// ../main/node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView, Matcher3;
 var init_Matcher = __esm({
-  "node_modules/path-expression-matcher/src/Matcher.js"() {
+  "../main/node_modules/path-expression-matcher/src/Matcher.js"() {
     MatcherView = class {
       /**
        * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -50224,19 +50224,19 @@ var init_Matcher = __esm({
   }
 });
 
-// node_modules/path-expression-matcher/src/index.js
+// ../main/node_modules/path-expression-matcher/src/index.js
 var init_src3 = __esm({
-  "node_modules/path-expression-matcher/src/index.js"() {
+  "../main/node_modules/path-expression-matcher/src/index.js"() {
     init_Expression();
     init_Matcher();
     init_ExpressionSet();
   }
 });
 
-// node_modules/is-unsafe/src/contexts/html.js
+// ../main/node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS, html_default;
 var init_html = __esm({
-  "node_modules/is-unsafe/src/contexts/html.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/html.js"() {
     HTML_PATTERNS = [
       {
         id: "html-script-open",
@@ -50331,10 +50331,10 @@ var init_html = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/xml.js
+// ../main/node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS, xml_default;
 var init_xml = __esm({
-  "node_modules/is-unsafe/src/contexts/xml.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/xml.js"() {
     XML_PATTERNS = [
       {
         id: "xml-cdata-injection",
@@ -50404,10 +50404,10 @@ var init_xml = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/svg.js
+// ../main/node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS, svg_default;
 var init_svg = __esm({
-  "node_modules/is-unsafe/src/contexts/svg.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/svg.js"() {
     SVG_PATTERNS = [
       {
         id: "svg-script-element",
@@ -50481,10 +50481,10 @@ var init_svg = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/sql.js
+// ../main/node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS, sql_default;
 var init_sql = __esm({
-  "node_modules/is-unsafe/src/contexts/sql.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/sql.js"() {
     SQL_PATTERNS = [
       {
         id: "sql-block-comment-open",
@@ -50568,10 +50568,10 @@ var init_sql = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/shell.js
+// ../main/node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS, shell_default;
 var init_shell = __esm({
-  "node_modules/is-unsafe/src/contexts/shell.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/shell.js"() {
     SHELL_PATTERNS = [
       {
         id: "shell-path-traversal-unix",
@@ -50671,10 +50671,10 @@ var init_shell = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/redos.js
+// ../main/node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS, redos_default;
 var init_redos = __esm({
-  "node_modules/is-unsafe/src/contexts/redos.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/redos.js"() {
     REDOS_PATTERNS = [
       {
         id: "redos-nested-quantifier-plus",
@@ -50725,10 +50725,10 @@ var init_redos = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/nosql.js
+// ../main/node_modules/is-unsafe/src/contexts/nosql.js
 var sep2, NOSQL_PATTERNS, nosql_default;
 var init_nosql = __esm({
-  "node_modules/is-unsafe/src/contexts/nosql.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/nosql.js"() {
     sep2 = `["'\\s]*:`;
     NOSQL_PATTERNS = [
       // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -50820,10 +50820,10 @@ var init_nosql = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/log.js
+// ../main/node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS, log_default;
 var init_log = __esm({
-  "node_modules/is-unsafe/src/contexts/log.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/log.js"() {
     LOG_PATTERNS = [
       // ─── CRLF / newline injection ─────────────────────────────────────────────
       {
@@ -50899,10 +50899,10 @@ var init_log = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/contexts/sql-strict.js
+// ../main/node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA, SQL_STRICT_PATTERNS, sql_strict_default;
 var init_sql_strict = __esm({
-  "node_modules/is-unsafe/src/contexts/sql-strict.js"() {
+  "../main/node_modules/is-unsafe/src/contexts/sql-strict.js"() {
     init_sql();
     SQL_STRICT_EXTRA = [
       {
@@ -50926,7 +50926,7 @@ var init_sql_strict = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/util/decode-entities.js
+// ../main/node_modules/is-unsafe/src/util/decode-entities.js
 function decodeEntities(input2) {
   if (input2.indexOf("&") === -1) return input2;
   return input2.replace(ENTITY_RE, (match, hex3, dec, name) => {
@@ -50940,7 +50940,7 @@ function decodeEntities(input2) {
 }
 var NAMED, ENTITY_RE;
 var init_decode_entities = __esm({
-  "node_modules/is-unsafe/src/util/decode-entities.js"() {
+  "../main/node_modules/is-unsafe/src/util/decode-entities.js"() {
     NAMED = Object.freeze({
       colon: ":",
       Tab: "	",
@@ -50950,7 +50950,7 @@ var init_decode_entities = __esm({
   }
 });
 
-// node_modules/is-unsafe/src/index.js
+// ../main/node_modules/is-unsafe/src/index.js
 function assertString(value) {
   if (typeof value !== "string") {
     throw new TypeError(
@@ -51011,7 +51011,7 @@ function isUnsafe(value, context) {
 }
 var VALID_CONTEXTS;
 var init_src4 = __esm({
-  "node_modules/is-unsafe/src/index.js"() {
+  "../main/node_modules/is-unsafe/src/index.js"() {
     init_html();
     init_xml();
     init_sql_strict();
@@ -51050,7 +51050,7 @@ var init_src4 = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options) {
   if (!prefixedAttrs) return {};
   const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
@@ -51405,7 +51405,7 @@ function sanitizeName(name, options) {
 }
 var OrderedObjParser, attrsRegx, parseXml;
 var init_OrderedObjParser = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
     "use strict";
     init_util2();
     init_xmlNode();
@@ -51704,7 +51704,7 @@ var init_OrderedObjParser = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
   if (!prefix) return attrs;
@@ -51816,17 +51816,17 @@ function isLeafTag(obj, options) {
 }
 var METADATA_SYMBOL2;
 var init_node2json = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
     "use strict";
     init_xmlNode();
     METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
   }
 });
 
-// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// ../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser;
 var init_XMLParser = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
+  "../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
     init_OptionsBuilder();
     init_OrderedObjParser();
     init_node2json();
@@ -51897,10 +51897,10 @@ var init_XMLParser = __esm({
   }
 });
 
-// node_modules/fast-xml-parser/src/fxp.js
+// ../main/node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator;
 var init_fxp = __esm({
-  "node_modules/fast-xml-parser/src/fxp.js"() {
+  "../main/node_modules/fast-xml-parser/src/fxp.js"() {
     "use strict";
     init_validator();
     init_XMLParser();
@@ -53079,7 +53079,9 @@ var init_dashboard_state = __esm({
       /**
        * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
        * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-       * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+       * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
+       * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
+       * written only when it changes). Absent without epics.
        */
       epics: external_exports.record(
         external_exports.string().regex(/^\d+$/),
@@ -53087,6 +53089,12 @@ var init_dashboard_state = __esm({
           at: isoTime,
           by: external_exports.string().max(40),
           pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+          refused: external_exports.array(
+            external_exports.object({
+              issue: external_exports.number().int().positive(),
+              linkedBy: external_exports.string().max(40).nullable().optional()
+            })
+          ).max(50).optional(),
           comment: external_exports.string().max(16).optional()
         })
       ).optional(),
@@ -54531,7 +54539,7 @@ var init_human_gate = __esm({
   }
 });
 
-// node_modules/mdast-util-to-string/lib/index.js
+// ../main/node_modules/mdast-util-to-string/lib/index.js
 function toString(value, options) {
   const settings = options || emptyOptions;
   const includeImageAlt = typeof settings.includeImageAlt === "boolean" ? settings.includeImageAlt : true;
@@ -54568,22 +54576,22 @@ function node2(value) {
 }
 var emptyOptions;
 var init_lib = __esm({
-  "node_modules/mdast-util-to-string/lib/index.js"() {
+  "../main/node_modules/mdast-util-to-string/lib/index.js"() {
     emptyOptions = {};
   }
 });
 
-// node_modules/mdast-util-to-string/index.js
+// ../main/node_modules/mdast-util-to-string/index.js
 var init_mdast_util_to_string = __esm({
-  "node_modules/mdast-util-to-string/index.js"() {
+  "../main/node_modules/mdast-util-to-string/index.js"() {
     init_lib();
   }
 });
 
-// node_modules/character-entities/index.js
+// ../main/node_modules/character-entities/index.js
 var characterEntities;
 var init_character_entities = __esm({
-  "node_modules/character-entities/index.js"() {
+  "../main/node_modules/character-entities/index.js"() {
     characterEntities = {
       AElig: "\xC6",
       AMP: "&",
@@ -56714,19 +56722,19 @@ var init_character_entities = __esm({
   }
 });
 
-// node_modules/decode-named-character-reference/index.js
+// ../main/node_modules/decode-named-character-reference/index.js
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 var own2;
 var init_decode_named_character_reference = __esm({
-  "node_modules/decode-named-character-reference/index.js"() {
+  "../main/node_modules/decode-named-character-reference/index.js"() {
     init_character_entities();
     own2 = {}.hasOwnProperty;
   }
 });
 
-// node_modules/micromark-util-chunked/index.js
+// ../main/node_modules/micromark-util-chunked/index.js
 function splice(list3, start, remove, items) {
   const end = list3.length;
   let chunkStart = 0;
@@ -56760,11 +56768,11 @@ function push(list3, items) {
   return items;
 }
 var init_micromark_util_chunked = __esm({
-  "node_modules/micromark-util-chunked/index.js"() {
+  "../main/node_modules/micromark-util-chunked/index.js"() {
   }
 });
 
-// node_modules/micromark-util-combine-extensions/index.js
+// ../main/node_modules/micromark-util-combine-extensions/index.js
 function combineExtensions(extensions) {
   const all2 = {};
   let index2 = -1;
@@ -56804,13 +56812,13 @@ function constructs(existing, list3) {
 }
 var hasOwnProperty;
 var init_micromark_util_combine_extensions = __esm({
-  "node_modules/micromark-util-combine-extensions/index.js"() {
+  "../main/node_modules/micromark-util-combine-extensions/index.js"() {
     init_micromark_util_chunked();
     hasOwnProperty = {}.hasOwnProperty;
   }
 });
 
-// node_modules/micromark-util-decode-numeric-character-reference/index.js
+// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code18 = Number.parseInt(value, base);
   if (
@@ -56828,20 +56836,20 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code18);
 }
 var init_micromark_util_decode_numeric_character_reference = __esm({
-  "node_modules/micromark-util-decode-numeric-character-reference/index.js"() {
+  "../main/node_modules/micromark-util-decode-numeric-character-reference/index.js"() {
   }
 });
 
-// node_modules/micromark-util-normalize-identifier/index.js
+// ../main/node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 var init_micromark_util_normalize_identifier = __esm({
-  "node_modules/micromark-util-normalize-identifier/index.js"() {
+  "../main/node_modules/micromark-util-normalize-identifier/index.js"() {
   }
 });
 
-// node_modules/micromark-util-character/index.js
+// ../main/node_modules/micromark-util-character/index.js
 function asciiControl(code18) {
   return (
     // Special whitespace codes (which have negative values), C0 and Control
@@ -56866,7 +56874,7 @@ function regexCheck(regex2) {
 }
 var asciiAlpha, asciiAlphanumeric, asciiAtext, asciiDigit, asciiHexDigit, asciiPunctuation, unicodePunctuation, unicodeWhitespace;
 var init_micromark_util_character = __esm({
-  "node_modules/micromark-util-character/index.js"() {
+  "../main/node_modules/micromark-util-character/index.js"() {
     asciiAlpha = regexCheck(/[A-Za-z]/);
     asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
     asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -56878,7 +56886,7 @@ var init_micromark_util_character = __esm({
   }
 });
 
-// node_modules/micromark-factory-space/index.js
+// ../main/node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -56923,12 +56931,12 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 var init_micromark_factory_space = __esm({
-  "node_modules/micromark-factory-space/index.js"() {
+  "../main/node_modules/micromark-factory-space/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// node_modules/micromark/lib/initialize/content.js
+// ../main/node_modules/micromark/lib/initialize/content.js
 function initializeContent(effects) {
   const contentStart = effects.attempt(this.parser.constructs.contentInitial, afterContentStartConstruct, paragraphInitial);
   let previous3;
@@ -56976,7 +56984,7 @@ function initializeContent(effects) {
 }
 var content;
 var init_content = __esm({
-  "node_modules/micromark/lib/initialize/content.js"() {
+  "../main/node_modules/micromark/lib/initialize/content.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     content = {
@@ -56985,7 +56993,7 @@ var init_content = __esm({
   }
 });
 
-// node_modules/micromark-util-edit-map/index.js
+// ../main/node_modules/micromark-util-edit-map/index.js
 function addImplementation(editMap, at, remove, add, before) {
   if (remove === 0 && add.length === 0) {
     return;
@@ -57007,7 +57015,7 @@ function addImplementation(editMap, at, remove, add, before) {
 }
 var EditMap;
 var init_micromark_util_edit_map = __esm({
-  "node_modules/micromark-util-edit-map/index.js"() {
+  "../main/node_modules/micromark-util-edit-map/index.js"() {
     EditMap = class {
       /**
        * Create a new edit map.
@@ -57088,7 +57096,7 @@ var init_micromark_util_edit_map = __esm({
   }
 });
 
-// node_modules/micromark/lib/initialize/document.js
+// ../main/node_modules/micromark/lib/initialize/document.js
 function initializeDocument(effects) {
   const self2 = this;
   const stack = [];
@@ -57277,7 +57285,7 @@ function tokenizeContainer(effects, ok3, nok) {
 }
 var document, containerConstruct;
 var init_document = __esm({
-  "node_modules/micromark/lib/initialize/document.js"() {
+  "../main/node_modules/micromark/lib/initialize/document.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
@@ -57290,7 +57298,7 @@ var init_document = __esm({
   }
 });
 
-// node_modules/micromark-util-classify-character/index.js
+// ../main/node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code18) {
   if (code18 === null || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18)) {
     return 1;
@@ -57300,12 +57308,12 @@ function classifyCharacter(code18) {
   }
 }
 var init_micromark_util_classify_character = __esm({
-  "node_modules/micromark-util-classify-character/index.js"() {
+  "../main/node_modules/micromark-util-classify-character/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// node_modules/micromark-util-resolve-all/index.js
+// ../main/node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -57319,11 +57327,11 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 var init_micromark_util_resolve_all = __esm({
-  "node_modules/micromark-util-resolve-all/index.js"() {
+  "../main/node_modules/micromark-util-resolve-all/index.js"() {
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/attention.js
+// ../main/node_modules/micromark-core-commonmark/lib/attention.js
 function resolveAllAttention(events, context) {
   let index2 = -1;
   let nextEvents;
@@ -57442,7 +57450,7 @@ function movePoint(point3, offset) {
 }
 var attention;
 var init_attention = __esm({
-  "node_modules/micromark-core-commonmark/lib/attention.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/attention.js"() {
     init_micromark_util_chunked();
     init_micromark_util_classify_character();
     init_micromark_util_resolve_all();
@@ -57454,7 +57462,7 @@ var init_attention = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/autolink.js
+// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
 function tokenizeAutolink(effects, ok3, nok) {
   let size = 0;
   return start;
@@ -57552,7 +57560,7 @@ function tokenizeAutolink(effects, ok3, nok) {
 }
 var autolink;
 var init_autolink = __esm({
-  "node_modules/micromark-core-commonmark/lib/autolink.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/autolink.js"() {
     init_micromark_util_character();
     autolink = {
       name: "autolink",
@@ -57561,7 +57569,7 @@ var init_autolink = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/blank-line.js
+// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
 function tokenizeBlankLine(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -57573,7 +57581,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
 }
 var blankLine;
 var init_blank_line = __esm({
-  "node_modules/micromark-core-commonmark/lib/blank-line.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/blank-line.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     blankLine = {
@@ -57583,7 +57591,7 @@ var init_blank_line = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/block-quote.js
+// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
 function tokenizeBlockQuoteStart(effects, ok3, nok) {
   const self2 = this;
   return start;
@@ -57634,7 +57642,7 @@ function exit(effects) {
 }
 var blockQuote;
 var init_block_quote = __esm({
-  "node_modules/micromark-core-commonmark/lib/block-quote.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/block-quote.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     blockQuote = {
@@ -57648,7 +57656,7 @@ var init_block_quote = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/character-escape.js
+// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
 function tokenizeCharacterEscape(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -57671,7 +57679,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
 }
 var characterEscape;
 var init_character_escape = __esm({
-  "node_modules/micromark-core-commonmark/lib/character-escape.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/character-escape.js"() {
     init_micromark_util_character();
     characterEscape = {
       name: "characterEscape",
@@ -57680,7 +57688,7 @@ var init_character_escape = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/character-reference.js
+// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
 function tokenizeCharacterReference(effects, ok3, nok) {
   const self2 = this;
   let size = 0;
@@ -57742,7 +57750,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
 }
 var characterReference;
 var init_character_reference = __esm({
-  "node_modules/micromark-core-commonmark/lib/character-reference.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/character-reference.js"() {
     init_decode_named_character_reference();
     init_micromark_util_character();
     characterReference = {
@@ -57752,7 +57760,7 @@ var init_character_reference = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 function tokenizeNonLazyContinuation(effects, ok3, nok) {
   const self2 = this;
   return start;
@@ -57771,7 +57779,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
 }
 var nonLazyContinuation;
 var init_partial_non_lazy_continuation = __esm({
-  "node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js"() {
     nonLazyContinuation = {
       partial: true,
       tokenize: tokenizeNonLazyContinuation
@@ -57779,7 +57787,7 @@ var init_partial_non_lazy_continuation = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/code-fenced.js
+// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
 function tokenizeCodeFenced(effects, ok3, nok) {
   const self2 = this;
   const closeStart = {
@@ -57938,7 +57946,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
 }
 var codeFenced;
 var init_code_fenced = __esm({
-  "node_modules/micromark-core-commonmark/lib/code-fenced.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/code-fenced.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_partial_non_lazy_continuation();
@@ -57950,7 +57958,7 @@ var init_code_fenced = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/code-indented.js
+// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
 function tokenizeCodeIndented(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -58001,7 +58009,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
 }
 var codeIndented, furtherStart;
 var init_code_indented = __esm({
-  "node_modules/micromark-core-commonmark/lib/code-indented.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/code-indented.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     codeIndented = {
@@ -58015,7 +58023,7 @@ var init_code_indented = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/code-text.js
+// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
 function resolveCodeText(events) {
   let tailExitIndex = events.length - 4;
   let headEnterIndex = 3;
@@ -58125,7 +58133,7 @@ function tokenizeCodeText(effects, ok3, nok) {
 }
 var codeText;
 var init_code_text = __esm({
-  "node_modules/micromark-core-commonmark/lib/code-text.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/code-text.js"() {
     init_micromark_util_character();
     codeText = {
       name: "codeText",
@@ -58136,7 +58144,7 @@ var init_code_text = __esm({
   }
 });
 
-// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 function chunkedPush(list3, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
@@ -58150,7 +58158,7 @@ function chunkedPush(list3, right) {
 }
 var SpliceBuffer;
 var init_splice_buffer = __esm({
-  "node_modules/micromark-util-subtokenize/lib/splice-buffer.js"() {
+  "../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js"() {
     SpliceBuffer = class {
       /**
        * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -58334,7 +58342,7 @@ var init_splice_buffer = __esm({
   }
 });
 
-// node_modules/micromark-util-subtokenize/index.js
+// ../main/node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -58487,13 +58495,13 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 var init_micromark_util_subtokenize = __esm({
-  "node_modules/micromark-util-subtokenize/index.js"() {
+  "../main/node_modules/micromark-util-subtokenize/index.js"() {
     init_micromark_util_chunked();
     init_splice_buffer();
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/content.js
+// ../main/node_modules/micromark-core-commonmark/lib/content.js
 function resolveContent(events) {
   subtokenize(events);
   return events;
@@ -58557,7 +58565,7 @@ function tokenizeContinuation(effects, ok3, nok) {
 }
 var content2, continuationConstruct;
 var init_content2 = __esm({
-  "node_modules/micromark-core-commonmark/lib/content.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/content.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_subtokenize();
@@ -58572,7 +58580,7 @@ var init_content2 = __esm({
   }
 });
 
-// node_modules/micromark-factory-destination/index.js
+// ../main/node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -58664,12 +58672,12 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 var init_micromark_factory_destination = __esm({
-  "node_modules/micromark-factory-destination/index.js"() {
+  "../main/node_modules/micromark-factory-destination/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// node_modules/micromark-factory-label/index.js
+// ../main/node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -58730,12 +58738,12 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 var init_micromark_factory_label = __esm({
-  "node_modules/micromark-factory-label/index.js"() {
+  "../main/node_modules/micromark-factory-label/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// node_modules/micromark-factory-title/index.js
+// ../main/node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -58797,13 +58805,13 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 var init_micromark_factory_title = __esm({
-  "node_modules/micromark-factory-title/index.js"() {
+  "../main/node_modules/micromark-factory-title/index.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
   }
 });
 
-// node_modules/micromark-factory-whitespace/index.js
+// ../main/node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -58822,13 +58830,13 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 var init_micromark_factory_whitespace = __esm({
-  "node_modules/micromark-factory-whitespace/index.js"() {
+  "../main/node_modules/micromark-factory-whitespace/index.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/definition.js
+// ../main/node_modules/micromark-core-commonmark/lib/definition.js
 function tokenizeDefinition(effects, ok3, nok) {
   const self2 = this;
   let identifier;
@@ -58907,7 +58915,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
 }
 var definition, titleBefore;
 var init_definition = __esm({
-  "node_modules/micromark-core-commonmark/lib/definition.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/definition.js"() {
     init_micromark_factory_destination();
     init_micromark_factory_label();
     init_micromark_factory_space();
@@ -58926,7 +58934,7 @@ var init_definition = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 function tokenizeHardBreakEscape(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -58944,7 +58952,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
 }
 var hardBreakEscape;
 var init_hard_break_escape = __esm({
-  "node_modules/micromark-core-commonmark/lib/hard-break-escape.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js"() {
     init_micromark_util_character();
     hardBreakEscape = {
       name: "hardBreakEscape",
@@ -58953,7 +58961,7 @@ var init_hard_break_escape = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/heading-atx.js
+// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
 function resolveHeadingAtx(events, context) {
   let contentEnd = events.length - 2;
   let contentStart = 3;
@@ -59038,7 +59046,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
 }
 var headingAtx;
 var init_heading_atx = __esm({
-  "node_modules/micromark-core-commonmark/lib/heading-atx.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/heading-atx.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_chunked();
@@ -59050,10 +59058,10 @@ var init_heading_atx = __esm({
   }
 });
 
-// node_modules/micromark-util-html-tag-name/index.js
+// ../main/node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames, htmlRawNames;
 var init_micromark_util_html_tag_name = __esm({
-  "node_modules/micromark-util-html-tag-name/index.js"() {
+  "../main/node_modules/micromark-util-html-tag-name/index.js"() {
     htmlBlockNames = [
       "address",
       "article",
@@ -59122,7 +59130,7 @@ var init_micromark_util_html_tag_name = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/html-flow.js
+// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
 function resolveToHtmlFlow(events) {
   let index2 = events.length;
   while (index2--) {
@@ -59472,7 +59480,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
 }
 var htmlFlow, blankLineBefore;
 var init_html_flow = __esm({
-  "node_modules/micromark-core-commonmark/lib/html-flow.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/html-flow.js"() {
     init_micromark_util_character();
     init_micromark_util_html_tag_name();
     init_blank_line();
@@ -59490,7 +59498,7 @@ var init_html_flow = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/html-text.js
+// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
 function tokenizeHtmlText(effects, ok3, nok) {
   const self2 = this;
   let marker;
@@ -59793,7 +59801,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
 }
 var htmlText;
 var init_html_text = __esm({
-  "node_modules/micromark-core-commonmark/lib/html-text.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/html-text.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     htmlText = {
@@ -59803,7 +59811,7 @@ var init_html_text = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/label-end.js
+// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
 function resolveAllLabelEnd(events) {
   let index2 = -1;
   const newEvents = [];
@@ -60015,7 +60023,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
 }
 var labelEnd, resourceConstruct, referenceFullConstruct, referenceCollapsedConstruct;
 var init_label_end = __esm({
-  "node_modules/micromark-core-commonmark/lib/label-end.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/label-end.js"() {
     init_micromark_factory_destination();
     init_micromark_factory_label();
     init_micromark_factory_title();
@@ -60042,7 +60050,7 @@ var init_label_end = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/label-start-image.js
+// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
 function tokenizeLabelStartImage(effects, ok3, nok) {
   const self2 = this;
   let labelImage;
@@ -60075,7 +60083,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
 }
 var labelStartImage;
 var init_label_start_image = __esm({
-  "node_modules/micromark-core-commonmark/lib/label-start-image.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/label-start-image.js"() {
     init_label_end();
     labelStartImage = {
       name: "labelStartImage",
@@ -60085,7 +60093,7 @@ var init_label_start_image = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/label-start-link.js
+// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
 function tokenizeLabelStartLink(effects, ok3, nok) {
   const self2 = this;
   let labelLink;
@@ -60109,7 +60117,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
 }
 var labelStartLink;
 var init_label_start_link = __esm({
-  "node_modules/micromark-core-commonmark/lib/label-start-link.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/label-start-link.js"() {
     init_label_end();
     labelStartLink = {
       name: "labelStartLink",
@@ -60119,7 +60127,7 @@ var init_label_start_link = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/line-ending.js
+// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
 function tokenizeLineEnding(effects, ok3) {
   return start;
   function start(code18) {
@@ -60131,7 +60139,7 @@ function tokenizeLineEnding(effects, ok3) {
 }
 var lineEnding;
 var init_line_ending = __esm({
-  "node_modules/micromark-core-commonmark/lib/line-ending.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/line-ending.js"() {
     init_micromark_factory_space();
     lineEnding = {
       name: "lineEnding",
@@ -60140,7 +60148,7 @@ var init_line_ending = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/thematic-break.js
+// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
 function tokenizeThematicBreak(effects, ok3, nok) {
   let size = 0;
   let marker;
@@ -60176,7 +60184,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
 }
 var thematicBreak;
 var init_thematic_break = __esm({
-  "node_modules/micromark-core-commonmark/lib/thematic-break.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/thematic-break.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     thematicBreak = {
@@ -60186,7 +60194,7 @@ var init_thematic_break = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/list.js
+// ../main/node_modules/micromark-core-commonmark/lib/list.js
 function tokenizeListStart(effects, ok3, nok) {
   const self2 = this;
   const tail = self2.events[self2.events.length - 1];
@@ -60301,7 +60309,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
 }
 var list2, listItemPrefixWhitespaceConstruct, indentConstruct;
 var init_list = __esm({
-  "node_modules/micromark-core-commonmark/lib/list.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/list.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_blank_line();
@@ -60325,7 +60333,7 @@ var init_list = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/lib/setext-underline.js
+// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
 function resolveToSetextUnderline(events, context) {
   const editMap = new EditMap();
   let index2 = events.length;
@@ -60415,7 +60423,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
 }
 var setextUnderline;
 var init_setext_underline = __esm({
-  "node_modules/micromark-core-commonmark/lib/setext-underline.js"() {
+  "../main/node_modules/micromark-core-commonmark/lib/setext-underline.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
@@ -60427,9 +60435,9 @@ var init_setext_underline = __esm({
   }
 });
 
-// node_modules/micromark-core-commonmark/index.js
+// ../main/node_modules/micromark-core-commonmark/index.js
 var init_micromark_core_commonmark = __esm({
-  "node_modules/micromark-core-commonmark/index.js"() {
+  "../main/node_modules/micromark-core-commonmark/index.js"() {
     init_attention();
     init_autolink();
     init_blank_line();
@@ -60455,7 +60463,7 @@ var init_micromark_core_commonmark = __esm({
   }
 });
 
-// node_modules/micromark/lib/initialize/flow.js
+// ../main/node_modules/micromark/lib/initialize/flow.js
 function initializeFlow(effects) {
   const self2 = this;
   const initial = effects.attempt(
@@ -60491,7 +60499,7 @@ function initializeFlow(effects) {
 }
 var flow;
 var init_flow = __esm({
-  "node_modules/micromark/lib/initialize/flow.js"() {
+  "../main/node_modules/micromark/lib/initialize/flow.js"() {
     init_micromark_core_commonmark();
     init_micromark_factory_space();
     flow = {
@@ -60500,7 +60508,7 @@ var init_flow = __esm({
   }
 });
 
-// node_modules/micromark/lib/initialize/text.js
+// ../main/node_modules/micromark/lib/initialize/text.js
 function initializeFactory(field) {
   return {
     resolveAll: createResolver(field === "text" ? resolveAllLineSuffixes : void 0),
@@ -60638,7 +60646,7 @@ function resolveAllLineSuffixes(events, context) {
 }
 var resolver, string4, text;
 var init_text = __esm({
-  "node_modules/micromark/lib/initialize/text.js"() {
+  "../main/node_modules/micromark/lib/initialize/text.js"() {
     init_micromark_util_edit_map();
     resolver = {
       resolveAll: createResolver()
@@ -60648,7 +60656,7 @@ var init_text = __esm({
   }
 });
 
-// node_modules/micromark/lib/constructs.js
+// ../main/node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -60663,7 +60671,7 @@ __export(constructs_exports, {
 });
 var document2, contentInitial, flowInitial, flow2, string5, text2, insideSpan, attentionMarkers, disable;
 var init_constructs = __esm({
-  "node_modules/micromark/lib/constructs.js"() {
+  "../main/node_modules/micromark/lib/constructs.js"() {
     init_micromark_core_commonmark();
     init_text();
     document2 = {
@@ -60730,7 +60738,7 @@ var init_constructs = __esm({
   }
 });
 
-// node_modules/micromark/lib/create-tokenizer.js
+// ../main/node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -61056,14 +61064,14 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 var init_create_tokenizer = __esm({
-  "node_modules/micromark/lib/create-tokenizer.js"() {
+  "../main/node_modules/micromark/lib/create-tokenizer.js"() {
     init_micromark_util_character();
     init_micromark_util_chunked();
     init_micromark_util_resolve_all();
   }
 });
 
-// node_modules/micromark/lib/parse.js
+// ../main/node_modules/micromark/lib/parse.js
 function parse5(options) {
   const settings = options || {};
   const constructs2 = (
@@ -61089,7 +61097,7 @@ function parse5(options) {
   }
 }
 var init_parse3 = __esm({
-  "node_modules/micromark/lib/parse.js"() {
+  "../main/node_modules/micromark/lib/parse.js"() {
     init_micromark_util_combine_extensions();
     init_content();
     init_document();
@@ -61100,19 +61108,19 @@ var init_parse3 = __esm({
   }
 });
 
-// node_modules/micromark/lib/postprocess.js
+// ../main/node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 var init_postprocess = __esm({
-  "node_modules/micromark/lib/postprocess.js"() {
+  "../main/node_modules/micromark/lib/postprocess.js"() {
     init_micromark_util_subtokenize();
   }
 });
 
-// node_modules/micromark/lib/preprocess.js
+// ../main/node_modules/micromark/lib/preprocess.js
 function preprocess2() {
   let column = 1;
   let buffer = "";
@@ -61192,21 +61200,21 @@ function preprocess2() {
 }
 var search;
 var init_preprocess = __esm({
-  "node_modules/micromark/lib/preprocess.js"() {
+  "../main/node_modules/micromark/lib/preprocess.js"() {
     search = /[\0\t\n\r]/g;
   }
 });
 
-// node_modules/micromark/index.js
+// ../main/node_modules/micromark/index.js
 var init_micromark = __esm({
-  "node_modules/micromark/index.js"() {
+  "../main/node_modules/micromark/index.js"() {
     init_parse3();
     init_postprocess();
     init_preprocess();
   }
 });
 
-// node_modules/micromark-util-decode-string/index.js
+// ../main/node_modules/micromark-util-decode-string/index.js
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode3);
 }
@@ -61224,14 +61232,14 @@ function decode3($0, $1, $2) {
 }
 var characterEscapeOrReference;
 var init_micromark_util_decode_string = __esm({
-  "node_modules/micromark-util-decode-string/index.js"() {
+  "../main/node_modules/micromark-util-decode-string/index.js"() {
     init_decode_named_character_reference();
     init_micromark_util_decode_numeric_character_reference();
     characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
   }
 });
 
-// node_modules/unist-util-stringify-position/lib/index.js
+// ../main/node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -61257,18 +61265,18 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 var init_lib2 = __esm({
-  "node_modules/unist-util-stringify-position/lib/index.js"() {
+  "../main/node_modules/unist-util-stringify-position/lib/index.js"() {
   }
 });
 
-// node_modules/unist-util-stringify-position/index.js
+// ../main/node_modules/unist-util-stringify-position/index.js
 var init_unist_util_stringify_position = __esm({
-  "node_modules/unist-util-stringify-position/index.js"() {
+  "../main/node_modules/unist-util-stringify-position/index.js"() {
     init_lib2();
   }
 });
 
-// node_modules/mdast-util-from-markdown/lib/index.js
+// ../main/node_modules/mdast-util-from-markdown/lib/index.js
 function fromMarkdown(value, encoding, options) {
   if (encoding && typeof encoding === "object") {
     options = encoding;
@@ -62038,7 +62046,7 @@ function defaultOnError(left, right) {
 }
 var own3;
 var init_lib3 = __esm({
-  "node_modules/mdast-util-from-markdown/lib/index.js"() {
+  "../main/node_modules/mdast-util-from-markdown/lib/index.js"() {
     init_mdast_util_to_string();
     init_micromark();
     init_micromark_util_decode_numeric_character_reference();
@@ -62050,14 +62058,14 @@ var init_lib3 = __esm({
   }
 });
 
-// node_modules/mdast-util-from-markdown/index.js
+// ../main/node_modules/mdast-util-from-markdown/index.js
 var init_mdast_util_from_markdown = __esm({
-  "node_modules/mdast-util-from-markdown/index.js"() {
+  "../main/node_modules/mdast-util-from-markdown/index.js"() {
     init_lib3();
   }
 });
 
-// node_modules/ccount/index.js
+// ../main/node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -62072,19 +62080,19 @@ function ccount(value, character) {
   return count2;
 }
 var init_ccount = __esm({
-  "node_modules/ccount/index.js"() {
+  "../main/node_modules/ccount/index.js"() {
   }
 });
 
-// node_modules/devlop/lib/default.js
+// ../main/node_modules/devlop/lib/default.js
 function ok() {
 }
 var init_default = __esm({
-  "node_modules/devlop/lib/default.js"() {
+  "../main/node_modules/devlop/lib/default.js"() {
   }
 });
 
-// node_modules/escape-string-regexp/index.js
+// ../main/node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -62092,11 +62100,11 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 var init_escape_string_regexp = __esm({
-  "node_modules/escape-string-regexp/index.js"() {
+  "../main/node_modules/escape-string-regexp/index.js"() {
   }
 });
 
-// node_modules/unist-util-is/lib/index.js
+// ../main/node_modules/unist-util-is/lib/index.js
 function anyFactory(tests) {
   const checks = [];
   let index2 = -1;
@@ -62158,7 +62166,7 @@ function looksLikeANode(value) {
 }
 var convert;
 var init_lib4 = __esm({
-  "node_modules/unist-util-is/lib/index.js"() {
+  "../main/node_modules/unist-util-is/lib/index.js"() {
     convert = // Note: overloads in JSDoc can’t yet use different `@template`s.
     /**
      * @type {(
@@ -62198,23 +62206,23 @@ var init_lib4 = __esm({
   }
 });
 
-// node_modules/unist-util-is/index.js
+// ../main/node_modules/unist-util-is/index.js
 var init_unist_util_is = __esm({
-  "node_modules/unist-util-is/index.js"() {
+  "../main/node_modules/unist-util-is/index.js"() {
     init_lib4();
   }
 });
 
-// node_modules/unist-util-visit-parents/lib/color.node.js
+// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 var init_color_node = __esm({
-  "node_modules/unist-util-visit-parents/lib/color.node.js"() {
+  "../main/node_modules/unist-util-visit-parents/lib/color.node.js"() {
   }
 });
 
-// node_modules/unist-util-visit-parents/lib/index.js
+// ../main/node_modules/unist-util-visit-parents/lib/index.js
 function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, reverse) {
   if (!tree || typeof tree !== "object") {
     throw new Error("Unexpected value `" + tree + "` for `tree`, expected node");
@@ -62331,7 +62339,7 @@ function toResult(value) {
 }
 var empty, CONTINUE, EXIT, SKIP;
 var init_lib5 = __esm({
-  "node_modules/unist-util-visit-parents/lib/index.js"() {
+  "../main/node_modules/unist-util-visit-parents/lib/index.js"() {
     init_unist_util_is();
     init_color_node();
     empty = [];
@@ -62341,14 +62349,14 @@ var init_lib5 = __esm({
   }
 });
 
-// node_modules/unist-util-visit-parents/index.js
+// ../main/node_modules/unist-util-visit-parents/index.js
 var init_unist_util_visit_parents = __esm({
-  "node_modules/unist-util-visit-parents/index.js"() {
+  "../main/node_modules/unist-util-visit-parents/index.js"() {
     init_lib5();
   }
 });
 
-// node_modules/mdast-util-find-and-replace/lib/index.js
+// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list3, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
@@ -62449,21 +62457,21 @@ function toFunction(replace2) {
   };
 }
 var init_lib6 = __esm({
-  "node_modules/mdast-util-find-and-replace/lib/index.js"() {
+  "../main/node_modules/mdast-util-find-and-replace/lib/index.js"() {
     init_escape_string_regexp();
     init_unist_util_visit_parents();
     init_unist_util_is();
   }
 });
 
-// node_modules/mdast-util-find-and-replace/index.js
+// ../main/node_modules/mdast-util-find-and-replace/index.js
 var init_mdast_util_find_and_replace = __esm({
-  "node_modules/mdast-util-find-and-replace/index.js"() {
+  "../main/node_modules/mdast-util-find-and-replace/index.js"() {
     init_lib6();
   }
 });
 
-// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -62628,7 +62636,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code18) || unicodePunctuation(code18);
 }
 var init_lib7 = __esm({
-  "node_modules/mdast-util-gfm-autolink-literal/lib/index.js"() {
+  "../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js"() {
     init_ccount();
     init_default();
     init_micromark_util_character();
@@ -62636,14 +62644,14 @@ var init_lib7 = __esm({
   }
 });
 
-// node_modules/mdast-util-gfm-autolink-literal/index.js
+// ../main/node_modules/mdast-util-gfm-autolink-literal/index.js
 var init_mdast_util_gfm_autolink_literal = __esm({
-  "node_modules/mdast-util-gfm-autolink-literal/index.js"() {
+  "../main/node_modules/mdast-util-gfm-autolink-literal/index.js"() {
     init_lib7();
   }
 });
 
-// node_modules/mdast-util-gfm-footnote/lib/index.js
+// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
 function enterFootnoteCallString() {
   this.buffer();
 }
@@ -62716,21 +62724,21 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 var init_lib8 = __esm({
-  "node_modules/mdast-util-gfm-footnote/lib/index.js"() {
+  "../main/node_modules/mdast-util-gfm-footnote/lib/index.js"() {
     init_default();
     init_micromark_util_normalize_identifier();
     footnoteReference.peek = footnoteReferencePeek;
   }
 });
 
-// node_modules/mdast-util-gfm-footnote/index.js
+// ../main/node_modules/mdast-util-gfm-footnote/index.js
 var init_mdast_util_gfm_footnote = __esm({
-  "node_modules/mdast-util-gfm-footnote/index.js"() {
+  "../main/node_modules/mdast-util-gfm-footnote/index.js"() {
     init_lib8();
   }
 });
 
-// node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
 function gfmStrikethroughFromMarkdown() {
   return {
     canContainEols: ["delete"],
@@ -62765,20 +62773,20 @@ function peekDelete() {
   return "~";
 }
 var init_lib9 = __esm({
-  "node_modules/mdast-util-gfm-strikethrough/lib/index.js"() {
+  "../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js"() {
     handleDelete.attention = attentionDelete;
     handleDelete.peek = peekDelete;
   }
 });
 
-// node_modules/mdast-util-gfm-strikethrough/index.js
+// ../main/node_modules/mdast-util-gfm-strikethrough/index.js
 var init_mdast_util_gfm_strikethrough = __esm({
-  "node_modules/mdast-util-gfm-strikethrough/index.js"() {
+  "../main/node_modules/mdast-util-gfm-strikethrough/index.js"() {
     init_lib9();
   }
 });
 
-// node_modules/mdast-util-gfm-table/lib/index.js
+// ../main/node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -62839,19 +62847,19 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 var init_lib10 = __esm({
-  "node_modules/mdast-util-gfm-table/lib/index.js"() {
+  "../main/node_modules/mdast-util-gfm-table/lib/index.js"() {
     init_default();
   }
 });
 
-// node_modules/mdast-util-gfm-table/index.js
+// ../main/node_modules/mdast-util-gfm-table/index.js
 var init_mdast_util_gfm_table = __esm({
-  "node_modules/mdast-util-gfm-table/index.js"() {
+  "../main/node_modules/mdast-util-gfm-table/index.js"() {
     init_lib10();
   }
 });
 
-// node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -62898,19 +62906,19 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 var init_lib11 = __esm({
-  "node_modules/mdast-util-gfm-task-list-item/lib/index.js"() {
+  "../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js"() {
     init_default();
   }
 });
 
-// node_modules/mdast-util-gfm-task-list-item/index.js
+// ../main/node_modules/mdast-util-gfm-task-list-item/index.js
 var init_mdast_util_gfm_task_list_item = __esm({
-  "node_modules/mdast-util-gfm-task-list-item/index.js"() {
+  "../main/node_modules/mdast-util-gfm-task-list-item/index.js"() {
     init_lib11();
   }
 });
 
-// node_modules/mdast-util-gfm/lib/index.js
+// ../main/node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -62921,7 +62929,7 @@ function gfmFromMarkdown() {
   ];
 }
 var init_lib12 = __esm({
-  "node_modules/mdast-util-gfm/lib/index.js"() {
+  "../main/node_modules/mdast-util-gfm/lib/index.js"() {
     init_mdast_util_gfm_autolink_literal();
     init_mdast_util_gfm_footnote();
     init_mdast_util_gfm_strikethrough();
@@ -62930,14 +62938,14 @@ var init_lib12 = __esm({
   }
 });
 
-// node_modules/mdast-util-gfm/index.js
+// ../main/node_modules/mdast-util-gfm/index.js
 var init_mdast_util_gfm = __esm({
-  "node_modules/mdast-util-gfm/index.js"() {
+  "../main/node_modules/mdast-util-gfm/index.js"() {
     init_lib12();
   }
 });
 
-// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 function gfmAutolinkLiteral() {
   return {
     text: text3
@@ -63229,7 +63237,7 @@ function previousUnbalanced(events) {
 }
 var wwwPrefix, domain2, path16, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
-  "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
+  "../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
     wwwPrefix = {
       tokenize: tokenizeWwwPrefix,
@@ -63285,14 +63293,14 @@ var init_syntax = __esm({
   }
 });
 
-// node_modules/micromark-extension-gfm-autolink-literal/index.js
+// ../main/node_modules/micromark-extension-gfm-autolink-literal/index.js
 var init_micromark_extension_gfm_autolink_literal = __esm({
-  "node_modules/micromark-extension-gfm-autolink-literal/index.js"() {
+  "../main/node_modules/micromark-extension-gfm-autolink-literal/index.js"() {
     init_syntax();
   }
 });
 
-// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 function gfmFootnote() {
   return {
     document: {
@@ -63564,7 +63572,7 @@ function tokenizeIndent2(effects, ok3, nok) {
 }
 var indent;
 var init_syntax2 = __esm({
-  "node_modules/micromark-extension-gfm-footnote/lib/syntax.js"() {
+  "../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js"() {
     init_micromark_core_commonmark();
     init_micromark_factory_space();
     init_micromark_util_character();
@@ -63576,14 +63584,14 @@ var init_syntax2 = __esm({
   }
 });
 
-// node_modules/micromark-extension-gfm-footnote/index.js
+// ../main/node_modules/micromark-extension-gfm-footnote/index.js
 var init_micromark_extension_gfm_footnote = __esm({
-  "node_modules/micromark-extension-gfm-footnote/index.js"() {
+  "../main/node_modules/micromark-extension-gfm-footnote/index.js"() {
     init_syntax2();
   }
 });
 
-// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options) {
   const options_ = options || {};
   let single = options_.singleTilde;
@@ -63677,21 +63685,21 @@ function gfmStrikethrough(options) {
   }
 }
 var init_syntax3 = __esm({
-  "node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js"() {
+  "../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js"() {
     init_micromark_util_chunked();
     init_micromark_util_classify_character();
     init_micromark_util_resolve_all();
   }
 });
 
-// node_modules/micromark-extension-gfm-strikethrough/index.js
+// ../main/node_modules/micromark-extension-gfm-strikethrough/index.js
 var init_micromark_extension_gfm_strikethrough = __esm({
-  "node_modules/micromark-extension-gfm-strikethrough/index.js"() {
+  "../main/node_modules/micromark-extension-gfm-strikethrough/index.js"() {
     init_syntax3();
   }
 });
 
-// node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
 function addImplementation2(editMap, at, remove, add) {
   if (remove === 0 && add.length === 0) {
     return;
@@ -63708,7 +63716,7 @@ function addImplementation2(editMap, at, remove, add) {
 }
 var EditMap2;
 var init_edit_map = __esm({
-  "node_modules/micromark-extension-gfm-table/lib/edit-map.js"() {
+  "../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js"() {
     EditMap2 = class {
       /**
        * Create a new edit map.
@@ -63782,7 +63790,7 @@ var init_edit_map = __esm({
   }
 });
 
-// node_modules/micromark-extension-gfm-table/lib/infer.js
+// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -63809,11 +63817,11 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 var init_infer = __esm({
-  "node_modules/micromark-extension-gfm-table/lib/infer.js"() {
+  "../main/node_modules/micromark-extension-gfm-table/lib/infer.js"() {
   }
 });
 
-// node_modules/micromark-extension-gfm-table/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -64204,7 +64212,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 var init_syntax4 = __esm({
-  "node_modules/micromark-extension-gfm-table/lib/syntax.js"() {
+  "../main/node_modules/micromark-extension-gfm-table/lib/syntax.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_edit_map();
@@ -64212,14 +64220,14 @@ var init_syntax4 = __esm({
   }
 });
 
-// node_modules/micromark-extension-gfm-table/index.js
+// ../main/node_modules/micromark-extension-gfm-table/index.js
 var init_micromark_extension_gfm_table = __esm({
-  "node_modules/micromark-extension-gfm-table/index.js"() {
+  "../main/node_modules/micromark-extension-gfm-table/index.js"() {
     init_syntax4();
   }
 });
 
-// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 function gfmTaskListItem() {
   return {
     text: {
@@ -64290,7 +64298,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
 }
 var tasklistCheck;
 var init_syntax5 = __esm({
-  "node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js"() {
+  "../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     tasklistCheck = {
@@ -64300,14 +64308,14 @@ var init_syntax5 = __esm({
   }
 });
 
-// node_modules/micromark-extension-gfm-task-list-item/index.js
+// ../main/node_modules/micromark-extension-gfm-task-list-item/index.js
 var init_micromark_extension_gfm_task_list_item = __esm({
-  "node_modules/micromark-extension-gfm-task-list-item/index.js"() {
+  "../main/node_modules/micromark-extension-gfm-task-list-item/index.js"() {
     init_syntax5();
   }
 });
 
-// node_modules/micromark-extension-gfm/index.js
+// ../main/node_modules/micromark-extension-gfm/index.js
 function gfm(options) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -64318,7 +64326,7 @@ function gfm(options) {
   ]);
 }
 var init_micromark_extension_gfm = __esm({
-  "node_modules/micromark-extension-gfm/index.js"() {
+  "../main/node_modules/micromark-extension-gfm/index.js"() {
     init_micromark_util_combine_extensions();
     init_micromark_extension_gfm_autolink_literal();
     init_micromark_extension_gfm_footnote();
