@@ -75849,7 +75849,9 @@ var DashboardStateSchema = external_exports.object({
   /**
    * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
    * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+   * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
+   * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
+   * written only when it changes). Absent without epics.
    */
   epics: external_exports.record(
     external_exports.string().regex(/^\d+$/),
@@ -75857,6 +75859,12 @@ var DashboardStateSchema = external_exports.object({
       at: isoTime,
       by: external_exports.string().max(40),
       pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+      refused: external_exports.array(
+        external_exports.object({
+          issue: external_exports.number().int().positive(),
+          linkedBy: external_exports.string().max(40).nullable().optional()
+        })
+      ).max(50).optional(),
       comment: external_exports.string().max(16).optional()
     })
   ).optional(),
@@ -77061,6 +77069,36 @@ function epicSummary(items) {
   return `epic: ${finished2} of ${items.length} sub-issues done${open2.length ? ` (${open2.join(", ")})` : ""}`;
 }
 
+// src/core/tasks/sub-issue-links.ts
+function linkedBeforeLabel(link, labeledAt) {
+  const linked = Date.parse(link.at);
+  const labeled = Date.parse(labeledAt ?? "");
+  return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
+}
+function judgeSubIssueLinks(input2) {
+  const newest = /* @__PURE__ */ new Map();
+  for (const link of input2.links) {
+    const seen = newest.get(link.issue);
+    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
+  }
+  const approved = [];
+  const refused = [];
+  for (const issue2 of input2.candidates) {
+    const link = newest.get(issue2);
+    if (!link) refused.push({ issue: issue2 });
+    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
+      approved.push(issue2);
+    else refused.push({ issue: issue2, linkedBy: link.by });
+  }
+  return { approved, refused };
+}
+function linkRefusalText(refusal, quiet) {
+  if (refusal.linkedBy === void 0)
+    return "when it was linked is unknown (not among the parent's timeline events read), so the epic's label does not approve it";
+  if (refusal.linkedBy === null) return "linked by a deleted account, and not before the epic's label";
+  return `linked by ${quiet(refusal.linkedBy)}, who has no write access, and not before the epic's label`;
+}
+
 // src/core/reconcile/task-labels.ts
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
@@ -77187,12 +77225,11 @@ function processEpics(ctx, pool) {
     }
     const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
     if (approval && (!epic || newer)) {
-      const at = approval.at ?? ctx.now.toISOString();
-      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
+      epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
       epics2[p] = epic;
     }
     if (!epic) continue;
-    const items = epicItems(ctx, p, epic.pooled, pool);
+    const items = epicItems(ctx, p, epic, pool);
     const done = epicDone(items);
     const closeParent = ctx.config.epics.closeParent;
     const body = renderEpicProgress({
@@ -77219,12 +77256,16 @@ function processEpics(ctx, pool) {
 }
 function poolSubIssues(ctx, p, approval, earlier) {
   const issue2 = ctx.issues.get(p);
-  const labeled = Date.parse(approval.at);
-  const chosen = subIssuesToPool(issue2.subIssues ?? [], (n) => {
+  const candidates = subIssuesToPool(issue2.subIssues ?? [], (n) => {
     const child = ctx.issues.get(n);
-    const created = Date.parse(child?.createdAt ?? "");
-    if (!child || Number.isNaN(created) || created > labeled) return null;
+    if (!child) return null;
     return { open: child.state === "open", status: statusOf2(ctx, n), epic: isEpic(ctx, n) };
+  });
+  const { approved: chosen, refused } = judgeSubIssueLinks({
+    candidates,
+    links: issue2.subIssueLinks ?? [],
+    labeledAt: approval.at,
+    isWriter: (login) => !sameLogin(login, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, login)
   });
   for (const n of chosen) {
     setStatus(ctx, n, "ready");
@@ -77234,14 +77275,18 @@ function poolSubIssues(ctx, p, approval, earlier) {
     (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf2(ctx, n) !== null
   );
   const pooled = [.../* @__PURE__ */ new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
-  const epic = { at: approval.at, by: approval.by, pooled };
+  const epic = { at: approval.at ?? ctx.now.toISOString(), by: approval.by, pooled };
+  if (refused.length > 0) epic.refused = refused.slice(0, MAX_POOLED);
+  const held = refused.length ? `; not ${refused.map((r) => `#${r.issue}`).join(", ")} (how it was linked)` : "";
   note(
     ctx,
-    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`
+    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}${held}`
   );
   return epic;
 }
-function epicItems(ctx, p, pooled, pool) {
+function epicItems(ctx, p, epic, pool) {
+  const { pooled } = epic;
+  const refusal = (n) => epic.refused?.find((r) => r.issue === n);
   const queued = new Set(pool.ranked.map((t) => t.issue));
   const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
   const items = [];
@@ -77260,7 +77305,11 @@ function epicItems(ctx, p, pooled, pool) {
       if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
       else if (pooled.includes(n))
         items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
-      else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
+      else {
+        const refused = refusal(n);
+        const detail = refused ? linkRefusalText(refused, quietLogin) : "added after the epic's label";
+        items.push({ ...base, state: "not pooled", detail });
+      }
       continue;
     }
     if (status === "ready") {
@@ -82312,6 +82361,21 @@ ${fields}
 ${CLOSED_ISSUE_FIELDS}
 `;
 }
+function subIssueLinksQuery(parents) {
+  const fields = parents.map(
+    (n) => `    p${n}: issue(number: ${n}) {
+      timelineItems(itemTypes: [SUB_ISSUE_ADDED_EVENT], last: 100) {
+        nodes { ... on SubIssueAddedEvent { createdAt actor { login } subIssue { number repository { nameWithOwner } } } }
+      }
+    }`
+  ).join("\n");
+  return `query AutopilotSubIssueLinks($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+${fields}
+  }
+}
+`;
+}
 var OLDER_COMMENTS_QUERY = `
 query AutopilotOlderComments($owner: String!, $name: String!, $number: Int!, $before: String) {
   repository(owner: $owner, name: $name) {
@@ -83083,6 +83147,11 @@ function relevantLogins(world, options2) {
       add(i.readyLabeledBy);
       add(i.bestOfLabeledBy);
     }
+  for (const i of world.issues)
+    if (i.state === "open" && i.labels.includes(readyLabel)) {
+      for (const link of i.subIssueLinks ?? [])
+        if (!linkedBeforeLabel(link, i.readyLabeledAt ?? null)) add(link.by);
+    }
   for (const i of world.issues) {
     if (i.state !== "open") continue;
     for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
@@ -83400,6 +83469,54 @@ function pullTrustFacts(p) {
   };
 }
 
+// src/github/snapshot/sub-issue-links.ts
+var PARENTS_PER_QUERY = 50;
+function parentsAboutToPool(issues, options2) {
+  const out = [];
+  for (const issue2 of issues) {
+    const by = issue2.readyLabeledBy ?? null;
+    if (issue2.state !== "open" || !issue2.labels.includes(options2.readyLabel)) continue;
+    if (!issue2.subIssues?.length || !by || by.toLowerCase() === options2.botLogin.toLowerCase()) continue;
+    const epic = options2.epics?.[String(issue2.number)];
+    const newer = !!epic && !!issue2.readyLabeledAt && Date.parse(issue2.readyLabeledAt) > Date.parse(epic.at);
+    if (!epic || newer) out.push(issue2.number);
+  }
+  return out.sort((a, b) => a - b);
+}
+async function readSubIssueLinks(ctx, graphql3, parents) {
+  const out = /* @__PURE__ */ new Map();
+  const here = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  for (let i = 0; i < parents.length; i += PARENTS_PER_QUERY) {
+    const chunk = parents.slice(i, i + PARENTS_PER_QUERY);
+    let data;
+    try {
+      data = await graphql3(subIssueLinksQuery(chunk), {
+        owner: ctx.repo.owner,
+        name: ctx.repo.name
+      });
+    } catch (error62) {
+      if (error62?.name !== "GraphqlResponseError") throw error62;
+      ctx.log.warn(`sub-issue links of ${chunk.map((n) => `#${n}`).join(", ")} not read: ${String(error62)}`);
+      continue;
+    }
+    for (const parent of chunk) {
+      const node3 = data.repository?.[`p${parent}`];
+      if (!node3) continue;
+      const newest = /* @__PURE__ */ new Map();
+      for (const event of compact(node3.timelineItems?.nodes)) {
+        const sub = event.subIssue;
+        if (!sub || !event.createdAt) continue;
+        if (sub.repository && sub.repository.nameWithOwner.toLowerCase() !== here) continue;
+        const seen = newest.get(sub.number);
+        if (!seen || Date.parse(event.createdAt) >= Date.parse(seen.at))
+          newest.set(sub.number, { issue: sub.number, at: event.createdAt, by: event.actor?.login ?? null });
+      }
+      out.set(parent, [...newest.values()]);
+    }
+  }
+  return out;
+}
+
 // src/github/snapshot/snapshot.ts
 var MAX_BRANCH_ISSUE_LOOKUPS = 50;
 async function runSnapshotQuery(ctx, flags) {
@@ -83614,6 +83731,11 @@ async function takeSnapshot(ctx, request2) {
     )),
     isResult: (c, n) => isAppResultComment(c, n, appId)
   });
+  const parents = parentsAboutToPool(byNumber.values(), { ...settings, botLogin, epics: state?.epics });
+  for (const [parent, links] of await readSubIssueLinks(ctx, graphql3, parents)) {
+    const issue2 = byNumber.get(parent);
+    issue2.subIssueLinks = links.filter((l) => issue2.subIssues?.includes(l.issue));
+  }
   const readIds = new Set(allComments.map((c) => c.id));
   for (const { issue: issue2, comment: c } of buried) {
     const comment2 = toComment(c, issue2, botLogin, appId);

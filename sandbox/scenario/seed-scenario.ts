@@ -131,8 +131,9 @@ export function openIssues(
     const number = i + 1;
     for (const blocker of issue.blockedBy)
       store.addBlockedBy(repoFull, number, blocker, issue.author ?? firstUser);
-    if (issue.parent !== undefined)
-      store.addSubIssue(repoFull, issue.parent, number, issue.author ?? firstUser);
+    // Linking needs triage access (https://docs.github.com/en/issues/tracking-your-work-with-issues/using-issues/adding-sub-issues),
+    // which an issue's author may lack: the scenario's first user, who sets the repository up, links them.
+    if (issue.parent !== undefined) store.addSubIssue(repoFull, issue.parent, number, firstUser);
     for (const comment of issue.comments) store.createComment(repoFull, number, comment.body, comment.author);
   }
 }

@@ -39,9 +39,22 @@ export interface IssueNode {
   parent?: number | null;
   /** Native sub-issues of this issue. */
   subIssues?: number[];
+  /**
+   * When each sub-issue was linked to this issue and by whom: the newest `SubIssueAddedEvent` for it on this
+   * issue's timeline. Read only for an epic about to pool (src/github/snapshot/sub-issue-links.ts); a sub-issue
+   * missing here was linked at a time the snapshot did not read.
+   */
+  subIssueLinks?: SubIssueLink[];
   /** Native "blocked by" relations (issue numbers in the same repository). */
   blockedBy?: number[];
   isPullRequest?: boolean;
+}
+
+export interface SubIssueLink {
+  issue: number;
+  at: string;
+  /** The event's actor; null for a deleted account. */
+  by: string | null;
 }
 
 export interface CheckNode {

@@ -1,11 +1,13 @@
 /** Whose repository permission a reconcile needs, and looking it up (cached per repository for a while). */
+import { linkedBeforeLabel } from "../core/tasks/sub-issue-links.js";
 import type { CommentNode, Permission, WorldSnapshot } from "../core/world.js";
 import { statusOf } from "./transport/errors.js";
 import { PERMISSION_CACHE_MS, type SnapshotContext } from "./snapshot/snapshot-context.js";
 
 /**
  * Logins whose permission a decision may need: authors of command comments, whoever applied the ready label,
- * approvers of Autopilot's pull requests, and the last editor of the tracking issue (ticked checkboxes).
+ * whoever linked an epic's sub-issue after that label, approvers of Autopilot's pull requests, and the last editor
+ * of the tracking issue (ticked checkboxes).
  * Bots are left out (their comments are never commands).
  */
 export function relevantLogins(
@@ -39,6 +41,12 @@ export function relevantLogins(
       add(i.readyLabeledBy);
       add(i.bestOfLabeledBy);
     }
+  // A sub-issue linked after an epic's label is pooled only when a writer linked it (src/core/tasks/sub-issue-links.ts);
+  // one linked before needs no lookup. The links are read only for an epic about to pool.
+  for (const i of world.issues)
+    if (i.state === "open" && i.labels.includes(readyLabel))
+      for (const link of i.subIssueLinks ?? [])
+        if (!linkedBeforeLabel(link, i.readyLabeledAt ?? null)) add(link.by);
   // Edits of a task's text count only from writers (see src/core/tasks/task-text.ts).
   for (const i of world.issues) {
     if (i.state !== "open") continue;

@@ -280,6 +280,26 @@ ${CLOSED_ISSUE_FIELDS}
 }
 
 /**
+ * Who linked each sub-issue of the given parents, and when (src/github/snapshot/sub-issue-links.ts), by alias in
+ * one request: the newest 100 `SubIssueAddedEvent`s of each parent's timeline
+ * (https://docs.github.com/en/graphql/reference/objects#subissueaddedevent).
+ */
+export function subIssueLinksQuery(parents: readonly number[]): string {
+  const fields = parents
+    .map(
+      (n) =>
+        `    p${n}: issue(number: ${n}) {\n      timelineItems(itemTypes: [SUB_ISSUE_ADDED_EVENT], last: 100) {\n        nodes { ... on SubIssueAddedEvent { createdAt actor { login } subIssue { number repository { nameWithOwner } } } }\n      }\n    }`,
+    )
+    .join("\n");
+  return `query AutopilotSubIssueLinks($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+${fields}
+  }
+}
+`;
+}
+
+/**
  * Comments the snapshot's `comments(last: …)` did not reach: older comments of one issue, a page of 100 at a
  * time walking back (src/github/snapshot/buried-comments.ts), and comments by node id (a task's result comment, its id
  * kept in the dashboard state).

@@ -364,6 +364,33 @@ export function replySnapshot(
     .reply(200, page);
 }
 
+/**
+ * Answers the query for who linked each sub-issue of epics about to pool (src/github/snapshot/sub-issue-links.ts):
+ * by parent number, its `SubIssueAddedEvent`s, oldest first.
+ */
+export function replySubIssueLinks(
+  scope: nock.Scope,
+  links: Record<number, { number: number; at: string; by: string | null; repo?: string }[]>,
+): nock.Scope {
+  const repository = Object.fromEntries(
+    Object.entries(links).map(([parent, events]) => [
+      `p${parent}`,
+      {
+        timelineItems: {
+          nodes: events.map((e) => ({
+            createdAt: e.at,
+            actor: e.by ? { login: e.by } : null,
+            subIssue: { number: e.number, repository: { nameWithOwner: e.repo ?? `${OWNER}/${REPO}` } },
+          })),
+        },
+      },
+    ]),
+  );
+  return scope
+    .post("/graphql", (body: GraphQLBody) => body.query.includes("query AutopilotSubIssueLinks"))
+    .reply(200, { data: { repository } });
+}
+
 /** Answers the controller's read of a PR head's diff (compare of two SHAs) and tree (file modes). */
 export function replyDiff(
   scope: nock.Scope,

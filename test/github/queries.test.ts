@@ -13,6 +13,7 @@ import {
   PIN_ISSUE_MUTATION,
   SNAPSHOT_QUERY,
   SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
+  subIssueLinksQuery,
 } from "../../src/github/queries.js";
 import { loadGraphqlSchema } from "../../sandbox/emulator/graphql.js";
 
@@ -28,6 +29,7 @@ describe("the GraphQL documents the gateway sends", () => {
     expect(check(SNAPSHOT_QUERY)).toEqual([]);
     expect(check(SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY)).toEqual([]);
     expect(check(issueStatesQuery([3, 12, 40]))).toEqual([]);
+    expect(check(subIssueLinksQuery([1, 7]))).toEqual([]);
     expect(check(PIN_ISSUE_MUTATION)).toEqual([]);
     expect(check(MOVE_LABELS_MUTATION)).toEqual([]);
     expect(check(ISSUE_NODE_ID_QUERY)).toEqual([]);

@@ -90,6 +90,14 @@ export abstract class IssueNodes extends CommitNodes {
         return { ...base, requestedReviewer: this.actor(event.requestedReviewer ?? null), pullRequest: self };
       case "merged":
         return { ...base, pullRequest: self, commit: null, mergeRefName: "", url: "" };
+      // The parent's timeline names the sub-issue linked or unlinked, and who did it when:
+      // https://docs.github.com/en/graphql/reference/objects#subissueaddedevent
+      case "sub_issue_added":
+      case "sub_issue_removed": {
+        const sub =
+          event.subIssue === undefined ? undefined : this.store.getIssue(repo.fullName, event.subIssue);
+        return { ...base, subIssue: sub ? this.issue(repo, sub) : null };
+      }
       default:
         return base;
     }

@@ -26,6 +26,10 @@ const USER_NEEDS: Record<string, Permission> = {
   "issues/unlock": "triage",
   "pulls/request-reviewers": "triage",
   "pulls/remove-requested-reviewers": "triage",
+  // "People with at least triage permissions for a repository can add sub-issues":
+  // https://docs.github.com/en/issues/tracking-your-work-with-issues/using-issues/adding-sub-issues
+  "issues/add-sub-issue": "triage",
+  "issues/remove-sub-issue": "triage",
 };
 
 function requireWrite(req: RestRequest, repo: Repo, need: Permission): void {

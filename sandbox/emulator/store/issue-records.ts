@@ -39,6 +39,11 @@ export interface IssueEvent {
   rename?: { from: string; to: string };
   requestedReviewer?: string;
   assignee?: string;
+  /**
+   * For sub_issue_added/sub_issue_removed (on the parent): the sub-issue's number, GraphQL
+   * `SubIssueAddedEvent.subIssue` (https://docs.github.com/en/graphql/reference/objects#subissueaddedevent).
+   */
+  subIssue?: number;
 }
 
 export interface Reaction {

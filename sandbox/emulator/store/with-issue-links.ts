@@ -53,7 +53,7 @@ export class StoreWithIssueLinks extends StoreWithIssues {
     }
     if (!p.subIssues.includes(child)) p.subIssues.push(child);
     c.parent = parent;
-    p.events.push(this.event("sub_issue_added", actor));
+    p.events.push(this.event("sub_issue_added", actor, { subIssue: child }));
     this.emitSubIssues(state, "sub_issue_added", actor, p, c);
     this.emitSubIssues(state, "parent_issue_added", actor, c, p);
     return c;
@@ -66,7 +66,7 @@ export class StoreWithIssueLinks extends StoreWithIssues {
     if (c.parent !== parent) throw new StoreError(404, "Not Found");
     p.subIssues = p.subIssues.filter((n) => n !== child);
     c.parent = null;
-    p.events.push(this.event("sub_issue_removed", actor));
+    p.events.push(this.event("sub_issue_removed", actor, { subIssue: child }));
     this.emitSubIssues(state, "sub_issue_removed", actor, p, c);
     return c;
   }

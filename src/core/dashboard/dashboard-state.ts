@@ -336,7 +336,9 @@ export const DashboardStateSchema = z.object({
   /**
    * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
    * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+   * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
+   * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
+   * written only when it changes). Absent without epics.
    */
   epics: z
     .record(
@@ -345,6 +347,15 @@ export const DashboardStateSchema = z.object({
         at: isoTime,
         by: z.string().max(40),
         pooled: z.array(z.number().int().positive()).max(50).default([]),
+        refused: z
+          .array(
+            z.object({
+              issue: z.number().int().positive(),
+              linkedBy: z.string().max(40).nullable().optional(),
+            }),
+          )
+          .max(50)
+          .optional(),
         comment: z.string().max(16).optional(),
       }),
     )

@@ -5,7 +5,9 @@
  * parent's label (text-approval.ts asks `epicApprovedAt`), so an outsider's edit of a sub-issue since takes it out
  * as it would a task labeled directly. The pooling happens once per label: a sub-issue added to the epic later is
  * not pooled until a writer labels it, or labels the parent again (a new label is a new approval of what the
- * epic holds then). One comment on the parent keeps a checklist of the sub-issues, written only when it changes;
+ * epic holds then). The label approves only the sub-issues linked before it, or linked since by a writer
+ * (src/core/tasks/sub-issue-links.ts): an issue a triager links after it was not the writer's choice. One comment
+ * on the parent keeps a checklist of the sub-issues (with why one was not pooled), written only when it changes;
  * when every sub-issue is closed the parent is closed (`epics.closeParent`).
  *
  * It runs after the pool: a sub-issue pooled now is known only by its number, title and state (the snapshot reads
@@ -23,6 +25,7 @@ import {
   renderEpicProgress,
   subIssuesToPool,
 } from "../tasks/epics.js";
+import { judgeSubIssueLinks, type LinkRefusal, linkRefusalText } from "../tasks/sub-issue-links.js";
 import { changeHash } from "../text/change-hash.js";
 import { taskStatusFromLabels } from "../tasks/task.js";
 import { quietLogin } from "../text/markdown.js";
@@ -121,12 +124,11 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
     // Pooled once per label: again only for a newer one (a label of unknown time pools only a new epic).
     const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
     if (approval && (!epic || newer)) {
-      const at = approval.at ?? ctx.now.toISOString();
-      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
+      epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
       epics[p] = epic;
     }
     if (!epic) continue;
-    const items = epicItems(ctx, p, epic.pooled, pool);
+    const items = epicItems(ctx, p, epic, pool);
     const done = epicDone(items);
     const closeParent = ctx.config.epics.closeParent;
     const body = renderEpicProgress({
@@ -153,22 +155,29 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
   return lines;
 }
 
-/** Gives the open sub-issues that are not tasks the ready label, approved by the writer of the parent's. */
+/**
+ * Gives the open sub-issues that are not tasks the ready label, approved by the writer of the parent's: those
+ * linked before the label, or since by a writer (`approval.at` null: the label's time is unknown, and only a
+ * writer's links count).
+ */
 function poolSubIssues(
   ctx: Reconciling,
   p: number,
-  approval: { at: string; by: string },
+  approval: { at: string | null; by: string },
   earlier: readonly number[],
 ): EpicRecord {
   const issue = ctx.issues.get(p)!;
-  const labeled = Date.parse(approval.at);
-  const chosen = subIssuesToPool(issue.subIssues ?? [], (n) => {
+  const candidates = subIssuesToPool(issue.subIssues ?? [], (n) => {
     const child = ctx.issues.get(n);
-    // The writer approved the sub-issues there were when they labeled the parent: one created since (its
-    // creation time unknown counts as since) was not among them, whoever added it.
-    const created = Date.parse(child?.createdAt ?? "");
-    if (!child || Number.isNaN(created) || created > labeled) return null;
+    if (!child) return null;
     return { open: child.state === "open", status: statusOf(ctx, n), epic: isEpic(ctx, n) };
+  });
+  const { approved: chosen, refused } = judgeSubIssueLinks({
+    candidates,
+    links: issue.subIssueLinks ?? [],
+    labeledAt: approval.at,
+    isWriter: (login) =>
+      !sameLogin(login, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, login),
   });
   for (const n of chosen) {
     setStatus(ctx, n, "ready");
@@ -180,16 +189,22 @@ function poolSubIssues(
     (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf(ctx, n) !== null,
   );
   const pooled = [...new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
-  const epic = { at: approval.at, by: approval.by, pooled };
+  const epic: EpicRecord = { at: approval.at ?? ctx.now.toISOString(), by: approval.by, pooled };
+  if (refused.length > 0) epic.refused = refused.slice(0, MAX_POOLED);
+  const held = refused.length
+    ? `; not ${refused.map((r) => `#${r.issue}`).join(", ")} (how it was linked)`
+    : "";
   note(
     ctx,
-    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`,
+    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}${held}`,
   );
   return epic;
 }
 
 /** Each sub-issue of epic `p`, in the parent's order, with where it stands after this reconcile. */
-function epicItems(ctx: Reconciling, p: number, pooled: readonly number[], pool: PoolLines): EpicItem[] {
+function epicItems(ctx: Reconciling, p: number, epic: EpicRecord, pool: PoolLines): EpicItem[] {
+  const { pooled } = epic;
+  const refusal = (n: number): LinkRefusal | undefined => epic.refused?.find((r) => r.issue === n);
   const queued = new Set(pool.ranked.map((t) => t.issue));
   const reasonIn = (list: readonly ReasonLine[], n: number) =>
     list.find((l) => l.issue === n)?.reason ?? null;
@@ -209,7 +224,11 @@ function epicItems(ctx: Reconciling, p: number, pooled: readonly number[], pool:
       if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
       else if (pooled.includes(n))
         items.push({ ...base, state: "taken out", detail: record?.reason ?? null });
-      else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
+      else {
+        const refused = refusal(n);
+        const detail = refused ? linkRefusalText(refused, quietLogin) : "added after the epic's label";
+        items.push({ ...base, state: "not pooled", detail });
+      }
       continue;
     }
     if (status === "ready") {

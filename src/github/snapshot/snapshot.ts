@@ -11,7 +11,8 @@
  *    made first (a run seen completed then has its final result in the comments the query reads);
  * 3. only when needed: a second GraphQL query when the config names other labels than assumed, one for the
  *    states of referenced issues outside the pool (aliases), and one permission lookup per login that matters
- *    and has not been handled yet (owners of personal repositories are admins without asking).
+ *    and has not been handled yet (owners of personal repositories are admins without asking), and one for
+ *    who linked the sub-issues of an epic whose ready label is new (src/github/snapshot/sub-issue-links.ts).
  *
  * Native "blocked by" relations come with the pool issues (`Issue.blockedBy`, served by github.com although
  * the published schema package does not list it yet); a server that rejects the field gets the query without
@@ -56,6 +57,7 @@ import {
   type GqlTracking,
   type SnapshotResponse,
 } from "./snapshot-response.js";
+import { parentsAboutToPool, readSubIssueLinks } from "./sub-issue-links.js";
 import { fetchWorkerRuns } from "./worker-run-listing.js";
 
 export {
@@ -368,6 +370,12 @@ export async function takeSnapshot<S extends SnapshotSettings>(
           )),
     isResult: (c, n) => isAppResultComment(c, n, appId),
   });
+  // Who linked the sub-issues of an epic about to pool, and when: its label approves only some of them.
+  const parents = parentsAboutToPool(byNumber.values(), { ...settings, botLogin, epics: state?.epics });
+  for (const [parent, links] of await readSubIssueLinks(ctx, graphql, parents)) {
+    const issue = byNumber.get(parent)!;
+    issue.subIssueLinks = links.filter((l) => issue.subIssues?.includes(l.issue));
+  }
   const readIds = new Set(allComments.map((c) => c.id));
   for (const { issue, comment: c } of buried) {
     const comment = toComment(c, issue, botLogin, appId);

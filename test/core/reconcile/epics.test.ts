@@ -6,8 +6,9 @@ import { BOT, config, issue, minutes, only, step, world } from "../world.js";
 const at = (m: number) => minutes(m).toISOString();
 
 /**
- * #1 is an epic labeled ready by `by` a minute ago; #2 and #3 are open sub-issues without labels, #4 is closed.
- * The sub-issues are read as the snapshot reads an unlabeled sub-issue: number, title and state (no text).
+ * #1 is an epic labeled ready by `by` a minute ago; #2 and #3 are open sub-issues without labels, #4 is closed,
+ * all three linked by the maintainer two minutes ago (before the label). The sub-issues are read as the snapshot
+ * reads an unlabeled sub-issue: number, title and state (no text).
  */
 function epicWorld(by = "maintainer", extra: Partial<IssueNode> = {}): WorldSnapshot {
   const child = (n: number, more: Partial<IssueNode> = {}) =>
@@ -17,6 +18,7 @@ function epicWorld(by = "maintainer", extra: Partial<IssueNode> = {}): WorldSnap
       issue(1, {
         title: "Checkout",
         subIssues: [2, 3, 4],
+        subIssueLinks: [2, 3, 4].map((n) => ({ issue: n, at: at(-2), by: "maintainer" })),
         readyLabeledBy: by,
         readyLabeledAt: at(-1),
         edits: [],
@@ -150,10 +152,19 @@ describe("an epic: a writer's ready label on a parent issue", () => {
       /#5 Task 5 — not pooled: added after the epic's label/,
     );
 
-    // The writer removes and adds the label again: a new approval, which pools #5.
+    // The writer removes and adds the label again: a new approval of what the epic holds then, #5 included
+    // (linked before this label, by a triager).
     const relabeled = {
       ...out.world,
-      issues: out.world.issues.map((i) => (i.number === 1 ? { ...i, readyLabeledAt: at(1.5) } : i)),
+      issues: out.world.issues.map((i) =>
+        i.number === 1
+          ? {
+              ...i,
+              readyLabeledAt: at(1.5),
+              subIssueLinks: [...(i.subIssueLinks ?? []), { issue: 5, at: at(0.5), by: "triager" }],
+            }
+          : i,
+      ),
     };
     const again = step(relabeled, out.state, { now: minutes(2) });
     expect(only(again.decision.effects, "setStateLabel").filter((e) => e.issue === 5)).toEqual([
@@ -217,18 +228,49 @@ describe("an epic: a writer's ready label on a parent issue", () => {
     expect(outer?.body).toMatch(/#2 Task 2 — epic/);
   });
 
-  it("pools only the sub-issues there were when the writer labeled the parent", () => {
-    // #6 was created (and linked) after the label, before the first reconcile saw the epic.
+  it("pools a sub-issue linked after the label only when a writer linked it", () => {
+    // Between the label and the first reconcile that sees the epic: a triager links #6, an outsider's issue
+    // opened long before the label; a writer links #7; #8's link is not among the timeline events read.
     const w = epicWorld();
+    const old = at(-600);
     w.issues = [
-      ...w.issues.map((i) => (i.number === 1 ? { ...i, subIssues: [2, 3, 4, 6] } : i)),
-      issue(6, { labels: [], readyLabeledBy: null, parent: 1, author: "mallory", createdAt: at(-0.5) }),
+      ...w.issues.map((i) =>
+        i.number === 1
+          ? {
+              ...i,
+              subIssues: [2, 3, 4, 6, 7, 8],
+              subIssueLinks: [
+                ...(i.subIssueLinks ?? []),
+                { issue: 6, at: at(-0.5), by: "triager" },
+                { issue: 7, at: at(-0.5), by: "dev" },
+              ],
+            }
+          : i,
+      ),
+      issue(6, { labels: [], readyLabeledBy: null, parent: 1, author: "outsider", createdAt: old }),
+      issue(7, { labels: [], readyLabeledBy: null, parent: 1, author: "outsider", createdAt: old }),
+      issue(8, { labels: [], readyLabeledBy: null, parent: 1, author: "dev", createdAt: old }),
     ];
     const out = step(w, null, { now: minutes(0) });
     const pooled = only(out.decision.effects, "setStateLabel").map((e) => e.issue);
-    expect(pooled).toContain(2);
-    expect(pooled).not.toContain(6);
-    expect(out.state.epics?.["1"]?.pooled).not.toContain(6);
+    expect(pooled).toEqual([2, 3, 7]);
+    expect(out.state.epics?.["1"]).toMatchObject({
+      pooled: [2, 3, 7],
+      refused: [{ issue: 6, linkedBy: "triager" }, { issue: 8 }],
+    });
+    const body = only(out.decision.effects, "progressComment")[0]!.body;
+    expect(body).toMatch(
+      /#6 Task 6 — not pooled: linked by `@\u200d?triager`, who has no write access, and not before the epic's label/,
+    );
+    expect(body).toMatch(/#8 Task 8 — not pooled: when it was linked is unknown/);
+
+    // Read again (Autopilot's labels and the pooled sub-issues' text showing): #6 is never dispatched, and the
+    // checklist keeps saying why.
+    const second = step(labeledAt(out.world, at(0.1)), out.state, { now: minutes(1) });
+    expect(only(second.decision.effects, "dispatchWorker").map((e) => e.issue)).not.toContain(6);
+    expect(second.state.tasks["6"]).toBeUndefined();
+    const later = only(second.decision.effects, "progressComment")[0]?.body ?? body;
+    expect(later).toMatch(/#6 Task 6 — not pooled: linked by /);
   });
 
   it("finds its pooled sub-issues again by Autopilot's labels when the state lost the epic", () => {

@@ -15,6 +15,7 @@ import {
   REPO,
   replyRuns,
   replySnapshot,
+  replySubIssueLinks,
   snapshotPage,
   type SnapshotSpec,
 } from "../fixtures.js";
@@ -37,6 +38,8 @@ async function withSnapshot(spec: SnapshotSpec, options: { operationBudget?: num
   const scope = nock(API);
   replySnapshot(scope, snapshotPage(spec));
   replyRuns(scope, []);
+  // The epic's label is new to the snapshot (no dashboard state): who linked its sub-issues is read.
+  replySubIssueLinks(scope, { 1: [{ number: 2, at: "2026-11-20T08:00:00Z", by: "maintainer" }] });
   await gw.snapshot({ settingsFor: () => snapshotSettings(DEFAULT_CONFIG), permissionsFor: () => [] });
   expect(scope.isDone()).toBe(true);
   return gw;
