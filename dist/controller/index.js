@@ -39,9 +39,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
 var require_ConstantBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ConstantBackoff = void 0;
@@ -69,9 +69,9 @@ var require_ConstantBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
 var require_DelegateBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DelegateBackoff = void 0;
@@ -102,9 +102,9 @@ var require_DelegateBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
 var require_ExponentialBackoffGenerators = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.decorrelatedJitterGenerator = exports.halfJitterGenerator = exports.fullJitterGenerator = exports.noJitterGenerator = void 0;
@@ -139,9 +139,9 @@ var require_ExponentialBackoffGenerators = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
 var require_ExponentialBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ExponentialBackoff = void 0;
@@ -174,9 +174,9 @@ var require_ExponentialBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js
+// node_modules/cockatiel/dist/backoff/IterableBackoff.js
 var require_IterableBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.IterableBackoff = void 0;
@@ -204,9 +204,9 @@ var require_IterableBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/Backoff.js
+// node_modules/cockatiel/dist/backoff/Backoff.js
 var require_Backoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -233,9 +233,9 @@ var require_Backoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
 var require_ConsecutiveBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ConsecutiveBreaker = void 0;
@@ -265,9 +265,9 @@ var require_ConsecutiveBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js
+// node_modules/cockatiel/dist/errors/TaskCancelledError.js
 var require_TaskCancelledError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.TaskCancelledError = void 0;
@@ -285,9 +285,9 @@ var require_TaskCancelledError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Event.js
+// node_modules/cockatiel/dist/common/Event.js
 var require_Event = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Event.js"(exports) {
+  "node_modules/cockatiel/dist/common/Event.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.MemorizingEventEmitter = exports.EventEmitter = exports.onAbort = exports.Event = exports.noopDisposable = void 0;
@@ -463,9 +463,9 @@ var require_Event = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/abort.js
+// node_modules/cockatiel/dist/common/abort.js
 var require_abort = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/abort.js"(exports) {
+  "node_modules/cockatiel/dist/common/abort.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.deriveAbortController = exports.abortedSignal = exports.neverAbortedSignal = void 0;
@@ -495,9 +495,9 @@ var require_abort = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Executor.js
+// node_modules/cockatiel/dist/common/Executor.js
 var require_Executor = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Executor.js"(exports) {
+  "node_modules/cockatiel/dist/common/Executor.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ExecuteWrapper = exports.returnOrThrow = void 0;
@@ -564,9 +564,9 @@ var require_Executor = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
 var require_BrokenCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BrokenCircuitError = void 0;
@@ -584,9 +584,9 @@ var require_BrokenCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
 var require_BulkheadRejectedError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BulkheadRejectedError = void 0;
@@ -600,9 +600,9 @@ var require_BulkheadRejectedError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
 var require_HydratingCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.HydratingCircuitError = void 0;
@@ -620,9 +620,9 @@ var require_HydratingCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
 var require_IsolatedCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.IsolatedCircuitError = void 0;
@@ -641,9 +641,9 @@ var require_IsolatedCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/Errors.js
+// node_modules/cockatiel/dist/errors/Errors.js
 var require_Errors = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/Errors.js"(exports) {
+  "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -681,9 +681,9 @@ var require_Errors = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
 var require_CircuitBreakerPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CircuitBreakerPolicy = exports.CircuitState = void 0;
@@ -890,9 +890,9 @@ var require_CircuitBreakerPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/CountBreaker.js
+// node_modules/cockatiel/dist/breaker/CountBreaker.js
 var require_CountBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CountBreaker = void 0;
@@ -989,9 +989,9 @@ var require_CountBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
 var require_SamplingBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SamplingBreaker = void 0;
@@ -1102,9 +1102,9 @@ var require_SamplingBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/Breaker.js
+// node_modules/cockatiel/dist/breaker/Breaker.js
 var require_Breaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -1129,9 +1129,9 @@ var require_Breaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/defer.js
+// node_modules/cockatiel/dist/common/defer.js
 var require_defer = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/defer.js"(exports) {
+  "node_modules/cockatiel/dist/common/defer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.defer = void 0;
@@ -1148,9 +1148,9 @@ var require_defer = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/BulkheadPolicy.js
+// node_modules/cockatiel/dist/BulkheadPolicy.js
 var require_BulkheadPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BulkheadPolicy = void 0;
@@ -1225,9 +1225,9 @@ var require_BulkheadPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/FallbackPolicy.js
+// node_modules/cockatiel/dist/FallbackPolicy.js
 var require_FallbackPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.FallbackPolicy = void 0;
@@ -1256,9 +1256,9 @@ var require_FallbackPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/NoopPolicy.js
+// node_modules/cockatiel/dist/NoopPolicy.js
 var require_NoopPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.NoopPolicy = void 0;
@@ -1278,9 +1278,9 @@ var require_NoopPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/RetryPolicy.js
+// node_modules/cockatiel/dist/RetryPolicy.js
 var require_RetryPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.RetryPolicy = void 0;
@@ -1347,9 +1347,9 @@ var require_RetryPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/TimeoutPolicy.js
+// node_modules/cockatiel/dist/TimeoutPolicy.js
 var require_TimeoutPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.TimeoutPolicy = exports.TimeoutStrategy = void 0;
@@ -1423,9 +1423,9 @@ var require_TimeoutPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/Policy.js
+// node_modules/cockatiel/dist/Policy.js
 var require_Policy = __commonJS({
-  "../main/node_modules/cockatiel/dist/Policy.js"(exports) {
+  "node_modules/cockatiel/dist/Policy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.handleAll = exports.noop = exports.Policy = void 0;
@@ -1614,9 +1614,9 @@ var require_Policy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/index.js
+// node_modules/cockatiel/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/cockatiel/dist/index.js"(exports) {
+  "node_modules/cockatiel/dist/index.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -1656,1328 +1656,1121 @@ var require_dist = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/light.js
-var require_light = __commonJS({
-  "../main/node_modules/bottleneck/light.js"(exports, module) {
-    (function(global2, factory) {
-      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
-    })(exports, (function() {
-      "use strict";
-      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
-      function getCjsExportFromNamespace(n) {
-        return n && n["default"] || n;
-      }
-      var load = function(received, defaults2, onto = {}) {
-        var k2, ref, v;
-        for (k2 in defaults2) {
-          v = defaults2[k2];
-          onto[k2] = (ref = received[k2]) != null ? ref : v;
-        }
-        return onto;
-      };
-      var overwrite = function(received, defaults2, onto = {}) {
-        var k2, v;
-        for (k2 in received) {
-          v = received[k2];
-          if (defaults2[k2] !== void 0) {
-            onto[k2] = v;
-          }
-        }
-        return onto;
-      };
-      var parser = {
-        load,
-        overwrite
-      };
-      var DLList;
-      DLList = class DLList {
-        constructor(incr, decr) {
-          this.incr = incr;
-          this.decr = decr;
-          this._first = null;
-          this._last = null;
-          this.length = 0;
-        }
-        push(value) {
-          var node3;
-          this.length++;
-          if (typeof this.incr === "function") {
-            this.incr();
-          }
-          node3 = {
-            value,
-            prev: this._last,
-            next: null
-          };
-          if (this._last != null) {
-            this._last.next = node3;
-            this._last = node3;
-          } else {
-            this._first = this._last = node3;
-          }
-          return void 0;
-        }
-        shift() {
-          var value;
-          if (this._first == null) {
-            return;
-          } else {
-            this.length--;
-            if (typeof this.decr === "function") {
-              this.decr();
-            }
-          }
-          value = this._first.value;
-          if ((this._first = this._first.next) != null) {
-            this._first.prev = null;
-          } else {
-            this._last = null;
-          }
-          return value;
-        }
-        first() {
-          if (this._first != null) {
-            return this._first.value;
-          }
-        }
-        getArray() {
-          var node3, ref, results;
-          node3 = this._first;
-          results = [];
-          while (node3 != null) {
-            results.push((ref = node3, node3 = node3.next, ref.value));
-          }
-          return results;
-        }
-        forEachShift(cb) {
-          var node3;
-          node3 = this.shift();
-          while (node3 != null) {
-            cb(node3), node3 = this.shift();
-          }
-          return void 0;
-        }
-        debug() {
-          var node3, ref, ref1, ref2, results;
-          node3 = this._first;
-          results = [];
-          while (node3 != null) {
-            results.push((ref = node3, node3 = node3.next, {
-              value: ref.value,
-              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
-              next: (ref2 = ref.next) != null ? ref2.value : void 0
-            }));
-          }
-          return results;
-        }
-      };
-      var DLList_1 = DLList;
-      var Events;
-      Events = class Events {
-        constructor(instance) {
-          this.instance = instance;
-          this._events = {};
-          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
-            throw new Error("An Emitter already exists for this object");
-          }
-          this.instance.on = (name, cb) => {
-            return this._addListener(name, "many", cb);
-          };
-          this.instance.once = (name, cb) => {
-            return this._addListener(name, "once", cb);
-          };
-          this.instance.removeAllListeners = (name = null) => {
-            if (name != null) {
-              return delete this._events[name];
-            } else {
-              return this._events = {};
-            }
-          };
-        }
-        _addListener(name, status, cb) {
-          var base;
-          if ((base = this._events)[name] == null) {
-            base[name] = [];
-          }
-          this._events[name].push({ cb, status });
-          return this.instance;
-        }
-        listenerCount(name) {
-          if (this._events[name] != null) {
-            return this._events[name].length;
-          } else {
-            return 0;
-          }
-        }
-        async trigger(name, ...args) {
-          var e, promises2;
-          try {
-            if (name !== "debug") {
-              this.trigger("debug", `Event triggered: ${name}`, args);
-            }
-            if (this._events[name] == null) {
-              return;
-            }
-            this._events[name] = this._events[name].filter(function(listener) {
-              return listener.status !== "none";
-            });
-            promises2 = this._events[name].map(async (listener) => {
-              var e2, returned;
-              if (listener.status === "none") {
-                return;
-              }
-              if (listener.status === "once") {
-                listener.status = "none";
-              }
-              try {
-                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
-                if (typeof (returned != null ? returned.then : void 0) === "function") {
-                  return await returned;
-                } else {
-                  return returned;
-                }
-              } catch (error63) {
-                e2 = error63;
-                {
-                  this.trigger("error", e2);
-                }
-                return null;
-              }
-            });
-            return (await Promise.all(promises2)).find(function(x2) {
-              return x2 != null;
-            });
-          } catch (error63) {
-            e = error63;
-            {
-              this.trigger("error", e);
-            }
-            return null;
-          }
-        }
-      };
-      var Events_1 = Events;
-      var DLList$1, Events$1, Queues;
-      DLList$1 = DLList_1;
-      Events$1 = Events_1;
-      Queues = class Queues {
-        constructor(num_priorities) {
-          var i;
-          this.Events = new Events$1(this);
-          this._length = 0;
-          this._lists = (function() {
-            var j2, ref, results;
-            results = [];
-            for (i = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i = 1 <= ref ? ++j2 : --j2) {
-              results.push(new DLList$1((() => {
-                return this.incr();
-              }), (() => {
-                return this.decr();
-              })));
-            }
-            return results;
-          }).call(this);
-        }
-        incr() {
-          if (this._length++ === 0) {
-            return this.Events.trigger("leftzero");
-          }
-        }
-        decr() {
-          if (--this._length === 0) {
-            return this.Events.trigger("zero");
-          }
-        }
-        push(job) {
-          return this._lists[job.options.priority].push(job);
-        }
-        queued(priority) {
-          if (priority != null) {
-            return this._lists[priority].length;
-          } else {
-            return this._length;
-          }
-        }
-        shiftAll(fn) {
-          return this._lists.forEach(function(list3) {
-            return list3.forEachShift(fn);
-          });
-        }
-        getFirst(arr = this._lists) {
-          var j2, len, list3;
-          for (j2 = 0, len = arr.length; j2 < len; j2++) {
-            list3 = arr[j2];
-            if (list3.length > 0) {
-              return list3;
-            }
-          }
-          return [];
-        }
-        shiftLastFrom(priority) {
-          return this.getFirst(this._lists.slice(priority).reverse()).shift();
-        }
-      };
-      var Queues_1 = Queues;
-      var BottleneckError;
-      BottleneckError = class BottleneckError extends Error {
-      };
-      var BottleneckError_1 = BottleneckError;
-      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
-      NUM_PRIORITIES = 10;
-      DEFAULT_PRIORITY = 5;
-      parser$1 = parser;
-      BottleneckError$1 = BottleneckError_1;
-      Job = class Job {
-        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
-          this.task = task;
-          this.args = args;
-          this.rejectOnDrop = rejectOnDrop;
-          this.Events = Events2;
-          this._states = _states;
-          this.Promise = Promise2;
-          this.options = parser$1.load(options, jobDefaults);
-          this.options.priority = this._sanitizePriority(this.options.priority);
-          if (this.options.id === jobDefaults.id) {
-            this.options.id = `${this.options.id}-${this._randomIndex()}`;
-          }
-          this.promise = new this.Promise((_resolve, _reject) => {
-            this._resolve = _resolve;
-            this._reject = _reject;
-          });
-          this.retryCount = 0;
-        }
-        _sanitizePriority(priority) {
-          var sProperty;
-          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
-          if (sProperty < 0) {
-            return 0;
-          } else if (sProperty > NUM_PRIORITIES - 1) {
-            return NUM_PRIORITIES - 1;
-          } else {
-            return sProperty;
-          }
-        }
-        _randomIndex() {
-          return Math.random().toString(36).slice(2);
-        }
-        doDrop({ error: error63, message = "This job has been dropped by Bottleneck" } = {}) {
-          if (this._states.remove(this.options.id)) {
-            if (this.rejectOnDrop) {
-              this._reject(error63 != null ? error63 : new BottleneckError$1(message));
-            }
-            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
-            return true;
-          } else {
-            return false;
-          }
-        }
-        _assertStatus(expected) {
-          var status;
-          status = this._states.jobStatus(this.options.id);
-          if (!(status === expected || expected === "DONE" && status === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
-          }
-        }
-        doReceive() {
-          this._states.start(this.options.id);
-          return this.Events.trigger("received", { args: this.args, options: this.options });
-        }
-        doQueue(reachedHWM, blocked2) {
-          this._assertStatus("RECEIVED");
-          this._states.next(this.options.id);
-          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked: blocked2 });
-        }
-        doRun() {
-          if (this.retryCount === 0) {
-            this._assertStatus("QUEUED");
-            this._states.next(this.options.id);
-          } else {
-            this._assertStatus("EXECUTING");
-          }
-          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
-        }
-        async doExecute(chained, clearGlobalState, run, free) {
-          var error63, eventInfo, passed;
-          if (this.retryCount === 0) {
-            this._assertStatus("RUNNING");
-            this._states.next(this.options.id);
-          } else {
-            this._assertStatus("EXECUTING");
-          }
-          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
-          this.Events.trigger("executing", eventInfo);
-          try {
-            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
-            if (clearGlobalState()) {
-              this.doDone(eventInfo);
-              await free(this.options, eventInfo);
-              this._assertStatus("DONE");
-              return this._resolve(passed);
-            }
-          } catch (error1) {
-            error63 = error1;
-            return this._onFailure(error63, eventInfo, clearGlobalState, run, free);
-          }
-        }
-        doExpire(clearGlobalState, run, free) {
-          var error63, eventInfo;
-          if (this._states.jobStatus(this.options.id === "RUNNING")) {
-            this._states.next(this.options.id);
-          }
-          this._assertStatus("EXECUTING");
-          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
-          error63 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
-          return this._onFailure(error63, eventInfo, clearGlobalState, run, free);
-        }
-        async _onFailure(error63, eventInfo, clearGlobalState, run, free) {
-          var retry2, retryAfter;
-          if (clearGlobalState()) {
-            retry2 = await this.Events.trigger("failed", error63, eventInfo);
-            if (retry2 != null) {
-              retryAfter = ~~retry2;
-              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
-              this.retryCount++;
-              return run(retryAfter);
-            } else {
-              this.doDone(eventInfo);
-              await free(this.options, eventInfo);
-              this._assertStatus("DONE");
-              return this._reject(error63);
-            }
-          }
-        }
-        doDone(eventInfo) {
-          this._assertStatus("EXECUTING");
-          this._states.next(this.options.id);
-          return this.Events.trigger("done", eventInfo);
-        }
-      };
-      var Job_1 = Job;
-      var BottleneckError$2, LocalDatastore, parser$2;
-      parser$2 = parser;
-      BottleneckError$2 = BottleneckError_1;
-      LocalDatastore = class LocalDatastore {
-        constructor(instance, storeOptions, storeInstanceOptions) {
-          this.instance = instance;
-          this.storeOptions = storeOptions;
-          this.clientId = this.instance._randomIndex();
-          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
-          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
-          this._running = 0;
-          this._done = 0;
-          this._unblockTime = 0;
-          this.ready = this.Promise.resolve();
-          this.clients = {};
-          this._startHeartbeat();
-        }
-        _startHeartbeat() {
-          var base;
-          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
-            return typeof (base = this.heartbeat = setInterval(() => {
-              var amount, incr, maximum, now, reservoir;
-              now = Date.now();
-              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
-                this._lastReservoirRefresh = now;
-                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
-                this.instance._drainAll(this.computeCapacity());
-              }
-              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
-                ({
-                  reservoirIncreaseAmount: amount,
-                  reservoirIncreaseMaximum: maximum,
-                  reservoir
-                } = this.storeOptions);
-                this._lastReservoirIncrease = now;
-                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
-                if (incr > 0) {
-                  this.storeOptions.reservoir += incr;
-                  return this.instance._drainAll(this.computeCapacity());
-                }
-              }
-            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
-          } else {
-            return clearInterval(this.heartbeat);
-          }
-        }
-        async __publish__(message) {
-          await this.yieldLoop();
-          return this.instance.Events.trigger("message", message.toString());
-        }
-        async __disconnect__(flush) {
-          await this.yieldLoop();
-          clearInterval(this.heartbeat);
-          return this.Promise.resolve();
-        }
-        yieldLoop(t = 0) {
-          return new this.Promise(function(resolve, reject) {
-            return setTimeout(resolve, t);
-          });
-        }
-        computePenalty() {
-          var ref;
-          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
-        }
-        async __updateSettings__(options) {
-          await this.yieldLoop();
-          parser$2.overwrite(options, options, this.storeOptions);
-          this._startHeartbeat();
-          this.instance._drainAll(this.computeCapacity());
-          return true;
-        }
-        async __running__() {
-          await this.yieldLoop();
-          return this._running;
-        }
-        async __queued__() {
-          await this.yieldLoop();
-          return this.instance.queued();
-        }
-        async __done__() {
-          await this.yieldLoop();
-          return this._done;
-        }
-        async __groupCheck__(time3) {
-          await this.yieldLoop();
-          return this._nextRequest + this.timeout < time3;
-        }
-        computeCapacity() {
-          var maxConcurrent, reservoir;
-          ({ maxConcurrent, reservoir } = this.storeOptions);
-          if (maxConcurrent != null && reservoir != null) {
-            return Math.min(maxConcurrent - this._running, reservoir);
-          } else if (maxConcurrent != null) {
-            return maxConcurrent - this._running;
-          } else if (reservoir != null) {
-            return reservoir;
-          } else {
-            return null;
-          }
-        }
-        conditionsCheck(weight2) {
-          var capacity;
-          capacity = this.computeCapacity();
-          return capacity == null || weight2 <= capacity;
-        }
-        async __incrementReservoir__(incr) {
-          var reservoir;
-          await this.yieldLoop();
-          reservoir = this.storeOptions.reservoir += incr;
-          this.instance._drainAll(this.computeCapacity());
-          return reservoir;
-        }
-        async __currentReservoir__() {
-          await this.yieldLoop();
-          return this.storeOptions.reservoir;
-        }
-        isBlocked(now) {
-          return this._unblockTime >= now;
-        }
-        check(weight2, now) {
-          return this.conditionsCheck(weight2) && this._nextRequest - now <= 0;
-        }
-        async __check__(weight2) {
-          var now;
-          await this.yieldLoop();
-          now = Date.now();
-          return this.check(weight2, now);
-        }
-        async __register__(index2, weight2, expiration) {
-          var now, wait;
-          await this.yieldLoop();
-          now = Date.now();
-          if (this.conditionsCheck(weight2)) {
-            this._running += weight2;
-            if (this.storeOptions.reservoir != null) {
-              this.storeOptions.reservoir -= weight2;
-            }
-            wait = Math.max(this._nextRequest - now, 0);
-            this._nextRequest = now + wait + this.storeOptions.minTime;
-            return {
-              success: true,
-              wait,
-              reservoir: this.storeOptions.reservoir
-            };
-          } else {
-            return {
-              success: false
-            };
-          }
-        }
-        strategyIsBlock() {
-          return this.storeOptions.strategy === 3;
-        }
-        async __submit__(queueLength, weight2) {
-          var blocked2, now, reachedHWM;
-          await this.yieldLoop();
-          if (this.storeOptions.maxConcurrent != null && weight2 > this.storeOptions.maxConcurrent) {
-            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight2} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
-          }
-          now = Date.now();
-          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight2, now);
-          blocked2 = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
-          if (blocked2) {
-            this._unblockTime = now + this.computePenalty();
-            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
-            this.instance._dropAllQueued();
-          }
-          return {
-            reachedHWM,
-            blocked: blocked2,
-            strategy: this.storeOptions.strategy
-          };
-        }
-        async __free__(index2, weight2) {
-          await this.yieldLoop();
-          this._running -= weight2;
-          this._done += weight2;
-          this.instance._drainAll(this.computeCapacity());
-          return {
-            running: this._running
-          };
-        }
-      };
-      var LocalDatastore_1 = LocalDatastore;
-      var BottleneckError$3, States;
-      BottleneckError$3 = BottleneckError_1;
-      States = class States {
-        constructor(status1) {
-          this.status = status1;
-          this._jobs = {};
-          this.counts = this.status.map(function() {
-            return 0;
-          });
-        }
-        next(id) {
-          var current, next;
-          current = this._jobs[id];
-          next = current + 1;
-          if (current != null && next < this.status.length) {
-            this.counts[current]--;
-            this.counts[next]++;
-            return this._jobs[id]++;
-          } else if (current != null) {
-            this.counts[current]--;
-            return delete this._jobs[id];
-          }
-        }
-        start(id) {
-          var initial;
-          initial = 0;
-          this._jobs[id] = initial;
-          return this.counts[initial]++;
-        }
-        remove(id) {
-          var current;
-          current = this._jobs[id];
-          if (current != null) {
-            this.counts[current]--;
-            delete this._jobs[id];
-          }
-          return current != null;
-        }
-        jobStatus(id) {
-          var ref;
-          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
-        }
-        statusJobs(status) {
-          var k2, pos, ref, results, v;
-          if (status != null) {
-            pos = this.status.indexOf(status);
-            if (pos < 0) {
-              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
-            }
-            ref = this._jobs;
-            results = [];
-            for (k2 in ref) {
-              v = ref[k2];
-              if (v === pos) {
-                results.push(k2);
-              }
-            }
-            return results;
-          } else {
-            return Object.keys(this._jobs);
-          }
-        }
-        statusCounts() {
-          return this.counts.reduce(((acc, v, i) => {
-            acc[this.status[i]] = v;
-            return acc;
-          }), {});
-        }
-      };
-      var States_1 = States;
-      var DLList$2, Sync;
-      DLList$2 = DLList_1;
-      Sync = class Sync {
-        constructor(name, Promise2) {
-          this.schedule = this.schedule.bind(this);
-          this.name = name;
-          this.Promise = Promise2;
-          this._running = 0;
-          this._queue = new DLList$2();
-        }
-        isEmpty() {
-          return this._queue.length === 0;
-        }
-        async _tryToRun() {
-          var args, cb, error63, reject, resolve, returned, task;
-          if (this._running < 1 && this._queue.length > 0) {
-            this._running++;
-            ({ task, args, resolve, reject } = this._queue.shift());
-            cb = await (async function() {
-              try {
-                returned = await task(...args);
-                return function() {
-                  return resolve(returned);
-                };
-              } catch (error1) {
-                error63 = error1;
-                return function() {
-                  return reject(error63);
-                };
-              }
-            })();
-            this._running--;
-            this._tryToRun();
-            return cb();
-          }
-        }
-        schedule(task, ...args) {
-          var promise2, reject, resolve;
-          resolve = reject = null;
-          promise2 = new this.Promise(function(_resolve, _reject) {
-            resolve = _resolve;
-            return reject = _reject;
-          });
-          this._queue.push({ task, args, resolve, reject });
-          this._tryToRun();
-          return promise2;
-        }
-      };
-      var Sync_1 = Sync;
-      var version2 = "2.19.5";
-      var version$1 = {
-        version: version2
-      };
-      var version$2 = /* @__PURE__ */ Object.freeze({
-        version: version2,
-        default: version$1
-      });
-      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
-      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
-      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
-      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
-      parser$3 = parser;
-      Events$2 = Events_1;
-      RedisConnection$1 = require$$2;
-      IORedisConnection$1 = require$$3;
-      Scripts$1 = require$$4;
-      Group = (function() {
-        class Group2 {
-          constructor(limiterOptions = {}) {
-            this.deleteKey = this.deleteKey.bind(this);
-            this.limiterOptions = limiterOptions;
-            parser$3.load(this.limiterOptions, this.defaults, this);
-            this.Events = new Events$2(this);
-            this.instances = {};
-            this.Bottleneck = Bottleneck_1;
-            this._startAutoCleanup();
-            this.sharedConnection = this.connection != null;
-            if (this.connection == null) {
-              if (this.limiterOptions.datastore === "redis") {
-                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
-              } else if (this.limiterOptions.datastore === "ioredis") {
-                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
-              }
-            }
-          }
-          key(key = "") {
-            var ref;
-            return (ref = this.instances[key]) != null ? ref : (() => {
-              var limiter;
-              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
-                id: `${this.id}-${key}`,
-                timeout: this.timeout,
-                connection: this.connection
-              }));
-              this.Events.trigger("created", limiter, key);
-              return limiter;
-            })();
-          }
-          async deleteKey(key = "") {
-            var deleted, instance;
-            instance = this.instances[key];
-            if (this.connection) {
-              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
-            }
-            if (instance != null) {
-              delete this.instances[key];
-              await instance.disconnect();
-            }
-            return instance != null || deleted > 0;
-          }
-          limiters() {
-            var k2, ref, results, v;
-            ref = this.instances;
-            results = [];
-            for (k2 in ref) {
-              v = ref[k2];
-              results.push({
-                key: k2,
-                limiter: v
-              });
-            }
-            return results;
-          }
-          keys() {
-            return Object.keys(this.instances);
-          }
-          async clusterKeys() {
-            var cursor, end, found, i, k2, keys, len, next, start;
-            if (this.connection == null) {
-              return this.Promise.resolve(this.keys());
-            }
-            keys = [];
-            cursor = null;
-            start = `b_${this.id}-`.length;
-            end = "_settings".length;
-            while (cursor !== 0) {
-              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
-              cursor = ~~next;
-              for (i = 0, len = found.length; i < len; i++) {
-                k2 = found[i];
-                keys.push(k2.slice(start, -end));
-              }
-            }
-            return keys;
-          }
-          _startAutoCleanup() {
-            var base;
-            clearInterval(this.interval);
-            return typeof (base = this.interval = setInterval(async () => {
-              var e, k2, ref, results, time3, v;
-              time3 = Date.now();
-              ref = this.instances;
-              results = [];
-              for (k2 in ref) {
-                v = ref[k2];
-                try {
-                  if (await v._store.__groupCheck__(time3)) {
-                    results.push(this.deleteKey(k2));
-                  } else {
-                    results.push(void 0);
-                  }
-                } catch (error63) {
-                  e = error63;
-                  results.push(v.Events.trigger("error", e));
-                }
-              }
-              return results;
-            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
-          }
-          updateSettings(options = {}) {
-            parser$3.overwrite(options, this.defaults, this);
-            parser$3.overwrite(options, options, this.limiterOptions);
-            if (options.timeout != null) {
-              return this._startAutoCleanup();
-            }
-          }
-          disconnect(flush = true) {
-            var ref;
-            if (!this.sharedConnection) {
-              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
-            }
-          }
-        }
-        Group2.prototype.defaults = {
-          timeout: 1e3 * 60 * 5,
-          connection: null,
-          Promise,
-          id: "group-key"
-        };
-        return Group2;
-      }).call(commonjsGlobal);
-      var Group_1 = Group;
-      var Batcher, Events$3, parser$4;
-      parser$4 = parser;
-      Events$3 = Events_1;
-      Batcher = (function() {
-        class Batcher2 {
-          constructor(options = {}) {
-            this.options = options;
-            parser$4.load(this.options, this.defaults, this);
-            this.Events = new Events$3(this);
-            this._arr = [];
-            this._resetPromise();
-            this._lastFlush = Date.now();
-          }
-          _resetPromise() {
-            return this._promise = new this.Promise((res, rej) => {
-              return this._resolve = res;
-            });
-          }
-          _flush() {
-            clearTimeout(this._timeout);
-            this._lastFlush = Date.now();
-            this._resolve();
-            this.Events.trigger("batch", this._arr);
-            this._arr = [];
-            return this._resetPromise();
-          }
-          add(data) {
-            var ret;
-            this._arr.push(data);
-            ret = this._promise;
-            if (this._arr.length === this.maxSize) {
-              this._flush();
-            } else if (this.maxTime != null && this._arr.length === 1) {
-              this._timeout = setTimeout(() => {
-                return this._flush();
-              }, this.maxTime);
-            }
-            return ret;
-          }
-        }
-        Batcher2.prototype.defaults = {
-          maxTime: null,
-          maxSize: null,
-          Promise
-        };
-        return Batcher2;
-      }).call(commonjsGlobal);
-      var Batcher_1 = Batcher;
-      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
-      var require$$8 = getCjsExportFromNamespace(version$2);
-      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice2 = [].splice;
-      NUM_PRIORITIES$1 = 10;
-      DEFAULT_PRIORITY$1 = 5;
-      parser$5 = parser;
-      Queues$1 = Queues_1;
-      Job$1 = Job_1;
-      LocalDatastore$1 = LocalDatastore_1;
-      RedisDatastore$1 = require$$4$1;
-      Events$4 = Events_1;
-      States$1 = States_1;
-      Sync$1 = Sync_1;
-      Bottleneck2 = (function() {
-        class Bottleneck3 {
-          constructor(options = {}, ...invalid) {
-            var storeInstanceOptions, storeOptions;
-            this._addToQueue = this._addToQueue.bind(this);
-            this._validateOptions(options, invalid);
-            parser$5.load(options, this.instanceDefaults, this);
-            this._queues = new Queues$1(NUM_PRIORITIES$1);
-            this._scheduled = {};
-            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
-            this._limiter = null;
-            this.Events = new Events$4(this);
-            this._submitLock = new Sync$1("submit", this.Promise);
-            this._registerLock = new Sync$1("register", this.Promise);
-            storeOptions = parser$5.load(options, this.storeDefaults, {});
-            this._store = (function() {
-              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
-                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
-                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
-              } else if (this.datastore === "local") {
-                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
-                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
-              } else {
-                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
-              }
-            }).call(this);
-            this._queues.on("leftzero", () => {
-              var ref;
-              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
-            });
-            this._queues.on("zero", () => {
-              var ref;
-              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
-            });
-          }
-          _validateOptions(options, invalid) {
-            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
-              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
-            }
-          }
-          ready() {
-            return this._store.ready;
-          }
-          clients() {
-            return this._store.clients;
-          }
-          channel() {
-            return `b_${this.id}`;
-          }
-          channel_client() {
-            return `b_${this.id}_${this._store.clientId}`;
-          }
-          publish(message) {
-            return this._store.__publish__(message);
-          }
-          disconnect(flush = true) {
-            return this._store.__disconnect__(flush);
-          }
-          chain(_limiter) {
-            this._limiter = _limiter;
-            return this;
-          }
-          queued(priority) {
-            return this._queues.queued(priority);
-          }
-          clusterQueued() {
-            return this._store.__queued__();
-          }
-          empty() {
-            return this.queued() === 0 && this._submitLock.isEmpty();
-          }
-          running() {
-            return this._store.__running__();
-          }
-          done() {
-            return this._store.__done__();
-          }
-          jobStatus(id) {
-            return this._states.jobStatus(id);
-          }
-          jobs(status) {
-            return this._states.statusJobs(status);
-          }
-          counts() {
-            return this._states.statusCounts();
-          }
-          _randomIndex() {
-            return Math.random().toString(36).slice(2);
-          }
-          check(weight2 = 1) {
-            return this._store.__check__(weight2);
-          }
-          _clearGlobalState(index2) {
-            if (this._scheduled[index2] != null) {
-              clearTimeout(this._scheduled[index2].expiration);
-              delete this._scheduled[index2];
-              return true;
-            } else {
-              return false;
-            }
-          }
-          async _free(index2, job, options, eventInfo) {
-            var e, running2;
-            try {
-              ({ running: running2 } = await this._store.__free__(index2, options.weight));
-              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
-              if (running2 === 0 && this.empty()) {
-                return this.Events.trigger("idle");
-              }
-            } catch (error1) {
-              e = error1;
-              return this.Events.trigger("error", e);
-            }
-          }
-          _run(index2, job, wait) {
-            var clearGlobalState, free, run;
-            job.doRun();
-            clearGlobalState = this._clearGlobalState.bind(this, index2);
-            run = this._run.bind(this, index2, job);
-            free = this._free.bind(this, index2, job);
-            return this._scheduled[index2] = {
-              timeout: setTimeout(() => {
-                return job.doExecute(this._limiter, clearGlobalState, run, free);
-              }, wait),
-              expiration: job.options.expiration != null ? setTimeout(function() {
-                return job.doExpire(clearGlobalState, run, free);
-              }, wait + job.options.expiration) : void 0,
-              job
-            };
-          }
-          _drainOne(capacity) {
-            return this._registerLock.schedule(() => {
-              var args, index2, next, options, queue2;
-              if (this.queued() === 0) {
-                return this.Promise.resolve(null);
-              }
-              queue2 = this._queues.getFirst();
-              ({ options, args } = next = queue2.first());
-              if (capacity != null && options.weight > capacity) {
-                return this.Promise.resolve(null);
-              }
-              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
-              index2 = this._randomIndex();
-              return this._store.__register__(index2, options.weight, options.expiration).then(({ success: success2, wait, reservoir }) => {
-                var empty2;
-                this.Events.trigger("debug", `Drained ${options.id}`, { success: success2, args, options });
-                if (success2) {
-                  queue2.shift();
-                  empty2 = this.empty();
-                  if (empty2) {
-                    this.Events.trigger("empty");
-                  }
-                  if (reservoir === 0) {
-                    this.Events.trigger("depleted", empty2);
-                  }
-                  this._run(index2, next, wait);
-                  return this.Promise.resolve(options.weight);
-                } else {
-                  return this.Promise.resolve(null);
-                }
-              });
-            });
-          }
-          _drainAll(capacity, total = 0) {
-            return this._drainOne(capacity).then((drained) => {
-              var newCapacity;
-              if (drained != null) {
-                newCapacity = capacity != null ? capacity - drained : capacity;
-                return this._drainAll(newCapacity, total + drained);
-              } else {
-                return this.Promise.resolve(total);
-              }
-            }).catch((e) => {
-              return this.Events.trigger("error", e);
-            });
-          }
-          _dropAllQueued(message) {
-            return this._queues.shiftAll(function(job) {
-              return job.doDrop({ message });
-            });
-          }
-          stop(options = {}) {
-            var done, waitForExecuting;
-            options = parser$5.load(options, this.stopDefaults);
-            waitForExecuting = (at) => {
-              var finished2;
-              finished2 = () => {
-                var counts;
-                counts = this._states.counts;
-                return counts[0] + counts[1] + counts[2] + counts[3] === at;
-              };
-              return new this.Promise((resolve, reject) => {
-                if (finished2()) {
-                  return resolve();
-                } else {
-                  return this.on("done", () => {
-                    if (finished2()) {
-                      this.removeAllListeners("done");
-                      return resolve();
-                    }
-                  });
-                }
-              });
-            };
-            done = options.dropWaitingJobs ? (this._run = function(index2, next) {
-              return next.doDrop({
-                message: options.dropErrorMessage
-              });
-            }, this._drainOne = () => {
-              return this.Promise.resolve(null);
-            }, this._registerLock.schedule(() => {
-              return this._submitLock.schedule(() => {
-                var k2, ref, v;
-                ref = this._scheduled;
-                for (k2 in ref) {
-                  v = ref[k2];
-                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
-                    clearTimeout(v.timeout);
-                    clearTimeout(v.expiration);
-                    v.job.doDrop({
-                      message: options.dropErrorMessage
-                    });
-                  }
-                }
-                this._dropAllQueued(options.dropErrorMessage);
-                return waitForExecuting(0);
-              });
-            })) : this.schedule({
-              priority: NUM_PRIORITIES$1 - 1,
-              weight: 0
-            }, () => {
-              return waitForExecuting(1);
-            });
-            this._receive = function(job) {
-              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
-            };
-            this.stop = () => {
-              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
-            };
-            return done;
-          }
-          async _addToQueue(job) {
-            var args, blocked2, error63, options, reachedHWM, shifted, strategy;
-            ({ args, options } = job);
-            try {
-              ({ reachedHWM, blocked: blocked2, strategy } = await this._store.__submit__(this.queued(), options.weight));
-            } catch (error1) {
-              error63 = error1;
-              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error63 });
-              job.doDrop({ error: error63 });
-              return false;
-            }
-            if (blocked2) {
-              job.doDrop();
-              return true;
-            } else if (reachedHWM) {
-              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
-              if (shifted != null) {
-                shifted.doDrop();
-              }
-              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
-                if (shifted == null) {
-                  job.doDrop();
-                }
-                return reachedHWM;
-              }
-            }
-            job.doQueue(reachedHWM, blocked2);
-            this._queues.push(job);
-            await this._drainAll();
-            return reachedHWM;
-          }
-          _receive(job) {
-            if (this._states.jobStatus(job.options.id) != null) {
-              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
-              return false;
-            } else {
-              job.doReceive();
-              return this._submitLock.schedule(this._addToQueue, job);
-            }
-          }
-          submit(...args) {
-            var cb, fn, job, options, ref, ref1, task;
-            if (typeof args[0] === "function") {
-              ref = args, [fn, ...args] = ref, [cb] = splice2.call(args, -1);
-              options = parser$5.load({}, this.jobDefaults);
-            } else {
-              ref1 = args, [options, fn, ...args] = ref1, [cb] = splice2.call(args, -1);
-              options = parser$5.load(options, this.jobDefaults);
-            }
-            task = (...args2) => {
-              return new this.Promise(function(resolve, reject) {
-                return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve)(args3);
-                });
-              });
-            };
-            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
-            job.promise.then(function(args2) {
-              return typeof cb === "function" ? cb(...args2) : void 0;
-            }).catch(function(args2) {
-              if (Array.isArray(args2)) {
-                return typeof cb === "function" ? cb(...args2) : void 0;
-              } else {
-                return typeof cb === "function" ? cb(args2) : void 0;
-              }
-            });
-            return this._receive(job);
-          }
-          schedule(...args) {
-            var job, options, task;
-            if (typeof args[0] === "function") {
-              [task, ...args] = args;
-              options = {};
-            } else {
-              [options, task, ...args] = args;
-            }
-            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
-            this._receive(job);
-            return job.promise;
-          }
-          wrap(fn) {
-            var schedule, wrapped;
-            schedule = this.schedule.bind(this);
-            wrapped = function(...args) {
-              return schedule(fn.bind(this), ...args);
-            };
-            wrapped.withOptions = function(options, ...args) {
-              return schedule(options, fn, ...args);
-            };
-            return wrapped;
-          }
-          async updateSettings(options = {}) {
-            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
-            parser$5.overwrite(options, this.instanceDefaults, this);
-            return this;
-          }
-          currentReservoir() {
-            return this._store.__currentReservoir__();
-          }
-          incrementReservoir(incr = 0) {
-            return this._store.__incrementReservoir__(incr);
-          }
-        }
-        Bottleneck3.default = Bottleneck3;
-        Bottleneck3.Events = Events$4;
-        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
-        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
-          LEAK: 1,
-          OVERFLOW: 2,
-          OVERFLOW_PRIORITY: 4,
-          BLOCK: 3
-        };
-        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
-        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
-        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
-        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
-        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
-        Bottleneck3.prototype.jobDefaults = {
-          priority: DEFAULT_PRIORITY$1,
-          weight: 1,
-          expiration: null,
-          id: "<no-id>"
-        };
-        Bottleneck3.prototype.storeDefaults = {
-          maxConcurrent: null,
-          minTime: 0,
-          highWater: null,
-          strategy: Bottleneck3.prototype.strategy.LEAK,
-          penalty: null,
-          reservoir: null,
-          reservoirRefreshInterval: null,
-          reservoirRefreshAmount: null,
-          reservoirIncreaseInterval: null,
-          reservoirIncreaseAmount: null,
-          reservoirIncreaseMaximum: null
-        };
-        Bottleneck3.prototype.localStoreDefaults = {
-          Promise,
-          timeout: null,
-          heartbeatInterval: 250
-        };
-        Bottleneck3.prototype.redisStoreDefaults = {
-          Promise,
-          timeout: null,
-          heartbeatInterval: 5e3,
-          clientTimeout: 1e4,
-          Redis: null,
-          clientOptions: {},
-          clusterNodes: null,
-          clearDatastore: false,
-          connection: null
-        };
-        Bottleneck3.prototype.instanceDefaults = {
-          datastore: "local",
-          connection: null,
-          id: "<no-id>",
-          rejectOnDrop: true,
-          trackDoneStatus: false,
-          Promise
-        };
-        Bottleneck3.prototype.stopDefaults = {
-          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
-          dropWaitingJobs: true,
-          dropErrorMessage: "This limiter has been stopped."
-        };
-        return Bottleneck3;
-      }).call(commonjsGlobal);
-      var Bottleneck_1 = Bottleneck2;
-      var lib = Bottleneck_1;
-      return lib;
-    }));
+// node_modules/json5/lib/unicode.js
+var require_unicode = __commonJS({
+  "node_modules/json5/lib/unicode.js"(exports, module) {
+    module.exports.Space_Separator = /[\u1680\u2000-\u200A\u202F\u205F\u3000]/;
+    module.exports.ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
+    module.exports.ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/json5/lib/util.js
+var require_util = __commonJS({
+  "node_modules/json5/lib/util.js"(exports, module) {
+    var unicode = require_unicode();
+    module.exports = {
+      isSpaceSeparator(c) {
+        return typeof c === "string" && unicode.Space_Separator.test(c);
+      },
+      isIdStartChar(c) {
+        return typeof c === "string" && (c >= "a" && c <= "z" || c >= "A" && c <= "Z" || c === "$" || c === "_" || unicode.ID_Start.test(c));
+      },
+      isIdContinueChar(c) {
+        return typeof c === "string" && (c >= "a" && c <= "z" || c >= "A" && c <= "Z" || c >= "0" && c <= "9" || c === "$" || c === "_" || c === "\u200C" || c === "\u200D" || unicode.ID_Continue.test(c));
+      },
+      isDigit(c) {
+        return typeof c === "string" && /[0-9]/.test(c);
+      },
+      isHexDigit(c) {
+        return typeof c === "string" && /[0-9A-Fa-f]/.test(c);
+      }
+    };
+  }
+});
+
+// node_modules/json5/lib/parse.js
+var require_parse = __commonJS({
+  "node_modules/json5/lib/parse.js"(exports, module) {
+    var util = require_util();
+    var source;
+    var parseState;
+    var stack;
+    var pos;
+    var line;
+    var column;
+    var token;
+    var key;
+    var root;
+    module.exports = function parse8(text4, reviver) {
+      source = String(text4);
+      parseState = "start";
+      stack = [];
+      pos = 0;
+      line = 1;
+      column = 0;
+      token = void 0;
+      key = void 0;
+      root = void 0;
+      do {
+        token = lex();
+        parseStates[parseState]();
+      } while (token.type !== "eof");
+      if (typeof reviver === "function") {
+        return internalize({ "": root }, "", reviver);
+      }
+      return root;
+    };
+    function internalize(holder, name, reviver) {
+      const value = holder[name];
+      if (value != null && typeof value === "object") {
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) {
+            const key2 = String(i);
+            const replacement = internalize(value, key2, reviver);
+            if (replacement === void 0) {
+              delete value[key2];
+            } else {
+              Object.defineProperty(value, key2, {
+                value: replacement,
+                writable: true,
+                enumerable: true,
+                configurable: true
+              });
+            }
+          }
+        } else {
+          for (const key2 in value) {
+            const replacement = internalize(value, key2, reviver);
+            if (replacement === void 0) {
+              delete value[key2];
+            } else {
+              Object.defineProperty(value, key2, {
+                value: replacement,
+                writable: true,
+                enumerable: true,
+                configurable: true
+              });
+            }
+          }
+        }
+      }
+      return reviver.call(holder, name, value);
+    }
+    var lexState;
+    var buffer;
+    var doubleQuote;
+    var sign;
+    var c;
+    function lex() {
+      lexState = "default";
+      buffer = "";
+      doubleQuote = false;
+      sign = 1;
+      for (; ; ) {
+        c = peek();
+        const token2 = lexStates[lexState]();
+        if (token2) {
+          return token2;
+        }
+      }
+    }
+    function peek() {
+      if (source[pos]) {
+        return String.fromCodePoint(source.codePointAt(pos));
+      }
+    }
+    function read() {
+      const c2 = peek();
+      if (c2 === "\n") {
+        line++;
+        column = 0;
+      } else if (c2) {
+        column += c2.length;
+      } else {
+        column++;
+      }
+      if (c2) {
+        pos += c2.length;
+      }
+      return c2;
+    }
+    var lexStates = {
+      default() {
+        switch (c) {
+          case "	":
+          case "\v":
+          case "\f":
+          case " ":
+          case "\xA0":
+          case "\uFEFF":
+          case "\n":
+          case "\r":
+          case "\u2028":
+          case "\u2029":
+            read();
+            return;
+          case "/":
+            read();
+            lexState = "comment";
+            return;
+          case void 0:
+            read();
+            return newToken("eof");
+        }
+        if (util.isSpaceSeparator(c)) {
+          read();
+          return;
+        }
+        return lexStates[parseState]();
+      },
+      comment() {
+        switch (c) {
+          case "*":
+            read();
+            lexState = "multiLineComment";
+            return;
+          case "/":
+            read();
+            lexState = "singleLineComment";
+            return;
+        }
+        throw invalidChar(read());
+      },
+      multiLineComment() {
+        switch (c) {
+          case "*":
+            read();
+            lexState = "multiLineCommentAsterisk";
+            return;
+          case void 0:
+            throw invalidChar(read());
+        }
+        read();
+      },
+      multiLineCommentAsterisk() {
+        switch (c) {
+          case "*":
+            read();
+            return;
+          case "/":
+            read();
+            lexState = "default";
+            return;
+          case void 0:
+            throw invalidChar(read());
+        }
+        read();
+        lexState = "multiLineComment";
+      },
+      singleLineComment() {
+        switch (c) {
+          case "\n":
+          case "\r":
+          case "\u2028":
+          case "\u2029":
+            read();
+            lexState = "default";
+            return;
+          case void 0:
+            read();
+            return newToken("eof");
+        }
+        read();
+      },
+      value() {
+        switch (c) {
+          case "{":
+          case "[":
+            return newToken("punctuator", read());
+          case "n":
+            read();
+            literal2("ull");
+            return newToken("null", null);
+          case "t":
+            read();
+            literal2("rue");
+            return newToken("boolean", true);
+          case "f":
+            read();
+            literal2("alse");
+            return newToken("boolean", false);
+          case "-":
+          case "+":
+            if (read() === "-") {
+              sign = -1;
+            }
+            lexState = "sign";
+            return;
+          case ".":
+            buffer = read();
+            lexState = "decimalPointLeading";
+            return;
+          case "0":
+            buffer = read();
+            lexState = "zero";
+            return;
+          case "1":
+          case "2":
+          case "3":
+          case "4":
+          case "5":
+          case "6":
+          case "7":
+          case "8":
+          case "9":
+            buffer = read();
+            lexState = "decimalInteger";
+            return;
+          case "I":
+            read();
+            literal2("nfinity");
+            return newToken("numeric", Infinity);
+          case "N":
+            read();
+            literal2("aN");
+            return newToken("numeric", NaN);
+          case '"':
+          case "'":
+            doubleQuote = read() === '"';
+            buffer = "";
+            lexState = "string";
+            return;
+        }
+        throw invalidChar(read());
+      },
+      identifierNameStartEscape() {
+        if (c !== "u") {
+          throw invalidChar(read());
+        }
+        read();
+        const u = unicodeEscape();
+        switch (u) {
+          case "$":
+          case "_":
+            break;
+          default:
+            if (!util.isIdStartChar(u)) {
+              throw invalidIdentifier();
+            }
+            break;
+        }
+        buffer += u;
+        lexState = "identifierName";
+      },
+      identifierName() {
+        switch (c) {
+          case "$":
+          case "_":
+          case "\u200C":
+          case "\u200D":
+            buffer += read();
+            return;
+          case "\\":
+            read();
+            lexState = "identifierNameEscape";
+            return;
+        }
+        if (util.isIdContinueChar(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("identifier", buffer);
+      },
+      identifierNameEscape() {
+        if (c !== "u") {
+          throw invalidChar(read());
+        }
+        read();
+        const u = unicodeEscape();
+        switch (u) {
+          case "$":
+          case "_":
+          case "\u200C":
+          case "\u200D":
+            break;
+          default:
+            if (!util.isIdContinueChar(u)) {
+              throw invalidIdentifier();
+            }
+            break;
+        }
+        buffer += u;
+        lexState = "identifierName";
+      },
+      sign() {
+        switch (c) {
+          case ".":
+            buffer = read();
+            lexState = "decimalPointLeading";
+            return;
+          case "0":
+            buffer = read();
+            lexState = "zero";
+            return;
+          case "1":
+          case "2":
+          case "3":
+          case "4":
+          case "5":
+          case "6":
+          case "7":
+          case "8":
+          case "9":
+            buffer = read();
+            lexState = "decimalInteger";
+            return;
+          case "I":
+            read();
+            literal2("nfinity");
+            return newToken("numeric", sign * Infinity);
+          case "N":
+            read();
+            literal2("aN");
+            return newToken("numeric", NaN);
+        }
+        throw invalidChar(read());
+      },
+      zero() {
+        switch (c) {
+          case ".":
+            buffer += read();
+            lexState = "decimalPoint";
+            return;
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+          case "x":
+          case "X":
+            buffer += read();
+            lexState = "hexadecimal";
+            return;
+        }
+        return newToken("numeric", sign * 0);
+      },
+      decimalInteger() {
+        switch (c) {
+          case ".":
+            buffer += read();
+            lexState = "decimalPoint";
+            return;
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      decimalPointLeading() {
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalFraction";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalPoint() {
+        switch (c) {
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalFraction";
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      decimalFraction() {
+        switch (c) {
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      decimalExponent() {
+        switch (c) {
+          case "+":
+          case "-":
+            buffer += read();
+            lexState = "decimalExponentSign";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalExponentInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalExponentSign() {
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalExponentInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalExponentInteger() {
+        if (util.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      hexadecimal() {
+        if (util.isHexDigit(c)) {
+          buffer += read();
+          lexState = "hexadecimalInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      hexadecimalInteger() {
+        if (util.isHexDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      string() {
+        switch (c) {
+          case "\\":
+            read();
+            buffer += escape();
+            return;
+          case '"':
+            if (doubleQuote) {
+              read();
+              return newToken("string", buffer);
+            }
+            buffer += read();
+            return;
+          case "'":
+            if (!doubleQuote) {
+              read();
+              return newToken("string", buffer);
+            }
+            buffer += read();
+            return;
+          case "\n":
+          case "\r":
+            throw invalidChar(read());
+          case "\u2028":
+          case "\u2029":
+            separatorChar(c);
+            break;
+          case void 0:
+            throw invalidChar(read());
+        }
+        buffer += read();
+      },
+      start() {
+        switch (c) {
+          case "{":
+          case "[":
+            return newToken("punctuator", read());
+        }
+        lexState = "value";
+      },
+      beforePropertyName() {
+        switch (c) {
+          case "$":
+          case "_":
+            buffer = read();
+            lexState = "identifierName";
+            return;
+          case "\\":
+            read();
+            lexState = "identifierNameStartEscape";
+            return;
+          case "}":
+            return newToken("punctuator", read());
+          case '"':
+          case "'":
+            doubleQuote = read() === '"';
+            lexState = "string";
+            return;
+        }
+        if (util.isIdStartChar(c)) {
+          buffer += read();
+          lexState = "identifierName";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      afterPropertyName() {
+        if (c === ":") {
+          return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      beforePropertyValue() {
+        lexState = "value";
+      },
+      afterPropertyValue() {
+        switch (c) {
+          case ",":
+          case "}":
+            return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      beforeArrayValue() {
+        if (c === "]") {
+          return newToken("punctuator", read());
+        }
+        lexState = "value";
+      },
+      afterArrayValue() {
+        switch (c) {
+          case ",":
+          case "]":
+            return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      end() {
+        throw invalidChar(read());
+      }
+    };
+    function newToken(type, value) {
+      return {
+        type,
+        value,
+        line,
+        column
+      };
+    }
+    function literal2(s) {
+      for (const c2 of s) {
+        const p = peek();
+        if (p !== c2) {
+          throw invalidChar(read());
+        }
+        read();
+      }
+    }
+    function escape() {
+      const c2 = peek();
+      switch (c2) {
+        case "b":
+          read();
+          return "\b";
+        case "f":
+          read();
+          return "\f";
+        case "n":
+          read();
+          return "\n";
+        case "r":
+          read();
+          return "\r";
+        case "t":
+          read();
+          return "	";
+        case "v":
+          read();
+          return "\v";
+        case "0":
+          read();
+          if (util.isDigit(peek())) {
+            throw invalidChar(read());
+          }
+          return "\0";
+        case "x":
+          read();
+          return hexEscape();
+        case "u":
+          read();
+          return unicodeEscape();
+        case "\n":
+        case "\u2028":
+        case "\u2029":
+          read();
+          return "";
+        case "\r":
+          read();
+          if (peek() === "\n") {
+            read();
+          }
+          return "";
+        case "1":
+        case "2":
+        case "3":
+        case "4":
+        case "5":
+        case "6":
+        case "7":
+        case "8":
+        case "9":
+          throw invalidChar(read());
+        case void 0:
+          throw invalidChar(read());
+      }
+      return read();
+    }
+    function hexEscape() {
+      let buffer2 = "";
+      let c2 = peek();
+      if (!util.isHexDigit(c2)) {
+        throw invalidChar(read());
+      }
+      buffer2 += read();
+      c2 = peek();
+      if (!util.isHexDigit(c2)) {
+        throw invalidChar(read());
+      }
+      buffer2 += read();
+      return String.fromCodePoint(parseInt(buffer2, 16));
+    }
+    function unicodeEscape() {
+      let buffer2 = "";
+      let count2 = 4;
+      while (count2-- > 0) {
+        const c2 = peek();
+        if (!util.isHexDigit(c2)) {
+          throw invalidChar(read());
+        }
+        buffer2 += read();
+      }
+      return String.fromCodePoint(parseInt(buffer2, 16));
+    }
+    var parseStates = {
+      start() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        push3();
+      },
+      beforePropertyName() {
+        switch (token.type) {
+          case "identifier":
+          case "string":
+            key = token.value;
+            parseState = "afterPropertyName";
+            return;
+          case "punctuator":
+            pop();
+            return;
+          case "eof":
+            throw invalidEOF();
+        }
+      },
+      afterPropertyName() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        parseState = "beforePropertyValue";
+      },
+      beforePropertyValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        push3();
+      },
+      beforeArrayValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        if (token.type === "punctuator" && token.value === "]") {
+          pop();
+          return;
+        }
+        push3();
+      },
+      afterPropertyValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        switch (token.value) {
+          case ",":
+            parseState = "beforePropertyName";
+            return;
+          case "}":
+            pop();
+        }
+      },
+      afterArrayValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        switch (token.value) {
+          case ",":
+            parseState = "beforeArrayValue";
+            return;
+          case "]":
+            pop();
+        }
+      },
+      end() {
+      }
+    };
+    function push3() {
+      let value;
+      switch (token.type) {
+        case "punctuator":
+          switch (token.value) {
+            case "{":
+              value = {};
+              break;
+            case "[":
+              value = [];
+              break;
+          }
+          break;
+        case "null":
+        case "boolean":
+        case "numeric":
+        case "string":
+          value = token.value;
+          break;
+      }
+      if (root === void 0) {
+        root = value;
+      } else {
+        const parent = stack[stack.length - 1];
+        if (Array.isArray(parent)) {
+          parent.push(value);
+        } else {
+          Object.defineProperty(parent, key, {
+            value,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      if (value !== null && typeof value === "object") {
+        stack.push(value);
+        if (Array.isArray(value)) {
+          parseState = "beforeArrayValue";
+        } else {
+          parseState = "beforePropertyName";
+        }
+      } else {
+        const current = stack[stack.length - 1];
+        if (current == null) {
+          parseState = "end";
+        } else if (Array.isArray(current)) {
+          parseState = "afterArrayValue";
+        } else {
+          parseState = "afterPropertyValue";
+        }
+      }
+    }
+    function pop() {
+      stack.pop();
+      const current = stack[stack.length - 1];
+      if (current == null) {
+        parseState = "end";
+      } else if (Array.isArray(current)) {
+        parseState = "afterArrayValue";
+      } else {
+        parseState = "afterPropertyValue";
+      }
+    }
+    function invalidChar(c2) {
+      if (c2 === void 0) {
+        return syntaxError(`JSON5: invalid end of input at ${line}:${column}`);
+      }
+      return syntaxError(`JSON5: invalid character '${formatChar(c2)}' at ${line}:${column}`);
+    }
+    function invalidEOF() {
+      return syntaxError(`JSON5: invalid end of input at ${line}:${column}`);
+    }
+    function invalidIdentifier() {
+      column -= 5;
+      return syntaxError(`JSON5: invalid identifier character at ${line}:${column}`);
+    }
+    function separatorChar(c2) {
+      console.warn(`JSON5: '${formatChar(c2)}' in strings is not valid ECMAScript; consider escaping`);
+    }
+    function formatChar(c2) {
+      const replacements = {
+        "'": "\\'",
+        '"': '\\"',
+        "\\": "\\\\",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\r": "\\r",
+        "	": "\\t",
+        "\v": "\\v",
+        "\0": "\\0",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029"
+      };
+      if (replacements[c2]) {
+        return replacements[c2];
+      }
+      if (c2 < " ") {
+        const hexString = c2.charCodeAt(0).toString(16);
+        return "\\x" + ("00" + hexString).substring(hexString.length);
+      }
+      return c2;
+    }
+    function syntaxError(message) {
+      const err = new SyntaxError(message);
+      err.lineNumber = line;
+      err.columnNumber = column;
+      return err;
+    }
+  }
+});
+
+// node_modules/json5/lib/stringify.js
+var require_stringify = __commonJS({
+  "node_modules/json5/lib/stringify.js"(exports, module) {
+    var util = require_util();
+    module.exports = function stringify2(value, replacer, space) {
+      const stack = [];
+      let indent2 = "";
+      let propertyList;
+      let replacerFunc;
+      let gap = "";
+      let quote;
+      if (replacer != null && typeof replacer === "object" && !Array.isArray(replacer)) {
+        space = replacer.space;
+        quote = replacer.quote;
+        replacer = replacer.replacer;
+      }
+      if (typeof replacer === "function") {
+        replacerFunc = replacer;
+      } else if (Array.isArray(replacer)) {
+        propertyList = [];
+        for (const v of replacer) {
+          let item;
+          if (typeof v === "string") {
+            item = v;
+          } else if (typeof v === "number" || v instanceof String || v instanceof Number) {
+            item = String(v);
+          }
+          if (item !== void 0 && propertyList.indexOf(item) < 0) {
+            propertyList.push(item);
+          }
+        }
+      }
+      if (space instanceof Number) {
+        space = Number(space);
+      } else if (space instanceof String) {
+        space = String(space);
+      }
+      if (typeof space === "number") {
+        if (space > 0) {
+          space = Math.min(10, Math.floor(space));
+          gap = "          ".substr(0, space);
+        }
+      } else if (typeof space === "string") {
+        gap = space.substr(0, 10);
+      }
+      return serializeProperty("", { "": value });
+      function serializeProperty(key, holder) {
+        let value2 = holder[key];
+        if (value2 != null) {
+          if (typeof value2.toJSON5 === "function") {
+            value2 = value2.toJSON5(key);
+          } else if (typeof value2.toJSON === "function") {
+            value2 = value2.toJSON(key);
+          }
+        }
+        if (replacerFunc) {
+          value2 = replacerFunc.call(holder, key, value2);
+        }
+        if (value2 instanceof Number) {
+          value2 = Number(value2);
+        } else if (value2 instanceof String) {
+          value2 = String(value2);
+        } else if (value2 instanceof Boolean) {
+          value2 = value2.valueOf();
+        }
+        switch (value2) {
+          case null:
+            return "null";
+          case true:
+            return "true";
+          case false:
+            return "false";
+        }
+        if (typeof value2 === "string") {
+          return quoteString(value2, false);
+        }
+        if (typeof value2 === "number") {
+          return String(value2);
+        }
+        if (typeof value2 === "object") {
+          return Array.isArray(value2) ? serializeArray(value2) : serializeObject(value2);
+        }
+        return void 0;
+      }
+      function quoteString(value2) {
+        const quotes = {
+          "'": 0.1,
+          '"': 0.2
+        };
+        const replacements = {
+          "'": "\\'",
+          '"': '\\"',
+          "\\": "\\\\",
+          "\b": "\\b",
+          "\f": "\\f",
+          "\n": "\\n",
+          "\r": "\\r",
+          "	": "\\t",
+          "\v": "\\v",
+          "\0": "\\0",
+          "\u2028": "\\u2028",
+          "\u2029": "\\u2029"
+        };
+        let product = "";
+        for (let i = 0; i < value2.length; i++) {
+          const c = value2[i];
+          switch (c) {
+            case "'":
+            case '"':
+              quotes[c]++;
+              product += c;
+              continue;
+            case "\0":
+              if (util.isDigit(value2[i + 1])) {
+                product += "\\x00";
+                continue;
+              }
+          }
+          if (replacements[c]) {
+            product += replacements[c];
+            continue;
+          }
+          if (c < " ") {
+            let hexString = c.charCodeAt(0).toString(16);
+            product += "\\x" + ("00" + hexString).substring(hexString.length);
+            continue;
+          }
+          product += c;
+        }
+        const quoteChar = quote || Object.keys(quotes).reduce((a, b) => quotes[a] < quotes[b] ? a : b);
+        product = product.replace(new RegExp(quoteChar, "g"), replacements[quoteChar]);
+        return quoteChar + product + quoteChar;
+      }
+      function serializeObject(value2) {
+        if (stack.indexOf(value2) >= 0) {
+          throw TypeError("Converting circular structure to JSON5");
+        }
+        stack.push(value2);
+        let stepback = indent2;
+        indent2 = indent2 + gap;
+        let keys = propertyList || Object.keys(value2);
+        let partial2 = [];
+        for (const key of keys) {
+          const propertyString = serializeProperty(key, value2);
+          if (propertyString !== void 0) {
+            let member = serializeKey(key) + ":";
+            if (gap !== "") {
+              member += " ";
+            }
+            member += propertyString;
+            partial2.push(member);
+          }
+        }
+        let final;
+        if (partial2.length === 0) {
+          final = "{}";
+        } else {
+          let properties;
+          if (gap === "") {
+            properties = partial2.join(",");
+            final = "{" + properties + "}";
+          } else {
+            let separator = ",\n" + indent2;
+            properties = partial2.join(separator);
+            final = "{\n" + indent2 + properties + ",\n" + stepback + "}";
+          }
+        }
+        stack.pop();
+        indent2 = stepback;
+        return final;
+      }
+      function serializeKey(key) {
+        if (key.length === 0) {
+          return quoteString(key, true);
+        }
+        const firstChar = String.fromCodePoint(key.codePointAt(0));
+        if (!util.isIdStartChar(firstChar)) {
+          return quoteString(key, true);
+        }
+        for (let i = firstChar.length; i < key.length; i++) {
+          if (!util.isIdContinueChar(String.fromCodePoint(key.codePointAt(i)))) {
+            return quoteString(key, true);
+          }
+        }
+        return key;
+      }
+      function serializeArray(value2) {
+        if (stack.indexOf(value2) >= 0) {
+          throw TypeError("Converting circular structure to JSON5");
+        }
+        stack.push(value2);
+        let stepback = indent2;
+        indent2 = indent2 + gap;
+        let partial2 = [];
+        for (let i = 0; i < value2.length; i++) {
+          const propertyString = serializeProperty(String(i), value2);
+          partial2.push(propertyString !== void 0 ? propertyString : "null");
+        }
+        let final;
+        if (partial2.length === 0) {
+          final = "[]";
+        } else {
+          if (gap === "") {
+            let properties = partial2.join(",");
+            final = "[" + properties + "]";
+          } else {
+            let separator = ",\n" + indent2;
+            let properties = partial2.join(separator);
+            final = "[\n" + indent2 + properties + ",\n" + stepback + "]";
+          }
+        }
+        stack.pop();
+        indent2 = stepback;
+        return final;
+      }
+    };
+  }
+});
+
+// node_modules/json5/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/json5/lib/index.js"(exports, module) {
+    var parse8 = require_parse();
+    var stringify2 = require_stringify();
+    var JSON52 = {
+      parse: parse8,
+      stringify: stringify2
+    };
+    module.exports = JSON52;
+  }
+});
+
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -3032,9 +2825,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports) {
+  "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -3190,9 +2983,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports) {
+  "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -3361,9 +3154,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -3431,9 +3224,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -3481,9 +3274,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -3511,9 +3304,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -3552,9 +3345,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -3670,9 +3463,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -3700,9 +3493,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -3775,9 +3568,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -3918,9 +3711,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment2, indent2) {
@@ -3935,9 +3728,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -4071,9 +3864,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -4354,9 +4147,9 @@ ${indent2}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
-var require_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
+// node_modules/yaml/dist/stringify/stringify.js
+var require_stringify2 = __commonJS({
+  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -4445,7 +4238,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify(item, ctx, onComment, onChompKeep) {
+    function stringify2(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -4474,17 +4267,17 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent: indent2, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -4506,7 +4299,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -4558,7 +4351,7 @@ ${indent2}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -4611,9 +4404,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports) {
+  "node_modules/yaml/dist/log.js"(exports) {
     "use strict";
     var node_process = __require("process");
     function debug2(logLevel, ...messages) {
@@ -4633,9 +4426,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -4693,13 +4486,13 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
     var merge3 = require_merge();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key, value }) {
@@ -4735,7 +4528,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node3 of ctx.anchors.keys())
           strCtx.anchors.add(node3.anchor);
@@ -4757,9 +4550,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -4797,17 +4590,17 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow3 = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options);
+      const stringify3 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify3(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment: comment2, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent: indent2, options: { commentString } } = ctx;
@@ -4832,7 +4625,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
+        let str2 = stringify2.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
         if (comment3)
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment3));
         if (chompKeep && comment3)
@@ -4899,7 +4692,7 @@ ${indent2}${line}` : "\n";
         }
         if (comment2)
           reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment2 = null);
+        let str = stringify2.stringify(item, itemCtx, () => comment2 = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
         if (i < items.length - 1) {
           str += ",";
@@ -4948,9 +4741,9 @@ ${indent2}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -5092,9 +4885,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -5114,9 +4907,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -5230,9 +5023,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -5252,9 +5045,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -5271,9 +5064,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -5289,9 +5082,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -5313,9 +5106,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -5340,9 +5133,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -5386,9 +5179,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -5431,9 +5224,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -5459,9 +5252,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -5526,9 +5319,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -5592,9 +5385,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -5670,9 +5463,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -5748,9 +5541,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -5780,9 +5573,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -5829,9 +5622,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -5908,9 +5701,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -5997,9 +5790,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -6085,9 +5878,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -6129,9 +5922,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports) {
+  "node_modules/yaml/dist/schema/tags.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -6223,9 +6016,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -6255,12 +6048,12 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -6275,7 +6068,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options);
+      const ctx = stringify2.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -6297,7 +6090,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -6305,7 +6098,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines.push(stringify2.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -6335,9 +6128,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports) {
+  "node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -6644,9 +6437,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports) {
+  "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code19, message) {
@@ -6709,9 +6502,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -6843,9 +6636,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -6885,9 +6678,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -6903,9 +6696,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -6919,9 +6712,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -7027,9 +6820,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -7078,9 +6871,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment2 = "";
@@ -7121,9 +6914,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -7315,9 +7108,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -7380,9 +7173,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -7563,9 +7356,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -7784,9 +7577,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -7865,9 +7658,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -7895,9 +7688,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -8001,9 +7794,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -8044,9 +7837,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports) {
+  "node_modules/yaml/dist/compose/composer.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -8252,9 +8045,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -8437,11 +8230,11 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -8494,13 +8287,13 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value);
       return res;
     }
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -8560,9 +8353,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports) {
+  "node_modules/yaml/dist/parse/cst.js"(exports) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -8662,9 +8455,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -9251,9 +9044,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -9282,22 +9075,22 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports) {
+  "node_modules/yaml/dist/parse/parser.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list3, type) {
-      for (let i = 0; i < list3.length; ++i)
-        if (list3[i].type === type)
+    function includesToken(list4, type) {
+      for (let i = 0; i < list4.length; ++i)
+        if (list4[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list3) {
-      for (let i = 0; i < list3.length; ++i) {
-        switch (list3[i].type) {
+    function findNonEmptyIndex(list4) {
+      for (let i = 0; i < list4.length; ++i) {
+        switch (list4[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -10156,9 +9949,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports) {
+  "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -10205,7 +9998,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse7(src, reviver, options) {
+    function parse8(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -10224,7 +10017,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value, replacer, options) {
+    function stringify2(value, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -10246,16 +10039,16 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse7;
+    exports.parse = parse8;
     exports.parseAllDocuments = parseAllDocuments;
     exports.parseDocument = parseDocument2;
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist2 = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports) {
+  "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -10305,11 +10098,1330 @@ var require_dist2 = __commonJS({
   }
 });
 
+// node_modules/bottleneck/light.js
+var require_light = __commonJS({
+  "node_modules/bottleneck/light.js"(exports, module) {
+    (function(global2, factory) {
+      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
+    })(exports, (function() {
+      "use strict";
+      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      function getCjsExportFromNamespace(n) {
+        return n && n["default"] || n;
+      }
+      var load = function(received, defaults2, onto = {}) {
+        var k2, ref, v;
+        for (k2 in defaults2) {
+          v = defaults2[k2];
+          onto[k2] = (ref = received[k2]) != null ? ref : v;
+        }
+        return onto;
+      };
+      var overwrite = function(received, defaults2, onto = {}) {
+        var k2, v;
+        for (k2 in received) {
+          v = received[k2];
+          if (defaults2[k2] !== void 0) {
+            onto[k2] = v;
+          }
+        }
+        return onto;
+      };
+      var parser = {
+        load,
+        overwrite
+      };
+      var DLList;
+      DLList = class DLList {
+        constructor(incr, decr) {
+          this.incr = incr;
+          this.decr = decr;
+          this._first = null;
+          this._last = null;
+          this.length = 0;
+        }
+        push(value) {
+          var node3;
+          this.length++;
+          if (typeof this.incr === "function") {
+            this.incr();
+          }
+          node3 = {
+            value,
+            prev: this._last,
+            next: null
+          };
+          if (this._last != null) {
+            this._last.next = node3;
+            this._last = node3;
+          } else {
+            this._first = this._last = node3;
+          }
+          return void 0;
+        }
+        shift() {
+          var value;
+          if (this._first == null) {
+            return;
+          } else {
+            this.length--;
+            if (typeof this.decr === "function") {
+              this.decr();
+            }
+          }
+          value = this._first.value;
+          if ((this._first = this._first.next) != null) {
+            this._first.prev = null;
+          } else {
+            this._last = null;
+          }
+          return value;
+        }
+        first() {
+          if (this._first != null) {
+            return this._first.value;
+          }
+        }
+        getArray() {
+          var node3, ref, results;
+          node3 = this._first;
+          results = [];
+          while (node3 != null) {
+            results.push((ref = node3, node3 = node3.next, ref.value));
+          }
+          return results;
+        }
+        forEachShift(cb) {
+          var node3;
+          node3 = this.shift();
+          while (node3 != null) {
+            cb(node3), node3 = this.shift();
+          }
+          return void 0;
+        }
+        debug() {
+          var node3, ref, ref1, ref2, results;
+          node3 = this._first;
+          results = [];
+          while (node3 != null) {
+            results.push((ref = node3, node3 = node3.next, {
+              value: ref.value,
+              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            }));
+          }
+          return results;
+        }
+      };
+      var DLList_1 = DLList;
+      var Events;
+      Events = class Events {
+        constructor(instance) {
+          this.instance = instance;
+          this._events = {};
+          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+            throw new Error("An Emitter already exists for this object");
+          }
+          this.instance.on = (name, cb) => {
+            return this._addListener(name, "many", cb);
+          };
+          this.instance.once = (name, cb) => {
+            return this._addListener(name, "once", cb);
+          };
+          this.instance.removeAllListeners = (name = null) => {
+            if (name != null) {
+              return delete this._events[name];
+            } else {
+              return this._events = {};
+            }
+          };
+        }
+        _addListener(name, status, cb) {
+          var base;
+          if ((base = this._events)[name] == null) {
+            base[name] = [];
+          }
+          this._events[name].push({ cb, status });
+          return this.instance;
+        }
+        listenerCount(name) {
+          if (this._events[name] != null) {
+            return this._events[name].length;
+          } else {
+            return 0;
+          }
+        }
+        async trigger(name, ...args) {
+          var e, promises2;
+          try {
+            if (name !== "debug") {
+              this.trigger("debug", `Event triggered: ${name}`, args);
+            }
+            if (this._events[name] == null) {
+              return;
+            }
+            this._events[name] = this._events[name].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises2 = this._events[name].map(async (listener) => {
+              var e2, returned;
+              if (listener.status === "none") {
+                return;
+              }
+              if (listener.status === "once") {
+                listener.status = "none";
+              }
+              try {
+                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                if (typeof (returned != null ? returned.then : void 0) === "function") {
+                  return await returned;
+                } else {
+                  return returned;
+                }
+              } catch (error63) {
+                e2 = error63;
+                {
+                  this.trigger("error", e2);
+                }
+                return null;
+              }
+            });
+            return (await Promise.all(promises2)).find(function(x2) {
+              return x2 != null;
+            });
+          } catch (error63) {
+            e = error63;
+            {
+              this.trigger("error", e);
+            }
+            return null;
+          }
+        }
+      };
+      var Events_1 = Events;
+      var DLList$1, Events$1, Queues;
+      DLList$1 = DLList_1;
+      Events$1 = Events_1;
+      Queues = class Queues {
+        constructor(num_priorities) {
+          var i;
+          this.Events = new Events$1(this);
+          this._length = 0;
+          this._lists = (function() {
+            var j2, ref, results;
+            results = [];
+            for (i = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i = 1 <= ref ? ++j2 : --j2) {
+              results.push(new DLList$1((() => {
+                return this.incr();
+              }), (() => {
+                return this.decr();
+              })));
+            }
+            return results;
+          }).call(this);
+        }
+        incr() {
+          if (this._length++ === 0) {
+            return this.Events.trigger("leftzero");
+          }
+        }
+        decr() {
+          if (--this._length === 0) {
+            return this.Events.trigger("zero");
+          }
+        }
+        push(job) {
+          return this._lists[job.options.priority].push(job);
+        }
+        queued(priority) {
+          if (priority != null) {
+            return this._lists[priority].length;
+          } else {
+            return this._length;
+          }
+        }
+        shiftAll(fn) {
+          return this._lists.forEach(function(list4) {
+            return list4.forEachShift(fn);
+          });
+        }
+        getFirst(arr = this._lists) {
+          var j2, len, list4;
+          for (j2 = 0, len = arr.length; j2 < len; j2++) {
+            list4 = arr[j2];
+            if (list4.length > 0) {
+              return list4;
+            }
+          }
+          return [];
+        }
+        shiftLastFrom(priority) {
+          return this.getFirst(this._lists.slice(priority).reverse()).shift();
+        }
+      };
+      var Queues_1 = Queues;
+      var BottleneckError;
+      BottleneckError = class BottleneckError extends Error {
+      };
+      var BottleneckError_1 = BottleneckError;
+      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+      NUM_PRIORITIES = 10;
+      DEFAULT_PRIORITY = 5;
+      parser$1 = parser;
+      BottleneckError$1 = BottleneckError_1;
+      Job = class Job {
+        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+          this.task = task;
+          this.args = args;
+          this.rejectOnDrop = rejectOnDrop;
+          this.Events = Events2;
+          this._states = _states;
+          this.Promise = Promise2;
+          this.options = parser$1.load(options, jobDefaults);
+          this.options.priority = this._sanitizePriority(this.options.priority);
+          if (this.options.id === jobDefaults.id) {
+            this.options.id = `${this.options.id}-${this._randomIndex()}`;
+          }
+          this.promise = new this.Promise((_resolve, _reject) => {
+            this._resolve = _resolve;
+            this._reject = _reject;
+          });
+          this.retryCount = 0;
+        }
+        _sanitizePriority(priority) {
+          var sProperty;
+          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+          if (sProperty < 0) {
+            return 0;
+          } else if (sProperty > NUM_PRIORITIES - 1) {
+            return NUM_PRIORITIES - 1;
+          } else {
+            return sProperty;
+          }
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        doDrop({ error: error63, message = "This job has been dropped by Bottleneck" } = {}) {
+          if (this._states.remove(this.options.id)) {
+            if (this.rejectOnDrop) {
+              this._reject(error63 != null ? error63 : new BottleneckError$1(message));
+            }
+            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _assertStatus(expected) {
+          var status;
+          status = this._states.jobStatus(this.options.id);
+          if (!(status === expected || expected === "DONE" && status === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          }
+        }
+        doReceive() {
+          this._states.start(this.options.id);
+          return this.Events.trigger("received", { args: this.args, options: this.options });
+        }
+        doQueue(reachedHWM, blocked2) {
+          this._assertStatus("RECEIVED");
+          this._states.next(this.options.id);
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked: blocked2 });
+        }
+        doRun() {
+          if (this.retryCount === 0) {
+            this._assertStatus("QUEUED");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
+        }
+        async doExecute(chained, clearGlobalState, run, free) {
+          var error63, eventInfo, passed;
+          if (this.retryCount === 0) {
+            this._assertStatus("RUNNING");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          this.Events.trigger("executing", eventInfo);
+          try {
+            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
+            if (clearGlobalState()) {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._resolve(passed);
+            }
+          } catch (error1) {
+            error63 = error1;
+            return this._onFailure(error63, eventInfo, clearGlobalState, run, free);
+          }
+        }
+        doExpire(clearGlobalState, run, free) {
+          var error63, eventInfo;
+          if (this._states.jobStatus(this.options.id === "RUNNING")) {
+            this._states.next(this.options.id);
+          }
+          this._assertStatus("EXECUTING");
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          error63 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+          return this._onFailure(error63, eventInfo, clearGlobalState, run, free);
+        }
+        async _onFailure(error63, eventInfo, clearGlobalState, run, free) {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = await this.Events.trigger("failed", error63, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+              this.retryCount++;
+              return run(retryAfter);
+            } else {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._reject(error63);
+            }
+          }
+        }
+        doDone(eventInfo) {
+          this._assertStatus("EXECUTING");
+          this._states.next(this.options.id);
+          return this.Events.trigger("done", eventInfo);
+        }
+      };
+      var Job_1 = Job;
+      var BottleneckError$2, LocalDatastore, parser$2;
+      parser$2 = parser;
+      BottleneckError$2 = BottleneckError_1;
+      LocalDatastore = class LocalDatastore {
+        constructor(instance, storeOptions, storeInstanceOptions) {
+          this.instance = instance;
+          this.storeOptions = storeOptions;
+          this.clientId = this.instance._randomIndex();
+          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+          this._running = 0;
+          this._done = 0;
+          this._unblockTime = 0;
+          this.ready = this.Promise.resolve();
+          this.clients = {};
+          this._startHeartbeat();
+        }
+        _startHeartbeat() {
+          var base;
+          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+            return typeof (base = this.heartbeat = setInterval(() => {
+              var amount, incr, maximum, now, reservoir;
+              now = Date.now();
+              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+                this._lastReservoirRefresh = now;
+                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+                this.instance._drainAll(this.computeCapacity());
+              }
+              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+                ({
+                  reservoirIncreaseAmount: amount,
+                  reservoirIncreaseMaximum: maximum,
+                  reservoir
+                } = this.storeOptions);
+                this._lastReservoirIncrease = now;
+                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+                if (incr > 0) {
+                  this.storeOptions.reservoir += incr;
+                  return this.instance._drainAll(this.computeCapacity());
+                }
+              }
+            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+          } else {
+            return clearInterval(this.heartbeat);
+          }
+        }
+        async __publish__(message) {
+          await this.yieldLoop();
+          return this.instance.Events.trigger("message", message.toString());
+        }
+        async __disconnect__(flush) {
+          await this.yieldLoop();
+          clearInterval(this.heartbeat);
+          return this.Promise.resolve();
+        }
+        yieldLoop(t = 0) {
+          return new this.Promise(function(resolve, reject) {
+            return setTimeout(resolve, t);
+          });
+        }
+        computePenalty() {
+          var ref;
+          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+        }
+        async __updateSettings__(options) {
+          await this.yieldLoop();
+          parser$2.overwrite(options, options, this.storeOptions);
+          this._startHeartbeat();
+          this.instance._drainAll(this.computeCapacity());
+          return true;
+        }
+        async __running__() {
+          await this.yieldLoop();
+          return this._running;
+        }
+        async __queued__() {
+          await this.yieldLoop();
+          return this.instance.queued();
+        }
+        async __done__() {
+          await this.yieldLoop();
+          return this._done;
+        }
+        async __groupCheck__(time3) {
+          await this.yieldLoop();
+          return this._nextRequest + this.timeout < time3;
+        }
+        computeCapacity() {
+          var maxConcurrent, reservoir;
+          ({ maxConcurrent, reservoir } = this.storeOptions);
+          if (maxConcurrent != null && reservoir != null) {
+            return Math.min(maxConcurrent - this._running, reservoir);
+          } else if (maxConcurrent != null) {
+            return maxConcurrent - this._running;
+          } else if (reservoir != null) {
+            return reservoir;
+          } else {
+            return null;
+          }
+        }
+        conditionsCheck(weight2) {
+          var capacity;
+          capacity = this.computeCapacity();
+          return capacity == null || weight2 <= capacity;
+        }
+        async __incrementReservoir__(incr) {
+          var reservoir;
+          await this.yieldLoop();
+          reservoir = this.storeOptions.reservoir += incr;
+          this.instance._drainAll(this.computeCapacity());
+          return reservoir;
+        }
+        async __currentReservoir__() {
+          await this.yieldLoop();
+          return this.storeOptions.reservoir;
+        }
+        isBlocked(now) {
+          return this._unblockTime >= now;
+        }
+        check(weight2, now) {
+          return this.conditionsCheck(weight2) && this._nextRequest - now <= 0;
+        }
+        async __check__(weight2) {
+          var now;
+          await this.yieldLoop();
+          now = Date.now();
+          return this.check(weight2, now);
+        }
+        async __register__(index2, weight2, expiration) {
+          var now, wait;
+          await this.yieldLoop();
+          now = Date.now();
+          if (this.conditionsCheck(weight2)) {
+            this._running += weight2;
+            if (this.storeOptions.reservoir != null) {
+              this.storeOptions.reservoir -= weight2;
+            }
+            wait = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait + this.storeOptions.minTime;
+            return {
+              success: true,
+              wait,
+              reservoir: this.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        }
+        strategyIsBlock() {
+          return this.storeOptions.strategy === 3;
+        }
+        async __submit__(queueLength, weight2) {
+          var blocked2, now, reachedHWM;
+          await this.yieldLoop();
+          if (this.storeOptions.maxConcurrent != null && weight2 > this.storeOptions.maxConcurrent) {
+            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight2} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight2, now);
+          blocked2 = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked2) {
+            this._unblockTime = now + this.computePenalty();
+            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+            this.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked: blocked2,
+            strategy: this.storeOptions.strategy
+          };
+        }
+        async __free__(index2, weight2) {
+          await this.yieldLoop();
+          this._running -= weight2;
+          this._done += weight2;
+          this.instance._drainAll(this.computeCapacity());
+          return {
+            running: this._running
+          };
+        }
+      };
+      var LocalDatastore_1 = LocalDatastore;
+      var BottleneckError$3, States;
+      BottleneckError$3 = BottleneckError_1;
+      States = class States {
+        constructor(status1) {
+          this.status = status1;
+          this._jobs = {};
+          this.counts = this.status.map(function() {
+            return 0;
+          });
+        }
+        next(id) {
+          var current, next;
+          current = this._jobs[id];
+          next = current + 1;
+          if (current != null && next < this.status.length) {
+            this.counts[current]--;
+            this.counts[next]++;
+            return this._jobs[id]++;
+          } else if (current != null) {
+            this.counts[current]--;
+            return delete this._jobs[id];
+          }
+        }
+        start(id) {
+          var initial;
+          initial = 0;
+          this._jobs[id] = initial;
+          return this.counts[initial]++;
+        }
+        remove(id) {
+          var current;
+          current = this._jobs[id];
+          if (current != null) {
+            this.counts[current]--;
+            delete this._jobs[id];
+          }
+          return current != null;
+        }
+        jobStatus(id) {
+          var ref;
+          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+        }
+        statusJobs(status) {
+          var k2, pos, ref, results, v;
+          if (status != null) {
+            pos = this.status.indexOf(status);
+            if (pos < 0) {
+              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
+            }
+            ref = this._jobs;
+            results = [];
+            for (k2 in ref) {
+              v = ref[k2];
+              if (v === pos) {
+                results.push(k2);
+              }
+            }
+            return results;
+          } else {
+            return Object.keys(this._jobs);
+          }
+        }
+        statusCounts() {
+          return this.counts.reduce(((acc, v, i) => {
+            acc[this.status[i]] = v;
+            return acc;
+          }), {});
+        }
+      };
+      var States_1 = States;
+      var DLList$2, Sync;
+      DLList$2 = DLList_1;
+      Sync = class Sync {
+        constructor(name, Promise2) {
+          this.schedule = this.schedule.bind(this);
+          this.name = name;
+          this.Promise = Promise2;
+          this._running = 0;
+          this._queue = new DLList$2();
+        }
+        isEmpty() {
+          return this._queue.length === 0;
+        }
+        async _tryToRun() {
+          var args, cb, error63, reject, resolve, returned, task;
+          if (this._running < 1 && this._queue.length > 0) {
+            this._running++;
+            ({ task, args, resolve, reject } = this._queue.shift());
+            cb = await (async function() {
+              try {
+                returned = await task(...args);
+                return function() {
+                  return resolve(returned);
+                };
+              } catch (error1) {
+                error63 = error1;
+                return function() {
+                  return reject(error63);
+                };
+              }
+            })();
+            this._running--;
+            this._tryToRun();
+            return cb();
+          }
+        }
+        schedule(task, ...args) {
+          var promise2, reject, resolve;
+          resolve = reject = null;
+          promise2 = new this.Promise(function(_resolve, _reject) {
+            resolve = _resolve;
+            return reject = _reject;
+          });
+          this._queue.push({ task, args, resolve, reject });
+          this._tryToRun();
+          return promise2;
+        }
+      };
+      var Sync_1 = Sync;
+      var version2 = "2.19.5";
+      var version$1 = {
+        version: version2
+      };
+      var version$2 = /* @__PURE__ */ Object.freeze({
+        version: version2,
+        default: version$1
+      });
+      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+      parser$3 = parser;
+      Events$2 = Events_1;
+      RedisConnection$1 = require$$2;
+      IORedisConnection$1 = require$$3;
+      Scripts$1 = require$$4;
+      Group = (function() {
+        class Group2 {
+          constructor(limiterOptions = {}) {
+            this.deleteKey = this.deleteKey.bind(this);
+            this.limiterOptions = limiterOptions;
+            parser$3.load(this.limiterOptions, this.defaults, this);
+            this.Events = new Events$2(this);
+            this.instances = {};
+            this.Bottleneck = Bottleneck_1;
+            this._startAutoCleanup();
+            this.sharedConnection = this.connection != null;
+            if (this.connection == null) {
+              if (this.limiterOptions.datastore === "redis") {
+                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              } else if (this.limiterOptions.datastore === "ioredis") {
+                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              }
+            }
+          }
+          key(key = "") {
+            var ref;
+            return (ref = this.instances[key]) != null ? ref : (() => {
+              var limiter;
+              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key}`,
+                timeout: this.timeout,
+                connection: this.connection
+              }));
+              this.Events.trigger("created", limiter, key);
+              return limiter;
+            })();
+          }
+          async deleteKey(key = "") {
+            var deleted, instance;
+            instance = this.instances[key];
+            if (this.connection) {
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+            }
+            if (instance != null) {
+              delete this.instances[key];
+              await instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          }
+          limiters() {
+            var k2, ref, results, v;
+            ref = this.instances;
+            results = [];
+            for (k2 in ref) {
+              v = ref[k2];
+              results.push({
+                key: k2,
+                limiter: v
+              });
+            }
+            return results;
+          }
+          keys() {
+            return Object.keys(this.instances);
+          }
+          async clusterKeys() {
+            var cursor, end, found, i, k2, keys, len, next, start;
+            if (this.connection == null) {
+              return this.Promise.resolve(this.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${this.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k2 = found[i];
+                keys.push(k2.slice(start, -end));
+              }
+            }
+            return keys;
+          }
+          _startAutoCleanup() {
+            var base;
+            clearInterval(this.interval);
+            return typeof (base = this.interval = setInterval(async () => {
+              var e, k2, ref, results, time3, v;
+              time3 = Date.now();
+              ref = this.instances;
+              results = [];
+              for (k2 in ref) {
+                v = ref[k2];
+                try {
+                  if (await v._store.__groupCheck__(time3)) {
+                    results.push(this.deleteKey(k2));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error63) {
+                  e = error63;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
+          }
+          updateSettings(options = {}) {
+            parser$3.overwrite(options, this.defaults, this);
+            parser$3.overwrite(options, options, this.limiterOptions);
+            if (options.timeout != null) {
+              return this._startAutoCleanup();
+            }
+          }
+          disconnect(flush = true) {
+            var ref;
+            if (!this.sharedConnection) {
+              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+            }
+          }
+        }
+        Group2.prototype.defaults = {
+          timeout: 1e3 * 60 * 5,
+          connection: null,
+          Promise,
+          id: "group-key"
+        };
+        return Group2;
+      }).call(commonjsGlobal);
+      var Group_1 = Group;
+      var Batcher, Events$3, parser$4;
+      parser$4 = parser;
+      Events$3 = Events_1;
+      Batcher = (function() {
+        class Batcher2 {
+          constructor(options = {}) {
+            this.options = options;
+            parser$4.load(this.options, this.defaults, this);
+            this.Events = new Events$3(this);
+            this._arr = [];
+            this._resetPromise();
+            this._lastFlush = Date.now();
+          }
+          _resetPromise() {
+            return this._promise = new this.Promise((res, rej) => {
+              return this._resolve = res;
+            });
+          }
+          _flush() {
+            clearTimeout(this._timeout);
+            this._lastFlush = Date.now();
+            this._resolve();
+            this.Events.trigger("batch", this._arr);
+            this._arr = [];
+            return this._resetPromise();
+          }
+          add(data) {
+            var ret;
+            this._arr.push(data);
+            ret = this._promise;
+            if (this._arr.length === this.maxSize) {
+              this._flush();
+            } else if (this.maxTime != null && this._arr.length === 1) {
+              this._timeout = setTimeout(() => {
+                return this._flush();
+              }, this.maxTime);
+            }
+            return ret;
+          }
+        }
+        Batcher2.prototype.defaults = {
+          maxTime: null,
+          maxSize: null,
+          Promise
+        };
+        return Batcher2;
+      }).call(commonjsGlobal);
+      var Batcher_1 = Batcher;
+      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$8 = getCjsExportFromNamespace(version$2);
+      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice2 = [].splice;
+      NUM_PRIORITIES$1 = 10;
+      DEFAULT_PRIORITY$1 = 5;
+      parser$5 = parser;
+      Queues$1 = Queues_1;
+      Job$1 = Job_1;
+      LocalDatastore$1 = LocalDatastore_1;
+      RedisDatastore$1 = require$$4$1;
+      Events$4 = Events_1;
+      States$1 = States_1;
+      Sync$1 = Sync_1;
+      Bottleneck2 = (function() {
+        class Bottleneck3 {
+          constructor(options = {}, ...invalid) {
+            var storeInstanceOptions, storeOptions;
+            this._addToQueue = this._addToQueue.bind(this);
+            this._validateOptions(options, invalid);
+            parser$5.load(options, this.instanceDefaults, this);
+            this._queues = new Queues$1(NUM_PRIORITIES$1);
+            this._scheduled = {};
+            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+            this._limiter = null;
+            this.Events = new Events$4(this);
+            this._submitLock = new Sync$1("submit", this.Promise);
+            this._registerLock = new Sync$1("register", this.Promise);
+            storeOptions = parser$5.load(options, this.storeDefaults, {});
+            this._store = (function() {
+              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else if (this.datastore === "local") {
+                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else {
+                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              }
+            }).call(this);
+            this._queues.on("leftzero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+            });
+            this._queues.on("zero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+            });
+          }
+          _validateOptions(options, invalid) {
+            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
+              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            }
+          }
+          ready() {
+            return this._store.ready;
+          }
+          clients() {
+            return this._store.clients;
+          }
+          channel() {
+            return `b_${this.id}`;
+          }
+          channel_client() {
+            return `b_${this.id}_${this._store.clientId}`;
+          }
+          publish(message) {
+            return this._store.__publish__(message);
+          }
+          disconnect(flush = true) {
+            return this._store.__disconnect__(flush);
+          }
+          chain(_limiter) {
+            this._limiter = _limiter;
+            return this;
+          }
+          queued(priority) {
+            return this._queues.queued(priority);
+          }
+          clusterQueued() {
+            return this._store.__queued__();
+          }
+          empty() {
+            return this.queued() === 0 && this._submitLock.isEmpty();
+          }
+          running() {
+            return this._store.__running__();
+          }
+          done() {
+            return this._store.__done__();
+          }
+          jobStatus(id) {
+            return this._states.jobStatus(id);
+          }
+          jobs(status) {
+            return this._states.statusJobs(status);
+          }
+          counts() {
+            return this._states.statusCounts();
+          }
+          _randomIndex() {
+            return Math.random().toString(36).slice(2);
+          }
+          check(weight2 = 1) {
+            return this._store.__check__(weight2);
+          }
+          _clearGlobalState(index2) {
+            if (this._scheduled[index2] != null) {
+              clearTimeout(this._scheduled[index2].expiration);
+              delete this._scheduled[index2];
+              return true;
+            } else {
+              return false;
+            }
+          }
+          async _free(index2, job, options, eventInfo) {
+            var e, running2;
+            try {
+              ({ running: running2 } = await this._store.__free__(index2, options.weight));
+              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+              if (running2 === 0 && this.empty()) {
+                return this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return this.Events.trigger("error", e);
+            }
+          }
+          _run(index2, job, wait) {
+            var clearGlobalState, free, run;
+            job.doRun();
+            clearGlobalState = this._clearGlobalState.bind(this, index2);
+            run = this._run.bind(this, index2, job);
+            free = this._free.bind(this, index2, job);
+            return this._scheduled[index2] = {
+              timeout: setTimeout(() => {
+                return job.doExecute(this._limiter, clearGlobalState, run, free);
+              }, wait),
+              expiration: job.options.expiration != null ? setTimeout(function() {
+                return job.doExpire(clearGlobalState, run, free);
+              }, wait + job.options.expiration) : void 0,
+              job
+            };
+          }
+          _drainOne(capacity) {
+            return this._registerLock.schedule(() => {
+              var args, index2, next, options, queue2;
+              if (this.queued() === 0) {
+                return this.Promise.resolve(null);
+              }
+              queue2 = this._queues.getFirst();
+              ({ options, args } = next = queue2.first());
+              if (capacity != null && options.weight > capacity) {
+                return this.Promise.resolve(null);
+              }
+              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
+              index2 = this._randomIndex();
+              return this._store.__register__(index2, options.weight, options.expiration).then(({ success: success2, wait, reservoir }) => {
+                var empty2;
+                this.Events.trigger("debug", `Drained ${options.id}`, { success: success2, args, options });
+                if (success2) {
+                  queue2.shift();
+                  empty2 = this.empty();
+                  if (empty2) {
+                    this.Events.trigger("empty");
+                  }
+                  if (reservoir === 0) {
+                    this.Events.trigger("depleted", empty2);
+                  }
+                  this._run(index2, next, wait);
+                  return this.Promise.resolve(options.weight);
+                } else {
+                  return this.Promise.resolve(null);
+                }
+              });
+            });
+          }
+          _drainAll(capacity, total = 0) {
+            return this._drainOne(capacity).then((drained) => {
+              var newCapacity;
+              if (drained != null) {
+                newCapacity = capacity != null ? capacity - drained : capacity;
+                return this._drainAll(newCapacity, total + drained);
+              } else {
+                return this.Promise.resolve(total);
+              }
+            }).catch((e) => {
+              return this.Events.trigger("error", e);
+            });
+          }
+          _dropAllQueued(message) {
+            return this._queues.shiftAll(function(job) {
+              return job.doDrop({ message });
+            });
+          }
+          stop(options = {}) {
+            var done, waitForExecuting;
+            options = parser$5.load(options, this.stopDefaults);
+            waitForExecuting = (at2) => {
+              var finished2;
+              finished2 = () => {
+                var counts;
+                counts = this._states.counts;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at2;
+              };
+              return new this.Promise((resolve, reject) => {
+                if (finished2()) {
+                  return resolve();
+                } else {
+                  return this.on("done", () => {
+                    if (finished2()) {
+                      this.removeAllListeners("done");
+                      return resolve();
+                    }
+                  });
+                }
+              });
+            };
+            done = options.dropWaitingJobs ? (this._run = function(index2, next) {
+              return next.doDrop({
+                message: options.dropErrorMessage
+              });
+            }, this._drainOne = () => {
+              return this.Promise.resolve(null);
+            }, this._registerLock.schedule(() => {
+              return this._submitLock.schedule(() => {
+                var k2, ref, v;
+                ref = this._scheduled;
+                for (k2 in ref) {
+                  v = ref[k2];
+                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                    clearTimeout(v.timeout);
+                    clearTimeout(v.expiration);
+                    v.job.doDrop({
+                      message: options.dropErrorMessage
+                    });
+                  }
+                }
+                this._dropAllQueued(options.dropErrorMessage);
+                return waitForExecuting(0);
+              });
+            })) : this.schedule({
+              priority: NUM_PRIORITIES$1 - 1,
+              weight: 0
+            }, () => {
+              return waitForExecuting(1);
+            });
+            this._receive = function(job) {
+              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
+            };
+            this.stop = () => {
+              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
+            };
+            return done;
+          }
+          async _addToQueue(job) {
+            var args, blocked2, error63, options, reachedHWM, shifted, strategy;
+            ({ args, options } = job);
+            try {
+              ({ reachedHWM, blocked: blocked2, strategy } = await this._store.__submit__(this.queued(), options.weight));
+            } catch (error1) {
+              error63 = error1;
+              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error63 });
+              job.doDrop({ error: error63 });
+              return false;
+            }
+            if (blocked2) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked2);
+            this._queues.push(job);
+            await this._drainAll();
+            return reachedHWM;
+          }
+          _receive(job) {
+            if (this._states.jobStatus(job.options.id) != null) {
+              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              return false;
+            } else {
+              job.doReceive();
+              return this._submitLock.schedule(this._addToQueue, job);
+            }
+          }
+          submit(...args) {
+            var cb, fn, job, options, ref, ref1, task;
+            if (typeof args[0] === "function") {
+              ref = args, [fn, ...args] = ref, [cb] = splice2.call(args, -1);
+              options = parser$5.load({}, this.jobDefaults);
+            } else {
+              ref1 = args, [options, fn, ...args] = ref1, [cb] = splice2.call(args, -1);
+              options = parser$5.load(options, this.jobDefaults);
+            }
+            task = (...args2) => {
+              return new this.Promise(function(resolve, reject) {
+                return fn(...args2, function(...args3) {
+                  return (args3[0] != null ? reject : resolve)(args3);
+                });
+              });
+            };
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            job.promise.then(function(args2) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            }).catch(function(args2) {
+              if (Array.isArray(args2)) {
+                return typeof cb === "function" ? cb(...args2) : void 0;
+              } else {
+                return typeof cb === "function" ? cb(args2) : void 0;
+              }
+            });
+            return this._receive(job);
+          }
+          schedule(...args) {
+            var job, options, task;
+            if (typeof args[0] === "function") {
+              [task, ...args] = args;
+              options = {};
+            } else {
+              [options, task, ...args] = args;
+            }
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            this._receive(job);
+            return job.promise;
+          }
+          wrap(fn) {
+            var schedule, wrapped;
+            schedule = this.schedule.bind(this);
+            wrapped = function(...args) {
+              return schedule(fn.bind(this), ...args);
+            };
+            wrapped.withOptions = function(options, ...args) {
+              return schedule(options, fn, ...args);
+            };
+            return wrapped;
+          }
+          async updateSettings(options = {}) {
+            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+            parser$5.overwrite(options, this.instanceDefaults, this);
+            return this;
+          }
+          currentReservoir() {
+            return this._store.__currentReservoir__();
+          }
+          incrementReservoir(incr = 0) {
+            return this._store.__incrementReservoir__(incr);
+          }
+        }
+        Bottleneck3.default = Bottleneck3;
+        Bottleneck3.Events = Events$4;
+        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
+        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
+          LEAK: 1,
+          OVERFLOW: 2,
+          OVERFLOW_PRIORITY: 4,
+          BLOCK: 3
+        };
+        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
+        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
+        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
+        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
+        Bottleneck3.prototype.jobDefaults = {
+          priority: DEFAULT_PRIORITY$1,
+          weight: 1,
+          expiration: null,
+          id: "<no-id>"
+        };
+        Bottleneck3.prototype.storeDefaults = {
+          maxConcurrent: null,
+          minTime: 0,
+          highWater: null,
+          strategy: Bottleneck3.prototype.strategy.LEAK,
+          penalty: null,
+          reservoir: null,
+          reservoirRefreshInterval: null,
+          reservoirRefreshAmount: null,
+          reservoirIncreaseInterval: null,
+          reservoirIncreaseAmount: null,
+          reservoirIncreaseMaximum: null
+        };
+        Bottleneck3.prototype.localStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 250
+        };
+        Bottleneck3.prototype.redisStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 5e3,
+          clientTimeout: 1e4,
+          Redis: null,
+          clientOptions: {},
+          clusterNodes: null,
+          clearDatastore: false,
+          connection: null
+        };
+        Bottleneck3.prototype.instanceDefaults = {
+          datastore: "local",
+          connection: null,
+          id: "<no-id>",
+          rejectOnDrop: true,
+          trackDoneStatus: false,
+          Promise
+        };
+        Bottleneck3.prototype.stopDefaults = {
+          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+          dropWaitingJobs: true,
+          dropErrorMessage: "This limiter has been stopped."
+        };
+        return Bottleneck3;
+      }).call(commonjsGlobal);
+      var Bottleneck_1 = Bottleneck2;
+      var lib = Bottleneck_1;
+      return lib;
+    }));
+  }
+});
+
 // src/app/alert-webhook.ts
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
+// node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S = P("lru-cache:metrics");
 var W = G("lru-cache");
@@ -10897,7 +12009,7 @@ var I = class d2 {
 // src/app/alert-webhook.ts
 var import_cockatiel = __toESM(require_dist(), 1);
 
-// ../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -11160,7 +12272,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -11477,7 +12589,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -11706,8 +12818,8 @@ function mirrorProps(target, source) {
 function mergeDefs(...defs) {
   const mergedDescriptors = {};
   for (const def of defs) {
-    const descriptors = Object.getOwnPropertyDescriptors(def);
-    Object.assign(mergedDescriptors, descriptors);
+    const descriptors2 = Object.getOwnPropertyDescriptors(def);
+    Object.assign(mergedDescriptors, descriptors2);
   }
   return Object.defineProperties({}, mergedDescriptors);
 }
@@ -12333,7 +13445,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -12455,7 +13567,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// ../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -12647,7 +13759,7 @@ function prettifyError(error63) {
   return lines.join("\n");
 }
 
-// ../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -12755,18 +13867,18 @@ var validateAsync = async (schema, value, _ctx) => {
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
-  const parse7 = _parse(_Err);
+  const parse8 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse7(schema, value, ctx, finalizeParams(fn, _params));
+    return parse8(schema, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var encode = /* @__PURE__ */ _encode($ZodRealError);
 var _decode = (_Err) => {
-  const parse7 = _parse(_Err);
+  const parse8 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
-    return parse7(schema, value, _ctx, finalizeParams(fn, _params));
+    return parse8(schema, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
@@ -12807,7 +13919,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -12979,7 +14091,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a3;
   inst._zod ?? (inst._zod = {});
@@ -13455,7 +14567,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -13496,14 +14608,14 @@ ${content3.join("\n")}
   }
 };
 
-// ../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a3;
   inst ?? (inst = {});
@@ -14261,7 +15373,7 @@ function capSize(inst, size) {
   if (!caps.length)
     return;
   const cap = Math.min(...caps.map((c) => c[0]));
-  const parse7 = inst._zod.parse;
+  const parse8 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n = size(payload.value);
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
@@ -14275,7 +15387,7 @@ function capSize(inst, size) {
         }
       }
     }
-    return parse7(payload, ctx);
+    return parse8(payload, ctx);
   };
 }
 var arraySize = (input2) => Array.isArray(input2) ? input2.length : -1;
@@ -15945,7 +17057,7 @@ function handleRefineResult(result, payload, input2, inst) {
   }
 }
 
-// ../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -16222,7 +17334,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -16290,7 +17402,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -16402,7 +17514,7 @@ function ar_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -16513,7 +17625,7 @@ function az_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -16682,7 +17794,7 @@ function be_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -16808,7 +17920,7 @@ function bg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -16922,7 +18034,7 @@ function bn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -17036,7 +18148,7 @@ function ca_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -17169,7 +18281,7 @@ function ckb_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -17286,7 +18398,7 @@ function cs_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -17407,7 +18519,7 @@ function da_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -17521,7 +18633,7 @@ function de_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -17634,7 +18746,7 @@ function el_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -17759,7 +18871,7 @@ function en_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -17874,7 +18986,7 @@ function eo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -18011,7 +19123,7 @@ function es_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -18131,7 +19243,7 @@ function fa_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -18249,7 +19361,7 @@ function fi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -18379,7 +19491,7 @@ function fr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -18492,7 +19604,7 @@ function fr_CA_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -18606,7 +19718,7 @@ function gu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -18808,7 +19920,7 @@ function he_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -18920,7 +20032,7 @@ function hi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -19047,7 +20159,7 @@ function hr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -19161,7 +20273,7 @@ function hu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -19320,7 +20432,7 @@ function hy_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -19432,7 +20544,7 @@ function id_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -19547,7 +20659,7 @@ function is_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -19661,7 +20773,7 @@ function it_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -19774,7 +20886,7 @@ function ja_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -19892,7 +21004,7 @@ function ka_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -20008,12 +21120,12 @@ function km_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -20129,7 +21241,7 @@ function kn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -20246,7 +21358,7 @@ function ko_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text4) => {
   return text4.charAt(0).toUpperCase() + text4.slice(1);
 };
@@ -20454,7 +21566,7 @@ function lt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -20569,7 +21681,7 @@ function mk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -20682,7 +21794,7 @@ function ms_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -20794,7 +21906,7 @@ function ne_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -20910,7 +22022,7 @@ function nl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -21024,7 +22136,7 @@ function nn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -21138,7 +22250,7 @@ function no_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -21253,7 +22365,7 @@ function ota_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -21373,7 +22485,7 @@ function ps_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -21488,7 +22600,7 @@ function pl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -21632,7 +22744,7 @@ function pt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -21777,7 +22889,7 @@ function pt_BR_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -21900,7 +23012,7 @@ function ro_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -22069,7 +23181,7 @@ function ru_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -22186,7 +23298,7 @@ function sk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -22301,7 +23413,7 @@ function sl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -22417,7 +23529,7 @@ function sv_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -22533,7 +23645,7 @@ function ta_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -22650,7 +23762,7 @@ function tg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -22766,7 +23878,7 @@ function th_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -22874,7 +23986,7 @@ function tk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -22985,7 +24097,7 @@ function tr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -23099,12 +24211,12 @@ function uk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -23220,7 +24332,7 @@ function ur_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -23334,7 +24446,7 @@ function uz_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -23448,7 +24560,7 @@ function vi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -23563,7 +24675,7 @@ function zh_CN_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -23676,7 +24788,7 @@ function zh_TW_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -23789,7 +24901,7 @@ function yo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -23839,7 +24951,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -25449,7 +26561,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -26508,7 +27620,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -27038,7 +28150,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -27102,8 +28214,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list3 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list3)
+  const list4 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list4)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -27786,7 +28898,7 @@ function toJSONSchema(input2, params) {
   return finalize(ctx, input2);
 }
 
-// ../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -27864,10 +28976,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -28048,7 +29160,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -28083,7 +29195,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -28129,7 +29241,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse2 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -28143,7 +29255,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config(en_default());
@@ -29608,7 +30720,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -29634,7 +30746,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -29659,7 +30771,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -30392,7 +31504,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
@@ -30547,7 +31659,7 @@ function visit(schema, fnOrHandlers) {
   return run(schema);
 }
 
-// ../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -30559,7 +31671,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -30589,7 +31701,7 @@ function output(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -30658,7 +31770,7 @@ var AlertsSchema = external_exports.strictObject({
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
 );
 
-// ../main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -32107,7 +33219,7 @@ var Matcher = class Matcher2 {
   * @private
   */
   appendReplacementInternalJs(replacement) {
-    const isDigit = (c) => c >= 48 && c <= 57;
+    const isDigit2 = (c) => c >= 48 && c <= 57;
     const groupCount = this.patternGroupCount;
     let res = "";
     let i = 0;
@@ -32129,11 +33241,11 @@ var Matcher = class Matcher2 {
       } else if (c === Codepoint.CODES["'"]) {
         res += this.substring(this.end(0), this.matcherInputLength);
         i += 2;
-      } else if (isDigit(c)) {
+      } else if (isDigit2(c)) {
         let digits = 1;
         let index2 = c - 48;
         const c2 = replacement.charCodeAt(i + 2);
-        if (isDigit(c2) && index2 * 10 + c2 - 48 <= groupCount) {
+        if (isDigit2(c2) && index2 * 10 + c2 - 48 <= groupCount) {
           digits = 2;
           index2 = index2 * 10 + c2 - 48;
         }
@@ -37381,63 +38493,10 @@ function explain(source, detail) {
   };
 }
 
-// src/core/gates/supply-chain-gate.ts
-var DEFAULT_REGISTRIES = [
-  // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
-  "registry.npmjs.org",
-  "registry.yarnpkg.com",
-  // PyPI: the index and the files it links to
-  "pypi.org",
-  "files.pythonhosted.org",
-  // crates.io: the sparse index and the download host
-  "index.crates.io",
-  "static.crates.io",
-  "crates.io"
-];
-var CRATES_IO_SOURCES = /* @__PURE__ */ new Set([
-  "registry+https://github.com/rust-lang/crates.io-index",
-  "sparse+https://index.crates.io/"
-]);
-var INSTALL_SCRIPTS = [
-  "preinstall",
-  "install",
-  "postinstall",
-  "prepublish",
-  "preprepare",
-  "prepare",
-  "postprepare",
-  "dependencies",
-  "prepack",
-  "postpack",
-  "pnpm:devPreinstall"
-];
-var SETTINGS_FILES = [
-  /(?:^|\/)\.npmrc$/,
-  /(?:^|\/)\.yarnrc(?:\.yml|\.yaml)?$/,
-  /(?:^|\/)\.pnpmfile\.c?js$/,
-  /(?:^|\/)\.pnpmfile\.mjs$/,
-  /(?:^|\/)pnpm-workspace\.ya?ml$/,
-  /(?:^|\/)\.yarn\/(?:releases|plugins)\//,
-  /(?:^|\/)pip\.(?:conf|ini)$/,
-  /(?:^|\/)uv\.toml$/,
-  /(?:^|\/)poetry\.toml$/,
-  /(?:^|\/)\.cargo\/config(?:\.toml)?$/
-];
-function lockKind(path2) {
-  const base = path2.slice(path2.lastIndexOf("/") + 1);
-  if (base === "package-lock.json" || base === "npm-shrinkwrap.json") return "npm-lock";
-  if (base === "yarn.lock") return "yarn-lock";
-  if (base === "pnpm-lock.yaml") return "pnpm-lock";
-  if (base === "Cargo.lock") return "cargo-lock";
-  if (base === "poetry.lock" || base === "Pipfile.lock" || base === "uv.lock" || base === "pdm.lock")
-    return "python-lock";
-  if (/^(?:requirements|constraints)[\w.-]*\.(?:txt|in)$/i.test(base) || /(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/i.test(path2))
-    return "requirements";
-  if (base === "Pipfile") return "pipfile";
-  if (base === "pyproject.toml") return "pyproject";
-  if (base === "go.mod" || base === "go.work") return "go-mod";
-  if (base === "Cargo.toml") return "cargo-toml";
-  return null;
+// src/core/gates/source-allowance.ts
+function shorten(text4, max = 60) {
+  const clean = text4.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").replace(/:\/\/[^/@\s]{1,500}@/g, "://***@").trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
 function addedLines(patch) {
   const out = [];
@@ -37456,50 +38515,999 @@ function addedLines(patch) {
   }
   return out;
 }
-function shorten(text4, max = 60) {
-  const clean = text4.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").replace(/:\/\/[^/@\s]+@/g, "://***@").trim();
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function urlHost(text4) {
-  try {
-    const url2 = new URL(text4);
-    if (!url2.host) return null;
-    return { scheme: url2.protocol.replace(/:$/, "").toLowerCase(), host: url2.host.toLowerCase() };
-  } catch {
-    return null;
-  }
-}
-function fromRegistry(text4, registries) {
-  const parsed = urlHost(text4);
-  return !!parsed && parsed.scheme === "https" && registries.has(parsed.host);
-}
 var URL_IN_TEXT = /[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'`<>()[\]{},]{1,2000}/gi;
 function urlsIn(text4) {
   return Array.from(text4.matchAll(URL_IN_TEXT), (m) => m[0]);
 }
-function jsonPairs(text4) {
-  const out = [];
-  const token = /"(?:[^"\\\n]|\\.){0,4000}"/g;
-  const found = Array.from(text4.matchAll(token));
-  for (let i = 0; i < found.length; i++) {
-    const raw = found[i];
-    const after = text4.slice(raw.index + raw[0].length);
-    const decoded = decodeJsonString(raw[0]);
-    if (decoded === null) continue;
-    if (/^\s*:/.test(after)) {
-      const next = found[i + 1];
-      const between = next ? text4.slice(raw.index + raw[0].length, next.index) : "";
-      if (next && /^\s*:\s*$/.test(between)) {
-        const value = decodeJsonString(next[0]);
-        if (value !== null) out.push({ key: decoded, value });
-        i++;
-      }
-      continue;
-    }
-    out.push({ key: null, value: decoded });
+function urlRefusal(text4, registries) {
+  try {
+    const url2 = new URL(text4.trim());
+    if (url2.protocol !== "https:") return shorten(text4);
+    if (!url2.host || !registries.has(url2.host.toLowerCase())) return shorten(text4);
+    return null;
+  } catch {
+    return shorten(text4);
   }
+}
+function strayUrl(text4, registries, except) {
+  for (const url2 of urlsIn(text4)) {
+    if (except?.(url2)) continue;
+    const why = urlRefusal(url2, registries);
+    if (why) return why;
+  }
+  return null;
+}
+function folderOf(path2) {
+  const slash = path2.lastIndexOf("/");
+  return slash < 0 ? "" : path2.slice(0, slash);
+}
+function pathRefusal(path2, folder) {
+  const p = path2.trim();
+  if (p === "") return "an empty path";
+  if (/^(?:[/\\~]|[a-z]:)/i.test(p) || p.includes("\0")) return shorten(p);
+  const depth = folder === "" ? [] : folder.split("/");
+  for (const part of p.split(/[/\\]/)) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (depth.length === 0) return shorten(p);
+      depth.pop();
+    } else depth.push(part);
+  }
+  return null;
+}
+function joinPath(folder, relative) {
+  const parts = folder === "" ? [] : folder.split("/");
+  for (const part of relative.split(/[/\\]/)) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return parts.join("/");
+}
+function isVersionRange(spec) {
+  const s = spec.trim();
+  return /^[\w.*^~<>=| +-]{0,500}$/.test(s) && !/^(?:\.|~\/)/.test(s);
+}
+function npmSpecRefusal(spec, folder, registries, depth = 0) {
+  const s = spec.trim();
+  if (depth > 3) return shorten(s);
+  if (s === "" || isVersionRange(s)) return null;
+  const protocol = /^([a-z][a-z0-9+.-]{0,30}):/i.exec(s)?.[1]?.toLowerCase();
+  if (protocol === "npm") {
+    const rest = s.slice(4);
+    const at2 = rest.indexOf("@", 1);
+    if (/^[a-z][a-z0-9+.-]{0,30}:/i.test(rest)) return npmSpecRefusal(rest, folder, registries, depth + 1);
+    if (at2 < 0)
+      return isVersionRange(rest) || /^@[\w.~-]{1,214}\/[\w.~-]{1,214}$/.test(rest) ? null : shorten(s);
+    return isVersionRange(rest.slice(at2 + 1)) ? null : shorten(s);
+  }
+  if (protocol === "catalog") return null;
+  if (protocol === "workspace") {
+    const rest = s.slice(10);
+    if (rest === "" || isVersionRange(rest)) return null;
+    if (/^(?:@[\w.~-]{1,214}\/)?[\w.~-]{1,214}@/.test(rest)) return null;
+    return pathRefusal(rest, folder) && shorten(s);
+  }
+  if (protocol === "file" || protocol === "link" || protocol === "portal") {
+    const rest = s.slice(protocol.length + 1).replace(/::locator=.*$/, "");
+    return pathRefusal(rest.replace(/^\/\/(?=\.)/, ""), folder) && shorten(s);
+  }
+  if (protocol === "patch") return yarnPatchRefusal(s, folder, registries, depth);
+  if (protocol === "https") return urlRefusal(s, registries);
+  if (protocol) return shorten(s);
+  if (s.startsWith("./") || s.startsWith("../") || s === "." || s === "..") return pathRefusal(s, folder);
+  return shorten(s);
+}
+function yarnPatchRefusal(spec, folder, registries, depth) {
+  const body = spec.slice(6).replace(/::.*$/, "");
+  const hash2 = body.indexOf("#");
+  const descriptor = decodeSafely(hash2 < 0 ? body : body.slice(0, hash2));
+  const at2 = descriptor.indexOf("@", 1);
+  if (at2 < 0) return shorten(spec);
+  const inner = npmSpecRefusal(descriptor.slice(at2 + 1), folder, registries, depth + 1);
+  if (inner) return inner;
+  if (hash2 < 0) return null;
+  for (const file2 of decodeSafely(body.slice(hash2 + 1)).split("&")) {
+    if (/^(?:optional!|~)?builtin<[\w/-]{1,100}>$/.test(file2)) continue;
+    const path2 = file2.replace(/^optional!/, "");
+    const why = path2.startsWith("~/") ? pathRefusal(path2.slice(2), "") : pathRefusal(path2, folder);
+    if (why) return why;
+  }
+  return null;
+}
+function decodeSafely(text4) {
+  try {
+    return decodeURIComponent(text4);
+  } catch {
+    return text4;
+  }
+}
+var PEP508_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,200})/;
+function pep508Refusal(requirement, registries) {
+  const semi = requirement.indexOf(";");
+  const head = (semi < 0 ? requirement : requirement.slice(0, semi)).trim();
+  const name = PEP508_NAME.exec(head);
+  if (!name) return shorten(requirement);
+  let rest = head.slice(name[0].length).trimStart();
+  if (rest.startsWith("[")) {
+    const close = rest.indexOf("]");
+    if (close < 0) return shorten(requirement);
+    rest = rest.slice(close + 1).trimStart();
+  }
+  if (rest.startsWith("@")) return urlRefusal(rest.slice(1).trim(), registries);
+  if (/\s-/.test(rest)) return shorten(requirement);
+  return /^[\s<>=!~,.*()A-Za-z0-9+_-]{0,500}$/.test(rest) ? null : shorten(requirement);
+}
+
+// node_modules/smol-toml/dist/error.js
+function getLineColFromPtr(string6, ptr) {
+  let lines = string6.slice(0, ptr).split(/\r?\n/);
+  return [lines.length, lines.pop().length + 1];
+}
+function makeCodeBlock(string6, line, column) {
+  let lines = string6.split(/\r?\n/);
+  let codeblock = "";
+  let numberLen = (Math.log10(line + 1) | 0) + 1;
+  for (let i = line - 1; i <= line + 1; i++) {
+    let l = lines[i - 1];
+    if (!l)
+      continue;
+    codeblock += i.toString().padEnd(numberLen, " ");
+    codeblock += ":  ";
+    codeblock += l;
+    codeblock += "\n";
+    if (i === line) {
+      codeblock += " ".repeat(numberLen + column + 2);
+      codeblock += "^\n";
+    }
+  }
+  return codeblock;
+}
+var TomlError = class _TomlError extends Error {
+  line;
+  column;
+  codeblock;
+  constructor(message, options) {
+    const [line, column] = getLineColFromPtr(options.toml, options.ptr);
+    const codeblock = makeCodeBlock(options.toml, line, column);
+    super(`Invalid TOML document: ${message}
+
+${codeblock}`, options);
+    this.line = line;
+    this.column = column;
+    this.codeblock = codeblock;
+  }
+  /** @internal */
+  static x(message, ctx, ptr) {
+    throw new _TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
+  }
+};
+
+// node_modules/smol-toml/dist/primitive.js
+function parseString(ctx) {
+  let startPtr = ctx.p;
+  let c = ctx.s.charCodeAt(ctx.p++);
+  let first = c;
+  let isLiteral = c === 39;
+  let isMultiline = c === ctx.s.charCodeAt(ctx.p) && c === ctx.s.charCodeAt(ctx.p + 1);
+  if (isMultiline) {
+    if ((c = ctx.s.charCodeAt(ctx.p += 2)) === 10)
+      ctx.p++;
+    else if (c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)
+      ctx.p += 2;
+  }
+  let parsed = "";
+  let sliceStart = ctx.p;
+  let state = 0;
+  for (; ctx.p < ctx.s.length; ctx.p++) {
+    c = ctx.s.charCodeAt(ctx.p);
+    if (isMultiline && (c === 10 || c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)) {
+      state = state && 3;
+    } else if (c < 32 && c !== 9 || c === 127) {
+      TomlError.x("control characters are not allowed in strings", ctx);
+    } else if ((!state || state === 3) && c === first && (!isMultiline || ctx.s.charCodeAt(ctx.p + 1) === first && ctx.s.charCodeAt(ctx.p + 2) === first)) {
+      if (isMultiline) {
+        if (ctx.s.charCodeAt(ctx.p + 3) === first)
+          ctx.p++;
+        if (ctx.s.charCodeAt(ctx.p + 3) === first)
+          ctx.p++;
+      }
+      if (!state) {
+        let s = ctx.s.slice(sliceStart, ctx.p);
+        parsed = parsed ? parsed + s : s;
+      }
+      ctx.p += isMultiline ? 3 : 1;
+      return parsed;
+    } else if (!state) {
+      if (!isLiteral && c === 92) {
+        parsed += ctx.s.slice(sliceStart, sliceStart = ctx.p);
+        state = 1;
+      }
+    } else if (state === 1) {
+      if (c === 120 || c === 117 || c === 85) {
+        let errPtr = ctx.p++ - 1;
+        let value = 0;
+        let len = c === 120 ? 2 : c === 117 ? 4 : 8;
+        for (let j2 = 0; j2 < len; j2++, ctx.p++) {
+          let hex3 = ctx.s.charCodeAt(ctx.p);
+          let digit = (
+            /* 0-9 */
+            hex3 >= 48 && hex3 <= 57 ? hex3 - 48 : (
+              /* A-F */
+              hex3 >= 65 && hex3 <= 70 ? hex3 - 65 + 10 : (
+                /* a-f */
+                hex3 >= 97 && hex3 <= 102 ? hex3 - 97 + 10 : -1
+              )
+            )
+          );
+          if (digit < 0)
+            TomlError.x("invalid non-hex character in unicode escape", ctx);
+          value = value << 4 | digit;
+        }
+        if (value < 0 || value > 1114111 || value >= 55296 && value <= 57343) {
+          TomlError.x("invalid unicode escape", ctx, errPtr);
+        }
+        parsed += String.fromCodePoint(value);
+        sliceStart = ctx.p--;
+        state = 0;
+      } else if (isMultiline && (c === 32 || c === 9)) {
+        state = 2;
+      } else {
+        if (c === 98)
+          parsed += "\b";
+        else if (c === 116)
+          parsed += "	";
+        else if (c === 110)
+          parsed += "\n";
+        else if (c === 102)
+          parsed += "\f";
+        else if (c === 114)
+          parsed += "\r";
+        else if (c === 101)
+          parsed += "\x1B";
+        else if (c === 34)
+          parsed += '"';
+        else if (c === 92)
+          parsed += "\\";
+        else
+          TomlError.x("unrecognised escape sequence", ctx);
+        sliceStart = ctx.p + 1;
+        state = 0;
+      }
+    } else if (c !== 32 && c !== 9) {
+      if (state === 2)
+        TomlError.x("invalid escape: only line-ending whitespace may be escaped", ctx, sliceStart);
+      state = !isLiteral && c === 92 ? 1 : 0;
+      sliceStart = ctx.p;
+    }
+  }
+  TomlError.x("unfinished string", ctx, startPtr);
+}
+
+// node_modules/smol-toml/dist/date.js
+var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
+var TomlDate = class _TomlDate extends Date {
+  #hasDate = false;
+  #hasTime = false;
+  #offset = null;
+  constructor(date5, fasttype, unsafeDelim) {
+    let hasDate = true;
+    let hasTime = true;
+    let offset = "Z";
+    let c;
+    if (typeof date5 === "string") {
+      if (fasttype)
+        prep: {
+          if (fasttype < 3) {
+            if (+date5.slice(11, 13) > 23) {
+              date5 = "";
+              break prep;
+            }
+            if (fasttype === 2) {
+              offset = null;
+              date5 += "Z";
+            } else if ((c = date5.charCodeAt(date5.length - 1)) !== 90 && c !== 122) {
+              offset = date5.slice(date5.length - 6);
+            }
+            if (unsafeDelim)
+              date5 = date5.slice(0, 10) + "T" + date5.slice(11);
+          } else if (fasttype === 4) {
+            date5 = +date5.slice(0, 2) > 23 ? "" : `0000-01-01T${date5}Z`;
+          }
+          hasDate = fasttype !== 4;
+          hasTime = fasttype !== 3;
+        }
+      else {
+        let match = date5.match(DATE_TIME_RE);
+        if (match) {
+          if (!match[1]) {
+            hasDate = false;
+            date5 = `0000-01-01T${date5}`;
+          }
+          hasTime = !!match[2];
+          hasTime && date5[10] === " " && (date5 = date5.replace(" ", "T"));
+          if (match[2] && +match[2] > 23) {
+            date5 = "";
+          } else {
+            offset = match[3] || null;
+            if (!offset && hasTime)
+              date5 += "Z";
+          }
+        } else {
+          date5 = "";
+        }
+      }
+    }
+    super(date5);
+    if (!isNaN(this.getTime())) {
+      this.#hasDate = hasDate;
+      this.#hasTime = hasTime;
+      this.#offset = offset;
+    }
+  }
+  isDateTime() {
+    return this.#hasDate && this.#hasTime;
+  }
+  isLocal() {
+    return !this.#hasDate || !this.#hasTime || !this.#offset;
+  }
+  isDate() {
+    return this.#hasDate && !this.#hasTime;
+  }
+  isTime() {
+    return this.#hasTime && !this.#hasDate;
+  }
+  isValid() {
+    return this.#hasDate || this.#hasTime;
+  }
+  toISOString() {
+    let iso2 = super.toISOString();
+    if (this.isDate())
+      return iso2.slice(0, 10);
+    if (this.isTime())
+      return iso2.slice(11, 23);
+    if (this.#offset === null)
+      return iso2.slice(0, -1);
+    if (this.#offset === "Z" || this.#offset === "z")
+      return iso2;
+    let offset = +this.#offset.slice(1, 3) * 60 + +this.#offset.slice(4, 6);
+    offset = this.#offset[0] === "-" ? offset : -offset;
+    let offsetDate = new Date(this.getTime() - offset * 6e4);
+    return offsetDate.toISOString().slice(0, -1) + this.#offset;
+  }
+  static wrapAsOffsetDateTime(jsDate, offset = "Z") {
+    let date5 = new _TomlDate(jsDate);
+    date5.#offset = offset;
+    return date5;
+  }
+  static wrapAsLocalDateTime(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#offset = null;
+    return date5;
+  }
+  static wrapAsLocalDate(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#hasTime = false;
+    date5.#offset = null;
+    return date5;
+  }
+  static wrapAsLocalTime(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#hasDate = false;
+    date5.#offset = null;
+    return date5;
+  }
+};
+
+// node_modules/smol-toml/dist/extract.js
+function isDigit(char, base = 10) {
+  return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
+}
+function isEndOfValue(char, delim) {
+  return char === 32 || char === 9 || char === 10 || char === 13 || // Structure end or next value delimiter
+  delim && (char === delim || char === 44) || // Comment
+  char === 35;
+}
+function extractValue(ctx, end) {
+  let errPtr = ctx.p;
+  let c = ctx.s.charCodeAt(ctx.p);
+  if (c === 91 || c === 123) {
+    ctx.d-- || TomlError.x("document contains excessively nested structures. aborting.", ctx);
+    let value = c === 91 ? parseArray(ctx) : parseInlineTable(ctx);
+    ctx.d++;
+    return value;
+  }
+  if (c === 34 || c === 39) {
+    return parseString(ctx);
+  }
+  if (c === 116) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 114 || ctx.s.charCodeAt(++ctx.p) !== 117 || ctx.s.charCodeAt(++ctx.p) !== 101)
+      TomlError.x("invalid value", ctx, errPtr);
+    return ctx.p++, true;
+  }
+  if (c === 102) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 97 || ctx.s.charCodeAt(++ctx.p) !== 108 || ctx.s.charCodeAt(++ctx.p) !== 115 || ctx.s.charCodeAt(++ctx.p) !== 101)
+      TomlError.x("invalid value", ctx, errPtr);
+    return ctx.p++, false;
+  }
+  if (c === 43 || c === 45) {
+    return parseNumber(ctx, ctx.p, ctx.s.charCodeAt(++ctx.p), 44 - c, end);
+  }
+  if (ctx.s.charCodeAt(ctx.p + 4) === 45 && ctx.s.charCodeAt(ctx.p + 7) === 45) {
+    return parseDate(ctx, c, end);
+  }
+  if (ctx.s.charCodeAt(ctx.p + 2) === 58) {
+    return parseTime(ctx, c, end);
+  }
+  return parseNumber(ctx, ctx.p, c, 0, end);
+}
+function parseNumber(ctx, startPtr, startChr, sign, endChr) {
+  let c = startChr;
+  let state = 0;
+  let hasUnderscores = false;
+  if (c === 105) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 110 || ctx.s.charCodeAt(++ctx.p) !== 102)
+      TomlError.x("invalid value", ctx, startPtr);
+    return ctx.p++, (sign || 1) / 0;
+  }
+  if (c === 110) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 97 || ctx.s.charCodeAt(++ctx.p) !== 110)
+      TomlError.x("invalid value", ctx, startPtr);
+    return ctx.p++, NaN;
+  }
+  if (c === 48) {
+    if (++ctx.p >= ctx.s.length || isEndOfValue(c = ctx.s.charCodeAt(ctx.p), endChr))
+      return ctx.bi === true ? 0n : 0;
+    if (!sign) {
+      if (c === 120)
+        return parseIntegerBaseN(ctx, startPtr, 16, endChr);
+      else if (c === 98)
+        return parseIntegerBaseN(ctx, startPtr, 2, endChr);
+      else if (c === 111)
+        return parseIntegerBaseN(ctx, startPtr, 8, endChr);
+    }
+    if (c === 46)
+      state = 2;
+    else if (c === 101 || c === 69)
+      state = 4;
+    else
+      TomlError.x("illegal leading zero", ctx, startPtr);
+  } else if (!isDigit(c))
+    TomlError.x("invalid value", ctx, startPtr);
+  while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
+    if (!state)
+      state = 1;
+    if (c === 95) {
+      if (!(state & 1))
+        TomlError.x("illegal underscore", ctx);
+      state += 11;
+      hasUnderscores = true;
+    } else if (state === 1 && c === 46)
+      state = 2;
+    else if ((state === 1 || state === 3) && (c === 101 || c === 69))
+      state = 4;
+    else if (state === 4 && (c === 43 || c === 45)) {
+      state = 6;
+    } else if (!isDigit(c))
+      TomlError.x(`illegal character in numeric literal`, ctx);
+    else if (state > 9)
+      state -= 11;
+    else if (!(state & 1))
+      state++;
+  }
+  if (!state) {
+    let val = (startChr - 48) * (sign || 1);
+    return ctx.bi === true ? BigInt(val) : val;
+  }
+  if (!(state & 1))
+    TomlError.x("unfinished numeric value", ctx, startPtr);
+  let str = ctx.s.slice(startPtr, ctx.p);
+  if (hasUnderscores)
+    str = str.replaceAll("_", "");
+  return state > 1 ? parseFloat(str) : parseInteger(ctx, str, 10, startPtr);
+}
+function parseIntegerBaseN(ctx, startPtr, base, endChr) {
+  let c, underscore = 1;
+  while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
+    if (c === 95) {
+      if (underscore & 1)
+        TomlError.x("illegal underscore", ctx);
+      underscore = 3;
+    } else if (!isDigit(c, base))
+      TomlError.x(`illegal character in numeric literal`, ctx);
+    else if (underscore & 1)
+      underscore--;
+  }
+  if (underscore & 1)
+    TomlError.x("unfinished numeric value", ctx);
+  let str = ctx.s.slice(startPtr + 2, ctx.p);
+  if (underscore)
+    str = str.replaceAll("_", "");
+  return parseInteger(ctx, str, base, startPtr);
+}
+function parseInteger(ctx, str, base, startPtr) {
+  if (ctx.bi !== true)
+    int: {
+      let val = parseInt(str, base);
+      if (!Number.isSafeInteger(val)) {
+        if (ctx.bi)
+          break int;
+        TomlError.x("integer value cannot be represented losslessly", ctx, startPtr);
+      }
+      return val;
+    }
+  return base === 10 ? BigInt(str) : BigInt((base === 2 ? "0b" : base === 8 ? "0o" : "0x") + str);
+}
+function parseDate(ctx, c, endChr) {
+  let startPtr = ctx.p++, unsafeSeparator;
+  if (!isDigit(c) || !isDigit(ctx.s.charCodeAt(ctx.p++)) || !isDigit(ctx.s.charCodeAt(ctx.p++)) || !isDigit(ctx.s.charCodeAt(ctx.p++))) {
+    return parseNumber(ctx, ctx.p = startPtr, c, 0, endChr);
+  }
+  ctx.p += 5;
+  if (!isDigit(ctx.s.charCodeAt(ctx.p++)))
+    TomlError.x("invalid date-time: date part is malformed", ctx, startPtr);
+  if (ctx.p >= ctx.s.length || ((c = ctx.s.charCodeAt(ctx.p)) !== 32 || (unsafeSeparator = true, !isDigit(ctx.s.charCodeAt(ctx.p + 1)))) && c !== 84 && c !== 116) {
+    let t2 = ctx.s.slice(startPtr, ctx.p);
+    return readDate(ctx, t2, 3, false, startPtr);
+  }
+  if (ctx.s.charCodeAt(ctx.p += 3) !== 58)
+    TomlError.x("invalid date-time: time part is malformed", ctx, startPtr);
+  if (ctx.s.charCodeAt(ctx.p += 3) === 58)
+    ctx.p += 3;
+  if (ctx.s.charCodeAt(ctx.p) === 46)
+    while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+      ;
+  if (c = ctx.s.charCodeAt(ctx.p)) {
+    if (c === 90 || c === 122) {
+      let t2 = ctx.s.slice(startPtr, ++ctx.p);
+      return readDate(ctx, t2, 1, unsafeSeparator, startPtr, "[+00:00]");
+    }
+    if (c === 43 || c === 45) {
+      let t2 = ctx.s.slice(startPtr, ctx.p += 6);
+      return readDate(ctx, t2, 1, unsafeSeparator, startPtr, !ctx.ld && "[" + ctx.s.slice(ctx.p - 6, ctx.p) + "]");
+    }
+  }
+  let t = ctx.s.slice(startPtr, ctx.p);
+  return readDate(ctx, t, 2, unsafeSeparator, startPtr);
+}
+function parseTime(ctx, c, endChr) {
+  let start = ctx.p;
+  if (!isDigit(c) || !isDigit(ctx.s.charCodeAt(++ctx.p))) {
+    return parseNumber(ctx, --ctx.p, c, 0, endChr);
+  }
+  if (ctx.s.charCodeAt(ctx.p += 4) === 58)
+    ctx.p += 3;
+  if (ctx.s.charCodeAt(ctx.p) === 46)
+    while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+      ;
+  let t = ctx.s.slice(start, ctx.p);
+  return readDate(ctx, t, 4, false, start);
+}
+function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
+  if (ctx.ld) {
+    let date5 = new TomlDate(str, type, unsafeDelim);
+    if (!date5.isValid())
+      TomlError.x("invalid date", ctx, errPtr);
+    return date5;
+  }
+  try {
+    if (temporalSuffix)
+      str += temporalSuffix;
+    switch (type) {
+      case 1:
+        return Temporal.ZonedDateTime.from(str);
+      case 2:
+        return Temporal.PlainDateTime.from(str);
+      case 3:
+        return Temporal.PlainDate.from(str);
+      case 4:
+        return Temporal.PlainTime.from(str);
+    }
+  } catch (e) {
+    TomlError.x(e instanceof Error ? e.message : "" + e, ctx, errPtr);
+  }
+}
+
+// node_modules/smol-toml/dist/util.js
+function skipComment(ctx) {
+  for (; ctx.p < ctx.s.length; ctx.p++) {
+    let c = ctx.s.charCodeAt(ctx.p);
+    if (c === 10)
+      break;
+    if (c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10) {
+      ctx.p++;
+      break;
+    }
+    if (c < 32 && c !== 9 || c === 127) {
+      TomlError.x("control characters are not allowed in comments", ctx);
+    }
+  }
+}
+function skipVoid(ctx, banNewLines, banComments) {
+  let c;
+  while (ctx.p < ctx.s.length) {
+    while (ctx.p < ctx.s.length && ((c = ctx.s.charCodeAt(ctx.p)) === 32 || c === 9 || !banNewLines && (c === 10 || c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)))
+      ctx.p++;
+    if (banComments || c !== 35)
+      break;
+    skipComment(ctx);
+  }
+}
+
+// node_modules/smol-toml/dist/struct.js
+function parseKey(ctx, end = 61) {
+  let startPtr;
+  let state = 0;
+  let parsed = [];
+  let sliceStart;
+  let c = ctx.s.charCodeAt(startPtr = ctx.p);
+  do {
+    if (c === end) {
+      if (!state)
+        TomlError.x("unexpected end of key", ctx);
+      if (state === 1)
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+      return ctx.p++, parsed;
+    } else if (c === 46) {
+      if (!state)
+        TomlError.x("illegal empty bare key", ctx);
+      if (state === 1)
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+      state = 0;
+    } else if (!state && (c === 34 || c === 39)) {
+      if (c === ctx.s.charCodeAt(ctx.p + 1) && c === ctx.s.charCodeAt(ctx.p + 2))
+        TomlError.x("illegal quoted key: multiline strings are not allowed", ctx);
+      parsed.push(parseString(ctx));
+      state = 2;
+      ctx.p--;
+    } else if (c === 32 || c === 9) {
+      if (state === 1) {
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+        state = 2;
+      }
+    } else if (state === 2 || c < 48 && c !== 45 || c > 57 && c < 65 || c > 90 && c < 97 && c !== 95 || c > 122) {
+      TomlError.x("illegal character in key", ctx);
+    } else if (!state) {
+      state = 1;
+      sliceStart = ctx.p;
+    }
+  } while (c = ctx.s.charCodeAt(++ctx.p));
+  TomlError.x("incomplete key-value: cannot find end of key", ctx, startPtr);
+}
+function parseInlineTable(ctx) {
+  let startPtr = ctx.p++;
+  let res = /* @__PURE__ */ Object.create(null);
+  let seen = /* @__PURE__ */ new Set();
+  let c;
+  while (ctx.p < ctx.s.length) {
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p)) === 125) {
+      ctx.p++;
+      return res;
+    }
+    let k2;
+    let t = res;
+    let hasOwn = false;
+    let errPtr = ctx.p;
+    let key = parseKey(ctx);
+    for (let i = 0; i < key.length; i++) {
+      if (i)
+        t = hasOwn ? t[k2] : t[k2] = /* @__PURE__ */ Object.create(null);
+      k2 = key[i];
+      if ((hasOwn = Object.hasOwn(t, k2)) && (typeof t[k2] !== "object" || seen.has(t[k2]))) {
+        TomlError.x("trying to redefine an already defined value", ctx, errPtr);
+      }
+      let unsafe = k2 === "__proto__";
+      if (ctx.uk && (unsafe || k2 === "constructor")) {
+        t = ctx.uk !== 1 && TomlError.x("document contains an unsafe property", ctx, errPtr);
+        break;
+      }
+      if (!hasOwn && unsafe) {
+        Object.defineProperty(t, k2, { enumerable: true, configurable: true, writable: true });
+      }
+    }
+    if (hasOwn) {
+      TomlError.x("trying to redefine an already defined value", ctx, errPtr);
+    }
+    skipVoid(ctx, true, true);
+    let value = extractValue(
+      ctx,
+      125
+      /* } */
+    );
+    if (t && typeof (t[k2] = value) === "object")
+      seen.add(value);
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p++)) === 125) {
+      return res;
+    }
+    if (c !== 44)
+      TomlError.x("expected comma or end of structure", ctx, ctx.p - 1);
+  }
+  TomlError.x("unfinished table", ctx, startPtr);
+}
+function parseArray(ctx) {
+  let startPtr = ctx.p++;
+  let res = [];
+  let c;
+  while (ctx.p < ctx.s.length) {
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p)) === 93) {
+      ctx.p++;
+      return res;
+    }
+    res.push(extractValue(
+      ctx,
+      93
+      /* ] */
+    ));
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p++)) === 93) {
+      return res;
+    }
+    if (c !== 44)
+      TomlError.x("expected comma or end of structure", ctx, ctx.p - 1);
+  }
+  TomlError.x("unfinished array", ctx, startPtr);
+}
+
+// node_modules/smol-toml/dist/parse.js
+function peekTable(ctx, key, table2, meta3, type) {
+  let t = table2;
+  let m = meta3;
+  let k2;
+  let hasOwn = false;
+  let state;
+  for (let i = 0; i < key.length; i++) {
+    if (i) {
+      t = hasOwn ? t[k2] : t[k2] = /* @__PURE__ */ Object.create(null);
+      m = (state = m[k2]).c;
+      if (type === 0 && (state.t === 1 || state.t === 2)) {
+        return null;
+      }
+      if (state.t === 2) {
+        let l = t.length - 1;
+        t = t[l];
+        m = m[l].c;
+      }
+    }
+    k2 = key[i];
+    if ((hasOwn = Object.hasOwn(t, k2)) && m[k2]?.t === 0 && m[k2]?.d) {
+      return null;
+    }
+    if (!hasOwn) {
+      let unsafe = k2 === "__proto__";
+      if (ctx.uk && (unsafe || k2 === "constructor"))
+        return false;
+      if (unsafe) {
+        Object.defineProperty(t, k2, { enumerable: true, configurable: true, writable: true });
+        Object.defineProperty(m, k2, { enumerable: true, configurable: true, writable: true });
+      }
+      m[k2] = {
+        t: i < key.length - 1 && type === 2 ? 3 : type,
+        d: false,
+        i: 0,
+        c: /* @__PURE__ */ Object.create(null)
+      };
+    }
+  }
+  state = m[k2];
+  if (state.t !== type && !(type === 1 && state.t === 3)) {
+    return null;
+  }
+  if (type === 2) {
+    if (!state.d) {
+      state.d = true;
+      t[k2] = [];
+    }
+    t[k2].push(t = /* @__PURE__ */ Object.create(null));
+    state.c[state.i++] = state = { t: 1, d: false, i: 0, c: /* @__PURE__ */ Object.create(null) };
+  }
+  if (state.d) {
+    return null;
+  }
+  state.d = true;
+  if (type === 1) {
+    t = hasOwn ? t[k2] : t[k2] = /* @__PURE__ */ Object.create(null);
+  } else if (type === 0 && hasOwn) {
+    return null;
+  }
+  return [k2, t, state.c];
+}
+function validateTablePeek(ctx, peek, ptr) {
+  if (peek === null || ctx.uk === 2)
+    TomlError.x(peek === null ? "trying to redefine an already defined table or value" : "document contains an unsafe property", ctx, ptr);
+}
+function parse3(toml, options = {}) {
+  let ctx = {
+    s: toml,
+    p: 0,
+    d: options.maxDepth ?? 1e3,
+    bi: options.integersAsBigInt ?? false,
+    ld: options.useLegacyDate ?? true,
+    uk: options.unsafeKeyBehaviour === "throw" ? 2 : options.unsafeKeyBehaviour === "drop" ? 1 : 0
+  };
+  let res = /* @__PURE__ */ Object.create(null);
+  let meta3 = /* @__PURE__ */ Object.create(null);
+  let tmp;
+  let skipping = false;
+  let tbl = res;
+  let m = meta3;
+  if (toml.charCodeAt(0) === 65279)
+    ctx.p++;
+  skipVoid(ctx);
+  while (ctx.p < toml.length) {
+    if (toml.charCodeAt(ctx.p) === 91) {
+      let isTableArray = toml.charCodeAt(++ctx.p) === 91;
+      tmp = ctx.p += +isTableArray;
+      skipping = false;
+      let k2 = parseKey(
+        ctx,
+        93
+        /* ] */
+      );
+      if (isTableArray) {
+        if (toml.charCodeAt(ctx.p) !== 93) {
+          TomlError.x("expected end of table array declaration", ctx);
+        }
+        ctx.p++;
+      }
+      let p = peekTable(
+        ctx,
+        k2,
+        res,
+        meta3,
+        isTableArray ? 2 : 1
+        /* Type.EXPLICIT */
+      );
+      if (!p) {
+        validateTablePeek(ctx, p, tmp);
+        skipping = true;
+      } else {
+        m = p[2];
+        tbl = p[1];
+      }
+    } else {
+      tmp = ctx.p;
+      let k2 = parseKey(ctx);
+      let p = peekTable(
+        ctx,
+        k2,
+        tbl,
+        m,
+        0
+        /* Type.DOTTED */
+      );
+      if (!p && !skipping)
+        validateTablePeek(ctx, p, tmp);
+      skipVoid(ctx, true, true);
+      let v = extractValue(ctx, void 0);
+      if (p && !skipping)
+        p[1][p[0]] = v;
+    }
+    skipVoid(ctx, true);
+    if (ctx.p < toml.length && (tmp = toml.charCodeAt(ctx.p)) !== 10 && (tmp !== 13 || toml.charCodeAt(ctx.p + 1) !== 10)) {
+      TomlError.x("each key-value declaration must be followed by an end-of-line", ctx);
+    }
+    skipVoid(ctx);
+  }
+  return res;
+}
+
+// node_modules/smol-toml/dist/stringify.js
+var HAS_WELLFORMED = !!"".isWellFormed;
+
+// src/core/gates/toml-table.ts
+function isTable(value) {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+function tomlTable(text4) {
+  if (text4 === null) return null;
+  try {
+    return parse3(text4.replace(/^\uFEFF/, ""));
+  } catch {
+    return null;
+  }
+}
+
+// src/core/gates/cargo-manifest-rules.ts
+var DEPENDENCY_TABLES = [
+  "dependencies",
+  "dev-dependencies",
+  "dev_dependencies",
+  "build-dependencies",
+  "build_dependencies"
+];
+function cargoDependencies(root) {
+  const out = /* @__PURE__ */ new Map();
+  const collect = (table2, prefix) => {
+    if (!isTable(table2)) return;
+    for (const [name, spec] of Object.entries(table2)) out.set(`${prefix}.${name}`, spec);
+  };
+  for (const field of DEPENDENCY_TABLES) collect(root[field], field);
+  if (isTable(root.target)) {
+    for (const [cfg, table2] of Object.entries(root.target))
+      if (isTable(table2))
+        for (const field of DEPENDENCY_TABLES) collect(table2[field], `target.${cfg}.${field}`);
+  }
+  if (isTable(root.workspace)) collect(root.workspace.dependencies, "workspace.dependencies");
+  if (isTable(root.patch))
+    for (const [source, table2] of Object.entries(root.patch)) collect(table2, `patch.${source}`);
+  collect(root.replace, "replace");
   return out;
 }
+function cargoSpecRefusal(spec, folder, registries) {
+  if (typeof spec === "string") return null;
+  if (!isTable(spec)) return shorten(JSON.stringify(spec) ?? "?");
+  if (spec.git !== void 0) return `git ${shorten(String(spec.git))}`;
+  if (spec.registry !== void 0) return `registry ${shorten(String(spec.registry))}`;
+  if (spec["registry-index"] !== void 0) {
+    const index2 = String(spec["registry-index"]).replace(/^(?:registry|sparse)\+/, "");
+    const why = urlRefusal(index2, registries);
+    if (why) return why;
+  }
+  if (spec.path !== void 0) return typeof spec.path === "string" ? pathRefusal(spec.path, folder) : "path";
+  return null;
+}
+function cargoManifestRules(path2, before, after, switches, registries, add) {
+  const where = shorten(path2, 80);
+  const now = tomlTable(after);
+  if (!now) {
+    add(`Cargo.toml unreadable: ${where}`);
+    return [];
+  }
+  const old = tomlTable(before) ?? {};
+  if (switches.lifecycleScripts) {
+    const build = (t) => isTable(t.package) ? JSON.stringify(t.package.build) : void 0;
+    if (build(now) !== build(old)) add(`install-time build: ${where} package.build`);
+  }
+  if (switches.lockfileSources) {
+    const previous3 = cargoDependencies(old);
+    const folder = folderOf(path2);
+    for (const [field, spec] of cargoDependencies(now)) {
+      if (JSON.stringify(previous3.get(field)) === JSON.stringify(spec)) continue;
+      const why = cargoSpecRefusal(spec, folder, registries);
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
+    }
+  }
+  const script = isTable(now.package) ? now.package.build : void 0;
+  if (typeof script !== "string" || pathRefusal(script, folderOf(path2))) return [];
+  return [joinPath(folderOf(path2), script)];
+}
+
+// src/core/gates/lockfile-line-sources.ts
+function lockfileFormat(path2) {
+  const base = path2.slice(path2.lastIndexOf("/") + 1);
+  if (base === "package-lock.json" || base === "npm-shrinkwrap.json") return "npm";
+  if (base === "yarn.lock") return "yarn";
+  if (base === "pnpm-lock.yaml") return "pnpm";
+  if (base === "bun.lock") return "bun";
+  if (base === "Cargo.lock") return "cargo";
+  if (base === "poetry.lock" || base === "uv.lock" || base === "pdm.lock" || base === "Pipfile.lock" || base === "Pipfile" || /^pylock\.(?:[\w-]{1,100}\.)?toml$/.test(base))
+    return "python";
+  if (base === "go.mod" || base === "go.work") return "go";
+  return null;
+}
+function lockfileLineRefusal(format, path2, text4, registries) {
+  const folder = folderOf(path2);
+  switch (format) {
+    case "npm":
+      return npmLockLine(text4, folder, registries);
+    case "yarn":
+      return yarnLockLine(text4, folder, registries);
+    case "pnpm":
+      return pnpmLockLine(text4, folder, registries);
+    case "bun":
+      return bunLockLine(text4, folder, registries);
+    case "cargo":
+      return cargoLockLine(text4, registries);
+    case "python":
+      return pythonLockLine(text4, folder, registries);
+    case "go":
+      return goLine(text4, folder);
+  }
+}
+var JSON_STRING = /"(?:[^"\\\n]|\\.){0,4000}"/g;
 function decodeJsonString(raw) {
   try {
     const value = JSON.parse(raw);
@@ -37508,18 +39516,255 @@ function decodeJsonString(raw) {
     return null;
   }
 }
-function isRegistrySpec(spec) {
-  const s = spec.trim();
-  if (/^(?:workspace|catalog):/i.test(s)) return true;
-  if (/^npm:/i.test(s)) return isRegistrySpec(s.replace(/^npm:(?:@[^/@\s]+\/)?[^@\s]+@?/i, ""));
-  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) return false;
-  if (/[/\\]/.test(s) || /^[.~]/.test(s)) return false;
-  return true;
+function jsonLine(text4) {
+  const found = Array.from(text4.matchAll(JSON_STRING));
+  let rest = "";
+  let from = 0;
+  for (const m of found) {
+    rest += text4.slice(from, m.index);
+    from = m.index + m[0].length;
+  }
+  rest += text4.slice(from);
+  if (!/^[\s{}[\]:,0-9eE.+-]{0,4000}$/.test(rest.replace(/\b(?:true|false|null)\b/g, ""))) return null;
+  const strings = [];
+  for (const m of found) {
+    const decoded = decodeJsonString(m[0]);
+    if (decoded === null) return null;
+    strings.push(decoded);
+  }
+  const pairs = [];
+  for (let i = 0; i < found.length; i++) {
+    const m = found[i];
+    const end = m.index + m[0].length;
+    if (!/^\s*:/.test(text4.slice(end, end + 200))) continue;
+    const next = found[i + 1];
+    if (next && /^\s*:\s*$/.test(text4.slice(end, next.index))) {
+      pairs.push({ key: strings[i], value: strings[i + 1] });
+      i++;
+    } else pairs.push({ key: strings[i], value: null });
+  }
+  return { pairs, strings };
 }
-function parseManifest(text4) {
+var NPM_LOCK_NOT_SOURCES = /* @__PURE__ */ new Set(["url", "type", "license", "integrity"]);
+function npmLockLine(text4, folder, registries) {
+  const line = jsonLine(text4);
+  if (!line) return `not JSON: ${shorten(text4)}`;
+  const judged = /* @__PURE__ */ new Set();
+  for (const { key, value } of line.pairs) {
+    if (value !== null) judged.add(value);
+    if (key === "resolved" && value !== null) {
+      const why = /^[a-z][a-z0-9+.-]{0,30}:/i.test(value) && !value.startsWith("file:") ? urlRefusal(value, registries) : pathRefusal(value.replace(/^file:/, ""), folder);
+      if (why) return why;
+    } else if ((key === "version" || key === "from") && value !== null) {
+      const why = npmSpecRefusal(value, folder, registries);
+      if (why) return why;
+    } else if (value === null && /\/|^\.\.$/.test(key)) {
+      const why = pathRefusal(key, folder);
+      if (why) return why;
+    } else if (value !== null && !NPM_LOCK_NOT_SOURCES.has(key)) {
+      const why = strayUrl(value, registries);
+      if (why) return why;
+    }
+  }
+  for (const value of line.strings) {
+    if (judged.has(value)) continue;
+    const why = strayUrl(value, registries);
+    if (why) return why;
+  }
+  return null;
+}
+function bunLockLine(text4, folder, registries) {
+  const line = jsonLine(text4);
+  if (!line) return `not JSON: ${shorten(text4)}`;
+  for (const value of line.strings) {
+    const at2 = /^(?:@[\w.~-]{1,214}\/)?[\w.~-]{1,214}@/.exec(value);
+    if (!at2) continue;
+    const why = npmSpecRefusal(value.slice(at2[0].length), folder, registries);
+    if (why) return why;
+  }
+  return strayUrl(text4, registries);
+}
+function descriptors(header) {
+  return header.replace(/:\s*$/, "").split(",").map((d3) => d3.trim().replace(/^"|"$/g, "")).filter(Boolean);
+}
+function descriptorRefusal(descriptor, folder, registries) {
+  const at2 = descriptor.indexOf("@", 1);
+  if (at2 < 0) return shorten(descriptor);
+  const spec = descriptor.slice(at2 + 1);
+  const locator = /::locator=(.{1,500})$/.exec(spec);
+  let base = folder;
+  if (locator) {
+    const decoded = safeDecode3(locator[1]);
+    const workspace = decoded.indexOf("@workspace:");
+    if (workspace > 0) base = joinFolder(folder, decoded.slice(workspace + 11));
+  }
+  return npmSpecRefusal(spec.replace(/::locator=.*$/, ""), base, registries);
+}
+function joinFolder(folder, sub) {
+  const clean = sub.replace(/^\.\/?/, "").replace(/\/$/, "");
+  if (clean === "") return folder;
+  return folder === "" ? clean : `${folder}/${clean}`;
+}
+function safeDecode3(text4) {
+  try {
+    return decodeURIComponent(text4);
+  } catch {
+    return text4;
+  }
+}
+function yarnLockLine(text4, folder, registries) {
+  if (/^\s*#/.test(text4) || text4.trim() === "") return null;
+  if (!/^\s/.test(text4) && /:\s*$/.test(text4)) {
+    if (text4.startsWith("__metadata")) return null;
+    for (const d3 of descriptors(text4)) {
+      const why = descriptorRefusal(d3, folder, registries);
+      if (why) return why;
+    }
+    return null;
+  }
+  const resolved = /^\s{1,40}resolved:?\s{1,4}"?([^"\s]{1,2000})"?\s*$/.exec(text4);
+  if (resolved) {
+    const value = resolved[1];
+    if (value.startsWith("file:")) return pathRefusal(value.slice(5).replace(/#.*$/, ""), folder);
+    return urlRefusal(value.replace(/#.*$/, ""), registries);
+  }
+  const resolution = /^\s{1,40}resolution:\s{1,4}"?([^"]{1,2000})"?\s*$/.exec(text4);
+  if (resolution) return descriptorRefusal(resolution[1], folder, registries);
+  return strayUrl(text4, registries);
+}
+function yamlPairs(text4) {
+  const out = [];
+  const body = text4.replace(/^[\s-]{0,40}/, "");
+  for (const part of body.replace(/[{}]/g, ",").split(",")) {
+    const m = /^\s{0,40}['"]?([\w@/.-]{1,200})['"]?:\s{1,10}(.{1,2000})$/.exec(part);
+    if (m) out.push({ key: m[1], value: m[2].trim().replace(/^['"]|['"]$/g, "") });
+  }
+  return out;
+}
+function pnpmLockLine(text4, folder, registries) {
+  const body = text4.trim();
+  if (body === "" || body.startsWith("#")) return null;
+  if (!/^(?:- |['"]?[^\s'"]{1,500}['"]?:(?:\s|$))/.test(body)) return `not understood: ${shorten(text4)}`;
+  if (/:\s{1,10}[|>][-+0-9]{0,3}\s*$/.test(body)) return `block scalar: ${shorten(text4)}`;
+  for (const { key: key2, value } of yamlPairs(text4)) {
+    if (key2 === "type" && value !== "directory") return shorten(text4);
+    if (key2 === "repo" || key2 === "commit" || key2 === "gitHosted") return shorten(text4);
+    if (key2 === "tarball") {
+      if (value.startsWith("file:")) return pathRefusal(value.slice(5), folder);
+      return urlRefusal(value, registries);
+    }
+    if (key2 === "directory" || key2 === "path") return pathRefusal(value, folder);
+    if (key2 === "specifier" || key2 === "version") {
+      const why = npmSpecRefusal(value.replace(/\(.*$/, ""), folder, registries);
+      if (why) return why;
+    }
+  }
+  const key = /^\s{0,8}['"]?\/?((?:@[\w.~-]{1,214}\/)?[\w.~-]{1,214})@([^'"\s(]{1,2000})/.exec(text4);
+  if (key && /:\s*$/.test(text4)) {
+    const why = npmSpecRefusal(key[2].replace(/:$/, ""), folder, registries);
+    if (why) return why;
+  }
+  if (/^\s{0,8}['"]?\/?(?:github\.com|gitlab\.com|bitbucket\.org)\//.test(text4)) return shorten(text4);
+  return strayUrl(text4, registries);
+}
+var CRATES_IO_SOURCES = /* @__PURE__ */ new Set([
+  "registry+https://github.com/rust-lang/crates.io-index",
+  "sparse+https://index.crates.io/"
+]);
+function cargoLockLine(text4, registries) {
+  const source = /^\s{0,8}source\s{0,4}=\s{0,4}"([^"]{0,2000})"/.exec(text4);
+  if (source) {
+    const value = source[1];
+    if (CRATES_IO_SOURCES.has(value)) return null;
+    const index2 = /^(?:registry|sparse)\+(https:\/\/.{1,2000})$/.exec(value);
+    return index2 ? urlRefusal(index2[1], registries) : shorten(value);
+  }
+  return strayUrl(text4, registries, (url2) => CRATES_IO_SOURCES.has(url2));
+}
+function pairsOnLine(text4) {
+  const out = [];
+  for (const m of text4.matchAll(/"?([A-Za-z_][\w-]{0,60})"?\s{0,8}[=:]\s{0,8}"((?:[^"\\]|\\.){0,2000})"/g))
+    out.push({ key: m[1], value: m[2] });
+  for (const m of text4.matchAll(/"?([A-Za-z_][\w-]{0,60})"?\s{0,8}[=:]\s{0,8}(true|false)\b/g))
+    out.push({ key: m[1], value: m[2] });
+  return out;
+}
+function pythonLockLine(text4, folder, registries) {
+  for (const { key, value } of pairsOnLine(text4)) {
+    switch (key) {
+      case "git":
+      case "hg":
+      case "svn":
+      case "bzr":
+      case "vcs":
+        return `${key}: ${shorten(value)}`;
+      case "type":
+        if (value === "git" || value === "hg" || value === "svn" || value === "bzr") return shorten(text4);
+        break;
+      case "verify_ssl":
+        if (value === "false") return shorten(text4);
+        break;
+      case "url":
+      case "registry":
+      case "index":
+      case "file":
+      case "path":
+      case "directory":
+      case "editable":
+      case "virtual": {
+        if (value === "true" || value === "false") break;
+        const why = /^[a-z][a-z0-9+.-]{0,30}:\/\//i.test(value) ? urlRefusal(value, registries) : pathRefusal(value.replace(/^file:/, ""), folder);
+        if (why) return why;
+        break;
+      }
+    }
+  }
+  return strayUrl(text4, registries);
+}
+function goLine(text4, folder) {
+  const line = text4.replace(/\/\/.*$/, "").trim();
+  const arrow = line.indexOf("=>");
+  if (arrow >= 0) {
+    const target = line.slice(arrow + 2).trim().split(/\s+/)[0] ?? "";
+    if (!/^\.\.?(?:\/|$)/.test(target)) return `replace: ${shorten(line)}`;
+    return pathRefusal(target, folder);
+  }
+  const use = /^(?:use\s+)?([./~][^\s]{0,2000})$/.exec(line);
+  if (use && line !== ")") return pathRefusal(use[1], folder);
+  return null;
+}
+
+// src/core/gates/package-manifest-rules.ts
+var import_json5 = __toESM(require_lib(), 1);
+var import_yaml = __toESM(require_dist2(), 1);
+var PACKAGE_MANIFESTS = ["package.json", "package.yaml", "package.json5"];
+var INSTALL_SCRIPTS = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "prepublish",
+  "preprepare",
+  "prepare",
+  "postprepare",
+  "dependencies",
+  "prepack",
+  "postpack",
+  "pnpm:devPreinstall"
+];
+var INSTALL_SETTINGS_FIELDS = ["pnpm", "trustedDependencies", "dependenciesMeta"];
+var DEPENDENCY_FIELDS = [
+  "dependencies",
+  "devDependencies",
+  "optionalDependencies",
+  "peerDependencies",
+  "overrides",
+  "resolutions"
+];
+function parseManifest(path2, text4) {
   if (text4 === null) return null;
   try {
-    const raw = JSON.parse(text4.replace(/^\uFEFF/, ""));
+    const body = text4.replace(/^\uFEFF/, "");
+    const raw = path2.endsWith(".yaml") ? (0, import_yaml.parse)(body, { maxAliasCount: 50 }) : path2.endsWith(".json5") ? import_json5.default.parse(body) : JSON.parse(body);
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "unreadable";
     const record2 = raw;
     const scripts = /* @__PURE__ */ Object.create(null);
@@ -37558,15 +39803,6 @@ function installReach(scripts) {
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-var DEPENDENCY_FIELDS = [
-  "dependencies",
-  "devDependencies",
-  "optionalDependencies",
-  "peerDependencies",
-  "bundleDependencies",
-  "overrides",
-  "resolutions"
-];
 function dependencySpecs(raw) {
   const out = /* @__PURE__ */ new Map();
   const walk = (value, path2, depth) => {
@@ -37574,6 +39810,8 @@ function dependencySpecs(raw) {
     if (typeof value === "string") out.set(path2, value);
     else if (value && typeof value === "object" && !Array.isArray(value)) {
       for (const [key, inner] of Object.entries(value)) walk(inner, `${path2}.${key}`, depth + 1);
+    } else if (value !== void 0 && value !== null && depth > 0) {
+      out.set(path2, JSON.stringify(value) ?? "?");
     }
   };
   for (const field of DEPENDENCY_FIELDS) walk(raw[field], field, 0);
@@ -37581,139 +39819,371 @@ function dependencySpecs(raw) {
   if (pnpm && typeof pnpm === "object") walk(pnpm.overrides, "pnpm.overrides", 0);
   return out;
 }
-function manifestRules(file2, options, add) {
-  const where = shorten(file2.filename, 80);
-  if (!file2.manifest) {
-    if (options.lifecycleScripts || options.registrySettings || options.lockfileSources)
-      add(`install scripts not read: ${where}`);
+function packageManifestRules(path2, before, after, switches, registries, add) {
+  const where = shorten(path2, 80);
+  const base = path2.slice(path2.lastIndexOf("/") + 1);
+  const now = parseManifest(path2, after);
+  if (now === "unreadable" || now === null) {
+    add(`${base} unreadable: ${where}`);
     return;
   }
-  const after = parseManifest(file2.manifest.after);
-  const before = parseManifest(file2.status === "added" ? null : file2.manifest.before);
-  if (after === "unreadable" || after === null) {
-    add(`package.json unreadable: ${where}`);
-    return;
-  }
-  const old = before === "unreadable" || before === null ? { scripts: /* @__PURE__ */ Object.create(null), raw: {} } : before;
-  if (options.lifecycleScripts) {
-    for (const name of installReach(after.scripts)) {
-      if (after.scripts[name] !== void 0 && after.scripts[name] !== old.scripts[name])
+  const was = parseManifest(path2, before);
+  const old = was === "unreadable" || was === null ? { scripts: /* @__PURE__ */ Object.create(null), raw: {} } : was;
+  if (switches.lifecycleScripts) {
+    for (const name of installReach(now.scripts)) {
+      if (now.scripts[name] !== void 0 && now.scripts[name] !== old.scripts[name])
         add(`install script: ${where} scripts.${shorten(name, 40)}`);
     }
-    if (!same(after.raw.workspaces, old.raw.workspaces)) add(`workspaces changed: ${where}`);
+    if (!same(now.raw.workspaces, old.raw.workspaces)) add(`workspaces changed: ${where}`);
   }
-  if (options.registrySettings) {
-    if (!same(after.raw.packageManager, old.raw.packageManager))
+  if (switches.registrySettings) {
+    if (!same(now.raw.packageManager, old.raw.packageManager))
       add(`package manager changed: ${where} packageManager`);
-    if (!same(after.raw.pnpm, old.raw.pnpm)) add(`install settings: ${where} pnpm`);
+    for (const field of INSTALL_SETTINGS_FIELDS)
+      if (!same(now.raw[field], old.raw[field])) add(`install settings: ${where} ${field}`);
   }
-  if (options.lockfileSources) {
-    const was = dependencySpecs(old.raw);
-    for (const [path2, spec] of dependencySpecs(after.raw)) {
-      if (was.get(path2) === spec || isRegistrySpec(spec)) continue;
-      add(`package source: ${where} ${shorten(path2, 50)}: ${shorten(spec)}`);
+  if (switches.lockfileSources) {
+    const previous3 = dependencySpecs(old.raw);
+    const folder = folderOf(path2);
+    for (const [field, spec] of dependencySpecs(now.raw)) {
+      if (previous3.get(field) === spec) continue;
+      const why = npmSpecRefusal(spec, folder, registries);
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
     }
   }
 }
-function strangeSource(kind, text4, registries) {
-  const checkUrls = (line) => {
-    for (const url2 of urlsIn(line)) {
-      if (kind === "cargo-lock" && CRATES_IO_SOURCES.has(url2.replace(/^"|"$/g, ""))) continue;
-      if (!fromRegistry(url2, registries)) return shorten(url2);
-    }
-    return null;
+
+// src/core/gates/pyproject-rules.ts
+function at(root, path2) {
+  let value = root;
+  for (const key of path2.split(".")) {
+    if (!isTable(value)) return void 0;
+    value = value[key];
+  }
+  return value;
+}
+function list(value) {
+  return Array.isArray(value) ? value : value === void 0 ? [] : [value];
+}
+function requirements(root) {
+  const out = /* @__PURE__ */ new Map();
+  const lists = (value, prefix) => list(value).forEach((item, i) => {
+    if (!isTable(item)) out.set(`${prefix}[${i}]`, item);
+  });
+  const groups2 = (value, prefix) => {
+    if (isTable(value)) for (const [name, items] of Object.entries(value)) lists(items, `${prefix}.${name}`);
   };
-  switch (kind) {
-    case "npm-lock": {
-      for (const { key, value } of jsonPairs(text4)) {
-        if (key === "url" || key === "license" || key === "type") continue;
-        if (key === "resolved") {
-          if (/^[\w@][\w@./-]*$/.test(value) && !value.split("/").includes("..")) continue;
-          if (!fromRegistry(value, registries)) return shorten(value);
-          continue;
-        }
-        if (key === "version" || key === "from" || key === null) {
-          if (/^(?:git\+|git:|github:|gitlab:|bitbucket:|file:|link:|https?:)/i.test(value) || /:\/\//.test(value)) {
-            if (!fromRegistry(value, registries)) return shorten(value);
-          }
-        }
-      }
-      return null;
-    }
-    case "yarn-lock": {
-      const protocol = /(?:^|[\s"@,])(git\+[a-z]+|git|github|gitlab|bitbucket|file|portal|exec|ssh|https?):/i.exec(text4);
-      if (protocol && !/^https?$/i.test(protocol[1])) return shorten(text4);
-      if (/(?:^|[\s"@,])link:\s*\//.test(text4)) return shorten(text4);
-      return checkUrls(text4);
-    }
-    case "pnpm-lock": {
-      if (/\btype:\s*['"]?(?:git|directory)\b/.test(text4) || /\b(?:directory|repo|path):\s/.test(text4))
-        return shorten(text4);
-      if (/(?:^|[\s'"({,:])(?:file:|link:\/|git\+|github:)/.test(text4)) return shorten(text4);
-      return checkUrls(text4);
-    }
-    case "cargo-lock":
-      return checkUrls(text4);
-    case "python-lock": {
-      if (/\btype\s*=\s*"(?:git|directory|file|url)"/.test(text4)) return shorten(text4);
-      const local = /\b(path|directory|editable|file)"?\s*[=:]\s*"([^"]*)"/.exec(text4);
-      if (local && local[2] !== "." && !/\.(?:whl|tar\.gz|zip|tar\.bz2)$/i.test(local[2]))
-        return shorten(text4);
-      return checkUrls(text4);
-    }
-    case "requirements": {
-      const line = text4.replace(/\s+#.*$/, "").trim();
-      if (/^(?:-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host)\b/.test(line))
-        return shorten(line);
-      if (/(?:^|[\s@=])(?:git|hg|svn|bzr)\+/i.test(line) || /(?:^|[\s@=])file:/i.test(line))
-        return shorten(line);
-      return checkUrls(line);
-    }
-    case "pipfile":
-      if (/\b(?:git|path|file)\s*=/.test(text4)) return shorten(text4);
-      return checkUrls(text4);
-    case "pyproject": {
-      const direct = /@\s*((?:git\+|hg\+|https?:|file:)[^\s"',]*)/i.exec(text4);
-      if (direct && !fromRegistry(direct[1], registries)) return shorten(direct[1]);
-      if (/\{[^}]*\b(?:git|url|path|index)\s*=/.test(text4)) return shorten(text4);
-      return null;
-    }
-    case "go-mod":
-      return /=>/.test(text4) ? shorten(text4) : null;
-    case "cargo-toml":
-      if (/\b(?:git|registry|registry-index)\s*=/.test(text4) || /^\s*\[(?:patch|source)[.\]]/.test(text4))
-        return shorten(text4);
-      return null;
-  }
+  lists(at(root, "build-system.requires"), "build-system.requires");
+  lists(at(root, "project.dependencies"), "project.dependencies");
+  groups2(at(root, "project.optional-dependencies"), "project.optional-dependencies");
+  groups2(at(root, "dependency-groups"), "dependency-groups");
+  for (const field of ["dev-dependencies", "constraint-dependencies", "override-dependencies"])
+    lists(at(root, `tool.uv.${field}`), `tool.uv.${field}`);
+  groups2(at(root, "tool.pdm.dev-dependencies"), "tool.pdm.dev-dependencies");
+  return out;
 }
-var PYPROJECT_INDEX = /^\s*(?:\[\[?tool\.(?:uv\.index|uv\.sources|poetry\.source|pdm\.source)\b|(?:index-url|extra-index-url|find-links|index-strategy|no-index|url)\s*=)/;
+function sourceTables(root) {
+  const out = /* @__PURE__ */ new Map();
+  const collect = (table2, prefix) => {
+    if (isTable(table2)) for (const [name, spec] of Object.entries(table2)) out.set(`${prefix}.${name}`, spec);
+  };
+  collect(at(root, "tool.uv.sources"), "tool.uv.sources");
+  collect(at(root, "tool.poetry.dependencies"), "tool.poetry.dependencies");
+  collect(at(root, "tool.poetry.dev-dependencies"), "tool.poetry.dev-dependencies");
+  const poetryGroups = at(root, "tool.poetry.group");
+  if (isTable(poetryGroups)) {
+    for (const [group, table2] of Object.entries(poetryGroups))
+      if (isTable(table2)) collect(table2.dependencies, `tool.poetry.group.${group}.dependencies`);
+  }
+  return out;
+}
+function sourceRefusal(spec, folder, registries) {
+  for (const item of list(spec)) {
+    if (typeof item === "string") continue;
+    if (!isTable(item)) return shorten(JSON.stringify(item) ?? "?");
+    if (item.git !== void 0) return `git ${shorten(String(item.git))}`;
+    if (item.url !== void 0) {
+      const why = urlRefusal(String(item.url), registries);
+      if (why) return why;
+    }
+    if (item.path !== void 0) {
+      const why = typeof item.path === "string" ? pathRefusal(item.path, folder) : "path";
+      if (why) return why;
+    }
+  }
+  return null;
+}
+var INDEX_SETTINGS = [
+  "tool.uv.index",
+  "tool.uv.index-url",
+  "tool.uv.extra-index-url",
+  "tool.uv.find-links",
+  "tool.uv.no-index",
+  "tool.uv.index-strategy",
+  "tool.uv.keyring-provider",
+  "tool.uv.allow-insecure-host",
+  "tool.uv.pip",
+  "tool.poetry.source",
+  "tool.pdm.source"
+];
+function indexUrls(root) {
+  const out = [];
+  for (const item of list(at(root, "tool.uv.index"))) if (isTable(item)) out.push(String(item.url));
+  for (const field of ["tool.uv.index-url", "tool.uv.extra-index-url", "tool.uv.pip.index-url"])
+    for (const url2 of list(at(root, field))) out.push(String(url2));
+  for (const field of ["tool.poetry.source", "tool.pdm.source"])
+    for (const item of list(at(root, field)))
+      if (isTable(item) && item.url !== void 0) out.push(String(item.url));
+  return out;
+}
+var BUILD_SETTINGS = [
+  "build-system.backend-path",
+  "tool.setuptools.cmdclass",
+  // poetry-core runs `tool.poetry.build.script` (or the older `build = "build.py"`) when it builds.
+  "tool.poetry.build",
+  // pdm-backend runs `tool.pdm.build.custom-hook` (default `pdm_build.py`, gated by name).
+  "tool.pdm.build.custom-hook"
+];
+function hatchHooks(root) {
+  const found = [];
+  const walk = (value, depth) => {
+    if (!isTable(value) || depth > 6) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "hooks") found.push(inner);
+      else walk(inner, depth + 1);
+    }
+  };
+  walk(at(root, "tool.hatch"), 0);
+  return JSON.stringify(found);
+}
+function pyprojectRules(path2, before, after, switches, registries, add) {
+  const where = shorten(path2, 80);
+  const now = tomlTable(after);
+  if (!now) {
+    add(`pyproject.toml unreadable: ${where}`);
+    return [];
+  }
+  const old = tomlTable(before) ?? {};
+  const folder = folderOf(path2);
+  const changed = (field) => JSON.stringify(at(now, field)) !== JSON.stringify(at(old, field));
+  if (switches.lifecycleScripts) {
+    for (const field of BUILD_SETTINGS) if (changed(field)) add(`install-time build: ${where} ${field}`);
+    const inTree = at(now, "build-system.backend-path") !== void 0;
+    if (inTree && changed("build-system.build-backend"))
+      add(`install-time build: ${where} build-system.build-backend`);
+    if (hatchHooks(now) !== hatchHooks(old)) add(`install-time build: ${where} tool.hatch hooks`);
+  }
+  if (switches.registrySettings) {
+    for (const field of INDEX_SETTINGS) if (changed(field)) add(`registry settings: ${where} ${field}`);
+  }
+  if (switches.lockfileSources) {
+    const oldRequirements = requirements(old);
+    for (const [field, requirement] of requirements(now)) {
+      if (JSON.stringify(oldRequirements.get(field)) === JSON.stringify(requirement)) continue;
+      const why = typeof requirement === "string" ? pep508Refusal(requirement, registries) : shorten(String(requirement));
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
+    }
+    const oldSources = sourceTables(old);
+    for (const [field, spec] of sourceTables(now)) {
+      if (JSON.stringify(oldSources.get(field)) === JSON.stringify(spec)) continue;
+      const why = sourceRefusal(spec, folder, registries);
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
+    }
+    const oldIndexes = new Set(indexUrls(old));
+    for (const url2 of indexUrls(now)) {
+      if (oldIndexes.has(url2)) continue;
+      const why = urlRefusal(url2, registries);
+      if (why) add(`package source: ${where} index: ${why}`);
+    }
+  }
+  const backend = list(at(now, "build-system.backend-path"));
+  return backend.filter((p) => typeof p === "string" && pathRefusal(p, folder) === null).map((p) => joinPath(folder, p));
+}
+
+// src/core/gates/requirements-lines.ts
+function isRequirementsFile(path2) {
+  const base = path2.slice(path2.lastIndexOf("/") + 1);
+  const lower2 = base.toLowerCase();
+  if (lower2.endsWith(".txt"))
+    return lower2.includes("requirements") || lower2.startsWith("constraints") || /(?:^|\/)requirements\//i.test(path2);
+  if (lower2.endsWith(".pip")) return true;
+  if (lower2.endsWith(".in")) {
+    const stem = lower2.slice(0, -3);
+    return stem !== "" && !stem.includes(".") && !["manifest", "makefile", "configure"].includes(stem);
+  }
+  return false;
+}
+var HARMLESS_OPTIONS = /* @__PURE__ */ new Set([
+  "--require-hashes",
+  "--only-binary",
+  "--no-binary",
+  "--prefer-binary",
+  "--pre",
+  "--hash",
+  "--use-feature",
+  "--no-index"
+]);
+var INDEX_OPTIONS = /* @__PURE__ */ new Set(["-i", "--index-url", "--extra-index-url", "-f", "--find-links"]);
+var INCLUDE_OPTIONS = /* @__PURE__ */ new Set(["-r", "--requirement", "-c", "--constraint"]);
+var EDITABLE_OPTIONS = /* @__PURE__ */ new Set(["-e", "--editable"]);
+function requirementsLineRefusal(path2, text4, registries) {
+  const line = text4.replace(/(?:^|\s)#.*$/, "").replace(/\\\s*$/, "").trim();
+  if (line === "") return null;
+  const folder = folderOf(path2);
+  if (line.startsWith("-")) {
+    const m = /^(-[a-zA-Z]|--[a-z][a-z-]{0,40})(?:\s*=\s*|\s+)?(.{0,4000})$/.exec(line);
+    if (!m) return shorten(line);
+    const option = m[1];
+    const value = m[2].trim();
+    if (HARMLESS_OPTIONS.has(option)) return null;
+    if (INDEX_OPTIONS.has(option)) {
+      if (/^[a-z][a-z0-9+.-]{0,30}:\/\//i.test(value)) return urlRefusal(value, registries);
+      return option === "-f" || option === "--find-links" ? pathRefusal(value, folder) : shorten(line);
+    }
+    if (INCLUDE_OPTIONS.has(option)) {
+      if (/^[a-z][a-z0-9+.-]{0,30}:\/\//i.test(value)) return urlRefusal(value, registries);
+      return pathRefusal(value, folder);
+    }
+    if (EDITABLE_OPTIONS.has(option)) {
+      const why = localOrUrl(value, folder, registries);
+      return why === void 0 ? shorten(line) : why;
+    }
+    return shorten(line);
+  }
+  const parts = line.split(/\s+--/);
+  for (const option of parts.slice(1)) {
+    if (!/^hash[=\s]/.test(option)) return shorten(`--${option}`);
+  }
+  const requirement = parts[0].trim();
+  const local = localOrUrl(requirement, folder, registries);
+  if (local !== void 0) return local;
+  return pep508Refusal(requirement, registries);
+}
+function localOrUrl(text4, folder, registries) {
+  const value = text4.replace(/\s*;.*$/, "").trim();
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\s*(?:\[[^\]]{0,500}\])?\s*@/.test(value)) return void 0;
+  if (/^[a-z][a-z0-9+.-]{0,30}:/i.test(value)) {
+    if (/^file:/i.test(value)) return shorten(value);
+    return urlRefusal(value.replace(/#.*$/, ""), registries);
+  }
+  if (/^\.\.?(?:[/\\]|$)/.test(value) || /^[/\\~]/.test(value)) return pathRefusal(value, folder);
+  if (/[/\\]/.test(value.split(/[\s[<>=!~;@]/)[0] ?? "") || /\.(?:whl|zip|tar\.gz|tgz|tar\.bz2)$/i.test(value))
+    return pathRefusal(value, folder);
+  return void 0;
+}
+
+// src/core/gates/supply-chain-gate.ts
+var DEFAULT_REGISTRIES = [
+  // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
+  "registry.npmjs.org",
+  "registry.yarnpkg.com",
+  // PyPI: the index and the files it links to
+  "pypi.org",
+  "files.pythonhosted.org",
+  // crates.io: the sparse index and the download host
+  "index.crates.io",
+  "static.crates.io",
+  "crates.io"
+];
+function readsWholeManifest(path2) {
+  const base = path2.slice(path2.lastIndexOf("/") + 1);
+  return PACKAGE_MANIFESTS.includes(base) || base === "Cargo.toml" || base === "pyproject.toml";
+}
+var SETTINGS_FILES = [
+  /(?:^|\/)\.npmrc$/,
+  /(?:^|\/)\.yarnrc(?:\.yml|\.yaml)?$/,
+  /(?:^|\/)\.pnpmfile\.[cm]?js$/,
+  /(?:^|\/)pnpm-workspace\.ya?ml$/,
+  /(?:^|\/)\.yarn\/(?:releases|plugins)\//,
+  // Bun's install settings: registry, scopes, lifecycle scripts (https://bun.sh/docs/runtime/bunfig).
+  /(?:^|\/)\.?bunfig\.toml$/,
+  /(?:^|\/)pip\.(?:conf|ini)$/,
+  /(?:^|\/)uv\.toml$/,
+  /(?:^|\/)poetry\.toml$/,
+  /(?:^|\/)pdm\.toml$/,
+  /(?:^|\/)\.cargo\/config(?:\.toml)?$/,
+  // rustup reads the toolchain to install from it, and `path` runs a local toolchain
+  // (https://rust-lang.github.io/rustup/overrides.html#the-toolchain-file).
+  /(?:^|\/)rust-toolchain(?:\.toml)?$/
+];
+var BUILD_FILES = [
+  /(?:^|\/)binding\.gyp$/,
+  /(?:^|\/)build\.rs$/,
+  /(?:^|\/)setup\.py$/,
+  /(?:^|\/)hatch_build\.py$/,
+  /(?:^|\/)pdm_build\.py$/,
+  // setuptools reads `cmdclass` and `setup_requires` from setup.cfg when it builds.
+  /(?:^|\/)setup\.cfg$/,
+  // Patches applied to dependencies when they are installed (Yarn's `patch:`, pnpm's patchedDependencies,
+  // patch-package's postinstall): a patch can give a dependency an install script.
+  /(?:^|\/)\.yarn\/patches\//,
+  /(?:^|\/)patches\/.{1,500}\.(?:patch|diff)$/,
+  // Yarn Plug'n'Play: the loader Yarn runs with every script, and the committed packages and their builds
+  // (https://yarnpkg.com/features/pnp).
+  /(?:^|\/)\.pnp\.(?:c?js|loader\.mjs)$/,
+  /(?:^|\/)\.yarn\/(?:cache|unplugged)\//
+];
+function within(path2, target) {
+  if (path2 === target) return true;
+  return /\.pyw?$/.test(path2) && (target === "" || path2.startsWith(`${target}/`));
+}
 function supplyChainRules(files, options) {
   const rules = [];
   const add = (rule) => {
     if (!rules.includes(rule)) rules.push(rule);
   };
   const registries = new Set(options.registries.map((r) => r.trim().toLowerCase()).filter(Boolean));
+  const anyRule = options.lifecycleScripts || options.registrySettings || options.lockfileSources;
+  const buildPaths = [];
   for (const file2 of files) {
     if (file2.status === "removed") continue;
     const path2 = file2.filename;
+    const where = shorten(path2, 80);
     const names = [path2, ...file2.previousFilename ? [file2.previousFilename] : []];
     const base = path2.slice(path2.lastIndexOf("/") + 1);
     if (options.registrySettings && names.some((name) => SETTINGS_FILES.some((re) => re.test(name))))
-      add(`registry settings: ${shorten(path2, 80)}`);
-    if (options.lifecycleScripts && names.some((name) => /(?:^|\/)binding\.gyp$/.test(name)))
-      add(`install-time build: ${shorten(path2, 80)}`);
-    if (base === "package.json") {
-      manifestRules(file2, options, add);
+      add(`registry settings: ${where}`);
+    if (options.lifecycleScripts && names.some((name) => BUILD_FILES.some((re) => re.test(name))))
+      add(`install-time build: ${where}`);
+    if (readsWholeManifest(path2)) {
+      if (!anyRule) continue;
+      if (!file2.manifest) {
+        add(
+          PACKAGE_MANIFESTS.includes(base) ? `install scripts not read: ${where}` : `manifest not read: ${where}`
+        );
+        continue;
+      }
+      const before = file2.status === "added" ? null : file2.manifest.before;
+      const after = file2.manifest.after;
+      if (PACKAGE_MANIFESTS.includes(base))
+        packageManifestRules(path2, before, after, options, registries, add);
+      else if (base === "Cargo.toml")
+        buildPaths.push(...cargoManifestRules(path2, before, after, options, registries, add));
+      else buildPaths.push(...pyprojectRules(path2, before, after, options, registries, add));
       continue;
     }
-    const kind = lockKind(path2);
-    if (!kind || !file2.patch) continue;
+    if (!options.lockfileSources) continue;
+    if (base === "bun.lockb") {
+      add(`lockfile unreadable (binary): ${where}`);
+      continue;
+    }
+    const format = lockfileFormat(path2);
+    const requirements2 = !format && isRequirementsFile(path2);
+    if (!format && !requirements2) continue;
+    if (!file2.patch) {
+      add(`lockfile not shown: ${where}`);
+      continue;
+    }
     for (const line of addedLines(file2.patch)) {
-      if (kind === "pyproject" && options.registrySettings && PYPROJECT_INDEX.test(line.text))
-        add(`registry settings: ${shorten(path2, 80)}:${line.number}`);
-      if (!options.lockfileSources) continue;
-      const why = strangeSource(kind, line.text, registries);
-      if (why) add(`package source: ${shorten(path2, 80)}:${line.number}: ${why}`);
+      const why = format ? lockfileLineRefusal(format, path2, line.text, registries) : requirementsLineRefusal(path2, line.text, registries);
+      if (why) add(`package source: ${where}:${line.number}: ${why}`);
+    }
+  }
+  if (options.lifecycleScripts && buildPaths.length > 0) {
+    for (const file2 of files) {
+      const names = [file2.filename, ...file2.previousFilename ? [file2.previousFilename] : []];
+      if (names.some((name) => buildPaths.some((target) => within(name, target))))
+        add(`install-time build: ${shorten(file2.filename, 80)}`);
     }
   }
   return rules;
@@ -38692,7 +41162,7 @@ function checkUsdBudgets(config2, ctx) {
   const agents = config2.agents;
   if (!isPlainObject2(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
   const bestOf = isPlainObject2(config2.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config2.bestOf.candidates : [];
-  const list3 = [
+  const list4 = [
     agents.primary ?? {},
     ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
     ...Array.isArray(bestOf) ? bestOf : []
@@ -38703,7 +41173,7 @@ function checkUsdBudgets(config2, ctx) {
   const prices = Array.isArray(config2.prices) ? config2.prices.filter(
     (p) => isPlainObject2(p) && typeof p.model === "string"
   ) : [];
-  const unpriced = unpricedAgents(list3, prices);
+  const unpriced = unpricedAgents(list4, prices);
   if (unpriced.length === 0) return;
   const which = unpriced.map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`).join(", ");
   for (const scope of ["task", "session"]) {
@@ -38720,7 +41190,7 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  const at = (path2) => `workspaces[${path2[1]}].${path2[2]}`;
+  const at2 = (path2) => `workspaces[${path2[1]}].${path2[2]}`;
   for (const key of ["name", "label"])
     reportSameNames(
       ctx,
@@ -38729,7 +41199,7 @@ function checkWorkspaces(workspaces, ctx) {
         name: isPlainObject2(workspace) ? workspace[key] : void 0
       })),
       (path2, first) => [
-        `${at(path2)} is the same as ${at(first)}`,
+        `${at2(path2)} is the same as ${at2(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
       ]
     );
@@ -38797,13 +41267,13 @@ var RateLimitSchema = external_exports.strictObject({
 var REGISTRY_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
 var SupplyChainSchema = external_exports.strictObject({
   lifecycleScripts: external_exports.boolean().default(true).describe(
-    "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and a `binding.gyp`."
+    "Gate added or changed install-time scripts in any package.json, package.yaml or package.json5 (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and the files installs and builds run: `binding.gyp`, `build.rs` (and a Cargo.toml `build` script), `setup.py`, `setup.cfg`, `hatch_build.py`, `pdm_build.py`, an in-tree pyproject.toml build backend (`backend-path`) and its code, and dependency patches (`.yarn/patches/`, `patches/*.patch`)."
   ),
   registrySettings: external_exports.boolean().default(true).describe(
-    "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, \u2026), index settings in pyproject.toml, and package.json's `packageManager` and `pnpm` fields."
+    "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `bunfig.toml`, `pip.conf`, `uv.toml`, `poetry.toml`, `pdm.toml`, `.cargo/config.toml`, `rust-toolchain.toml`, \u2026), index settings in pyproject.toml, and a manifest's `packageManager`, `pnpm`, `trustedDependencies` and `dependenciesMeta` fields."
   ),
   lockfileSources: external_exports.boolean().default(true).describe(
-    "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on another host, git, a local path, a go.mod `replace`, a requirements `--index-url`)."
+    "Accept lockfile and manifest sources only from `registries`, registry versions, and paths inside the repository; gate everything else (git, a tarball URL on another host, a GitHub shorthand, a path outside the repository, a go.mod `replace` by another module) and any lockfile or manifest the gate cannot read (`bun.lockb`, an unparseable file)."
   ),
   registries: external_exports.array(
     external_exports.string().regex(REGISTRY_HOST).meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" })
@@ -38905,7 +41375,7 @@ var PlanGateSchema = external_exports.strictObject({
 }).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
 var MAX_BEST_OF_CANDIDATES = 4;
 var BestOfSchema = external_exports.strictObject({
-  candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list3) => list3.length !== 1, {
+  candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list4) => list4.length !== 1, {
     message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)"
   }).meta({
     description: "The agents of a best-of round, same keys as `agents.primary` (a preset, a model\u2026): each works the task from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: best of N is off.",
@@ -39163,7 +41633,7 @@ function agentLabel(agent) {
   return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }
 
-// ../main/node_modules/markdown-table/index.js
+// node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -39553,7 +42023,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// ../main/node_modules/mdast-util-to-string/lib/index.js
+// node_modules/mdast-util-to-string/lib/index.js
 var emptyOptions = {};
 function toString(value, options) {
   const settings = options || emptyOptions;
@@ -39590,7 +42060,7 @@ function node2(value) {
   return Boolean(value && typeof value === "object");
 }
 
-// ../main/node_modules/character-entities/index.js
+// node_modules/character-entities/index.js
 var characterEntities = {
   AElig: "\xC6",
   AMP: "&",
@@ -41719,15 +44189,15 @@ var characterEntities = {
   zwnj: "\u200C"
 };
 
-// ../main/node_modules/decode-named-character-reference/index.js
+// node_modules/decode-named-character-reference/index.js
 var own2 = {}.hasOwnProperty;
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 
-// ../main/node_modules/micromark-util-chunked/index.js
-function splice(list3, start, remove, items) {
-  const end = list3.length;
+// node_modules/micromark-util-chunked/index.js
+function splice(list4, start, remove, items) {
+  const end = list4.length;
   let chunkStart = 0;
   let parameters;
   if (start < 0) {
@@ -41739,27 +44209,27 @@ function splice(list3, start, remove, items) {
   if (items.length < 1e4) {
     parameters = Array.from(items);
     parameters.unshift(start, remove);
-    list3.splice(...parameters);
+    list4.splice(...parameters);
   } else {
-    if (remove) list3.splice(start, remove);
+    if (remove) list4.splice(start, remove);
     while (chunkStart < items.length) {
       parameters = items.slice(chunkStart, chunkStart + 1e4);
       parameters.unshift(start, 0);
-      list3.splice(...parameters);
+      list4.splice(...parameters);
       chunkStart += 1e4;
       start += 1e4;
     }
   }
 }
-function push(list3, items) {
-  if (list3.length > 0) {
-    splice(list3, list3.length, 0, items);
-    return list3;
+function push(list4, items) {
+  if (list4.length > 0) {
+    splice(list4, list4.length, 0, items);
+    return list4;
   }
   return items;
 }
 
-// ../main/node_modules/micromark-util-combine-extensions/index.js
+// node_modules/micromark-util-combine-extensions/index.js
 var hasOwnProperty = {}.hasOwnProperty;
 function combineExtensions(extensions) {
   const all2 = {};
@@ -41789,17 +44259,17 @@ function syntaxExtension(all2, extension2) {
     }
   }
 }
-function constructs(existing, list3) {
+function constructs(existing, list4) {
   let index2 = -1;
   const before = [];
-  while (++index2 < list3.length) {
+  while (++index2 < list4.length) {
     ;
-    (list3[index2].add === "after" ? existing : before).push(list3[index2]);
+    (list4[index2].add === "after" ? existing : before).push(list4[index2]);
   }
   splice(existing, 0, 0, before);
 }
 
-// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
+// node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code19 = Number.parseInt(value, base);
   if (
@@ -41817,12 +44287,12 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code19);
 }
 
-// ../main/node_modules/micromark-util-normalize-identifier/index.js
+// node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 
-// ../main/node_modules/micromark-util-character/index.js
+// node_modules/micromark-util-character/index.js
 var asciiAlpha = regexCheck(/[A-Za-z]/);
 var asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
 var asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -41854,7 +44324,7 @@ function regexCheck(regex2) {
   }
 }
 
-// ../main/node_modules/micromark-factory-space/index.js
+// node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -41899,7 +44369,7 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/content.js
+// node_modules/micromark/lib/initialize/content.js
 var content = {
   tokenize: initializeContent
 };
@@ -41949,7 +44419,7 @@ function initializeContent(effects) {
   }
 }
 
-// ../main/node_modules/micromark-util-edit-map/index.js
+// node_modules/micromark-util-edit-map/index.js
 var EditMap = class {
   /**
    * Create a new edit map.
@@ -42027,11 +44497,11 @@ var EditMap = class {
     this.index.clear();
   }
 };
-function addImplementation(editMap, at, remove, add, before) {
+function addImplementation(editMap, at2, remove, add, before) {
   if (remove === 0 && add.length === 0) {
     return;
   }
-  const existing = editMap.index.get(at);
+  const existing = editMap.index.get(at2);
   if (existing) {
     existing[1] += remove;
     if (before) {
@@ -42042,12 +44512,12 @@ function addImplementation(editMap, at, remove, add, before) {
     }
     return;
   }
-  const change = [at, remove, add];
+  const change = [at2, remove, add];
   editMap.map.push(change);
-  editMap.index.set(at, change);
+  editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark/lib/initialize/document.js
+// node_modules/micromark/lib/initialize/document.js
 var document = {
   tokenize: initializeDocument
 };
@@ -42241,7 +44711,7 @@ function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
 
-// ../main/node_modules/micromark-util-classify-character/index.js
+// node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code19) {
   if (code19 === null || markdownLineEndingOrSpace(code19) || unicodeWhitespace(code19)) {
     return 1;
@@ -42251,7 +44721,7 @@ function classifyCharacter(code19) {
   }
 }
 
-// ../main/node_modules/micromark-util-resolve-all/index.js
+// node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -42265,7 +44735,7 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/attention.js
+// node_modules/micromark-core-commonmark/lib/attention.js
 var attention = {
   name: "attention",
   resolveAll: resolveAllAttention,
@@ -42388,7 +44858,7 @@ function movePoint(point3, offset) {
   point3._bufferIndex += offset;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
+// node_modules/micromark-core-commonmark/lib/autolink.js
 var autolink = {
   name: "autolink",
   tokenize: tokenizeAutolink
@@ -42489,7 +44959,7 @@ function tokenizeAutolink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
+// node_modules/micromark-core-commonmark/lib/blank-line.js
 var blankLine = {
   partial: true,
   tokenize: tokenizeBlankLine
@@ -42504,7 +44974,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
+// node_modules/micromark-core-commonmark/lib/block-quote.js
 var blockQuote = {
   continuation: {
     tokenize: tokenizeBlockQuoteContinuation
@@ -42562,7 +45032,7 @@ function exit(effects) {
   effects.exit("blockQuote");
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
+// node_modules/micromark-core-commonmark/lib/character-escape.js
 var characterEscape = {
   name: "characterEscape",
   tokenize: tokenizeCharacterEscape
@@ -42588,7 +45058,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
+// node_modules/micromark-core-commonmark/lib/character-reference.js
 var characterReference = {
   name: "characterReference",
   tokenize: tokenizeCharacterReference
@@ -42653,7 +45123,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 var nonLazyContinuation = {
   partial: true,
   tokenize: tokenizeNonLazyContinuation
@@ -42675,7 +45145,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
+// node_modules/micromark-core-commonmark/lib/code-fenced.js
 var codeFenced = {
   concrete: true,
   name: "codeFenced",
@@ -42838,7 +45308,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
+// node_modules/micromark-core-commonmark/lib/code-indented.js
 var codeIndented = {
   name: "codeIndented",
   tokenize: tokenizeCodeIndented
@@ -42896,7 +45366,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
+// node_modules/micromark-core-commonmark/lib/code-text.js
 var codeText = {
   name: "codeText",
   previous,
@@ -43011,7 +45481,7 @@ function tokenizeCodeText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 var SpliceBuffer = class {
   /**
    * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -43192,19 +45662,19 @@ var SpliceBuffer = class {
     }
   }
 };
-function chunkedPush(list3, right) {
+function chunkedPush(list4, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
-    list3.push(...right);
+    list4.push(...right);
   } else {
     while (chunkStart < right.length) {
-      list3.push(...right.slice(chunkStart, chunkStart + 1e4));
+      list4.push(...right.slice(chunkStart, chunkStart + 1e4));
       chunkStart += 1e4;
     }
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/index.js
+// node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -43357,7 +45827,7 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/content.js
+// node_modules/micromark-core-commonmark/lib/content.js
 var content2 = {
   resolve: resolveContent,
   tokenize: tokenizeContent
@@ -43428,7 +45898,7 @@ function tokenizeContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-factory-destination/index.js
+// node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -43520,7 +45990,7 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 
-// ../main/node_modules/micromark-factory-label/index.js
+// node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -43581,7 +46051,7 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-title/index.js
+// node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -43643,7 +46113,7 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-whitespace/index.js
+// node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -43662,7 +46132,7 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/definition.js
+// node_modules/micromark-core-commonmark/lib/definition.js
 var definition = {
   name: "definition",
   tokenize: tokenizeDefinition
@@ -43748,7 +46218,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 var hardBreakEscape = {
   name: "hardBreakEscape",
   tokenize: tokenizeHardBreakEscape
@@ -43769,7 +46239,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
+// node_modules/micromark-core-commonmark/lib/heading-atx.js
 var headingAtx = {
   name: "headingAtx",
   resolve: resolveHeadingAtx,
@@ -43858,7 +46328,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-html-tag-name/index.js
+// node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames = [
   "address",
   "article",
@@ -43925,7 +46395,7 @@ var htmlBlockNames = [
 ];
 var htmlRawNames = ["pre", "script", "style", "textarea"];
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
+// node_modules/micromark-core-commonmark/lib/html-flow.js
 var htmlFlow = {
   concrete: true,
   name: "htmlFlow",
@@ -44284,7 +46754,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
+// node_modules/micromark-core-commonmark/lib/html-text.js
 var htmlText = {
   name: "htmlText",
   tokenize: tokenizeHtmlText
@@ -44590,7 +47060,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
+// node_modules/micromark-core-commonmark/lib/label-end.js
 var labelEnd = {
   name: "labelEnd",
   resolveAll: resolveAllLabelEnd,
@@ -44816,7 +47286,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
+// node_modules/micromark-core-commonmark/lib/label-start-image.js
 var labelStartImage = {
   name: "labelStartImage",
   resolveAll: labelEnd.resolveAll,
@@ -44853,7 +47323,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
+// node_modules/micromark-core-commonmark/lib/label-start-link.js
 var labelStartLink = {
   name: "labelStartLink",
   resolveAll: labelEnd.resolveAll,
@@ -44881,7 +47351,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
+// node_modules/micromark-core-commonmark/lib/line-ending.js
 var lineEnding = {
   name: "lineEnding",
   tokenize: tokenizeLineEnding
@@ -44896,7 +47366,7 @@ function tokenizeLineEnding(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
+// node_modules/micromark-core-commonmark/lib/thematic-break.js
 var thematicBreak = {
   name: "thematicBreak",
   tokenize: tokenizeThematicBreak
@@ -44935,8 +47405,8 @@ function tokenizeThematicBreak(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/list.js
-var list = {
+// node_modules/micromark-core-commonmark/lib/list.js
+var list2 = {
   continuation: {
     tokenize: tokenizeListContinuation
   },
@@ -45042,7 +47512,7 @@ function tokenizeListContinuation(effects, ok3, nok) {
   function notInCurrentItem(code19) {
     self2.containerState._closeFlow = true;
     self2.interrupt = void 0;
-    return factorySpace(effects, effects.attempt(list, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code19);
+    return factorySpace(effects, effects.attempt(list2, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code19);
   }
 }
 function tokenizeIndent(effects, ok3, nok) {
@@ -45065,7 +47535,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
+// node_modules/micromark-core-commonmark/lib/setext-underline.js
 var setextUnderline = {
   name: "setextUnderline",
   resolveTo: resolveToSetextUnderline,
@@ -45159,7 +47629,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/flow.js
+// node_modules/micromark/lib/initialize/flow.js
 var flow = {
   tokenize: initializeFlow
 };
@@ -45197,7 +47667,7 @@ function initializeFlow(effects) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/text.js
+// node_modules/micromark/lib/initialize/text.js
 var resolver = {
   resolveAll: createResolver()
 };
@@ -45237,11 +47707,11 @@ function initializeFactory(field) {
       if (code19 === null) {
         return true;
       }
-      const list3 = constructs2[code19];
+      const list4 = constructs2[code19];
       let index2 = -1;
-      if (list3) {
-        while (++index2 < list3.length) {
-          const item = list3[index2];
+      if (list4) {
+        while (++index2 < list4.length) {
+          const item = list4[index2];
           if (!item.previous || item.previous.call(self2, self2.previous)) {
             return true;
           }
@@ -45339,7 +47809,7 @@ function resolveAllLineSuffixes(events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark/lib/constructs.js
+// node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -45353,19 +47823,19 @@ __export(constructs_exports, {
   text: () => text2
 });
 var document2 = {
-  [42]: list,
-  [43]: list,
-  [45]: list,
-  [48]: list,
-  [49]: list,
-  [50]: list,
-  [51]: list,
-  [52]: list,
-  [53]: list,
-  [54]: list,
-  [55]: list,
-  [56]: list,
-  [57]: list,
+  [42]: list2,
+  [43]: list2,
+  [45]: list2,
+  [48]: list2,
+  [49]: list2,
+  [50]: list2,
+  [51]: list2,
+  [52]: list2,
+  [53]: list2,
+  [54]: list2,
+  [55]: list2,
+  [56]: list2,
+  [57]: list2,
   [62]: blockQuote
 };
 var contentInitial = {
@@ -45414,7 +47884,7 @@ var disable = {
   null: []
 };
 
-// ../main/node_modules/micromark/lib/create-tokenizer.js
+// node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -45580,22 +48050,22 @@ function createTokenizer(parser, initialize, from) {
         function start(code19) {
           const left = code19 !== null && map2[code19];
           const all2 = code19 !== null && map2.null;
-          const list3 = [
+          const list4 = [
             // To do: add more extension tests.
             /* c8 ignore next 2 */
             ...Array.isArray(left) ? left : left ? [left] : [],
             ...Array.isArray(all2) ? all2 : all2 ? [all2] : []
           ];
-          return handleListOfConstructs(list3)(code19);
+          return handleListOfConstructs(list4)(code19);
         }
       }
-      function handleListOfConstructs(list3) {
-        listOfConstructs = list3;
+      function handleListOfConstructs(list4) {
+        listOfConstructs = list4;
         constructIndex = 0;
-        if (list3.length === 0) {
+        if (list4.length === 0) {
           return bogusState;
         }
-        return handleConstruct(list3[constructIndex]);
+        return handleConstruct(list4[constructIndex]);
       }
       function handleConstruct(construct) {
         return start;
@@ -45740,8 +48210,8 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 
-// ../main/node_modules/micromark/lib/parse.js
-function parse3(options) {
+// node_modules/micromark/lib/parse.js
+function parse4(options) {
   const settings = options || {};
   const constructs2 = (
     /** @type {FullNormalizedExtension} */
@@ -45766,14 +48236,14 @@ function parse3(options) {
   }
 }
 
-// ../main/node_modules/micromark/lib/postprocess.js
+// node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 
-// ../main/node_modules/micromark/lib/preprocess.js
+// node_modules/micromark/lib/preprocess.js
 var search = /[\0\t\n\r]/g;
 function preprocess2() {
   let column = 1;
@@ -45853,7 +48323,7 @@ function preprocess2() {
   }
 }
 
-// ../main/node_modules/micromark-util-decode-string/index.js
+// node_modules/micromark-util-decode-string/index.js
 var characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode3);
@@ -45871,7 +48341,7 @@ function decode3($0, $1, $2) {
   return decodeNamedCharacterReference($2) || $0;
 }
 
-// ../main/node_modules/unist-util-stringify-position/lib/index.js
+// node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -45897,14 +48367,14 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 
-// ../main/node_modules/mdast-util-from-markdown/lib/index.js
+// node_modules/mdast-util-from-markdown/lib/index.js
 var own3 = {}.hasOwnProperty;
 function fromMarkdown(value, encoding, options) {
   if (encoding && typeof encoding === "object") {
     options = encoding;
     encoding = void 0;
   }
-  return compiler(options)(postprocess(parse3(options).document().write(preprocess2()(value, encoding, true))));
+  return compiler(options)(postprocess(parse4(options).document().write(preprocess2()(value, encoding, true))));
 }
 function compiler(options) {
   const config2 = {
@@ -45944,8 +48414,8 @@ function compiler(options) {
       link: opener(link),
       listItem: opener(listItem),
       listItemValue: onenterlistitemvalue,
-      listOrdered: opener(list3, onenterlistordered),
-      listUnordered: opener(list3),
+      listOrdered: opener(list4, onenterlistordered),
+      listUnordered: opener(list4),
       paragraph: opener(paragraph),
       reference: onenterreference,
       referenceString: buffer,
@@ -46547,7 +49017,7 @@ function compiler(options) {
       position: void 0
     };
   }
-  function list3(token) {
+  function list4(token) {
     return {
       type: "list",
       ordered: token.type === "listOrdered",
@@ -46667,7 +49137,7 @@ function defaultOnError(left, right) {
   }) + ") is still open");
 }
 
-// ../main/node_modules/ccount/index.js
+// node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -46682,11 +49152,11 @@ function ccount(value, character) {
   return count2;
 }
 
-// ../main/node_modules/devlop/lib/default.js
+// node_modules/devlop/lib/default.js
 function ok() {
 }
 
-// ../main/node_modules/escape-string-regexp/index.js
+// node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -46694,7 +49164,7 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 
-// ../main/node_modules/unist-util-is/lib/index.js
+// node_modules/unist-util-is/lib/index.js
 var convert = (
   // Note: overloads in JSDoc can’t yet use different `@template`s.
   /**
@@ -46793,12 +49263,12 @@ function looksLikeANode(value) {
   return value !== null && typeof value === "object" && "type" in value;
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
+// node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/index.js
+// node_modules/unist-util-visit-parents/lib/index.js
 var empty = [];
 var CONTINUE = true;
 var EXIT = false;
@@ -46918,11 +49388,11 @@ function toResult(value) {
   return value === null || value === void 0 ? empty : [value];
 }
 
-// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
-function findAndReplace(tree, list3, options) {
+// node_modules/mdast-util-find-and-replace/lib/index.js
+function findAndReplace(tree, list4, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
-  const pairs = toPairs(list3);
+  const pairs = toPairs(list4);
   let pairIndex = -1;
   while (++pairIndex < pairs.length) {
     visitParents(tree, visitor);
@@ -46996,7 +49466,7 @@ function toPairs(tupleOrList) {
     throw new TypeError("Expected find and replace tuple or list of tuples");
   }
   const result = [];
-  const list3 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
+  const list4 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
     /** @type {FindAndReplaceList} */
     tupleOrList
   ) : [
@@ -47004,8 +49474,8 @@ function toPairs(tupleOrList) {
     tupleOrList
   ];
   let index2 = -1;
-  while (++index2 < list3.length) {
-    const tuple2 = list3[index2];
+  while (++index2 < list4.length) {
+    const tuple2 = list4[index2];
     result.push([toExpression(tuple2[0]), toFunction(tuple2[1])]);
   }
   return result;
@@ -47019,7 +49489,7 @@ function toFunction(replace2) {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -47184,7 +49654,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code19) || unicodePunctuation(code19);
 }
 
-// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
+// node_modules/mdast-util-gfm-footnote/lib/index.js
 footnoteReference.peek = footnoteReferencePeek;
 function enterFootnoteCallString() {
   this.buffer();
@@ -47258,7 +49728,7 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// node_modules/mdast-util-gfm-strikethrough/lib/index.js
 handleDelete.attention = attentionDelete;
 handleDelete.peek = peekDelete;
 function gfmStrikethroughFromMarkdown() {
@@ -47295,7 +49765,7 @@ function peekDelete() {
   return "~";
 }
 
-// ../main/node_modules/mdast-util-gfm-table/lib/index.js
+// node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -47356,7 +49826,7 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 
-// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -47403,7 +49873,7 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 
-// ../main/node_modules/mdast-util-gfm/lib/index.js
+// node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -47414,7 +49884,7 @@ function gfmFromMarkdown() {
   ];
 }
 
-// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 var wwwPrefix = {
   tokenize: tokenizeWwwPrefix,
   partial: true
@@ -47756,7 +50226,7 @@ function previousUnbalanced(events) {
   return result;
 }
 
-// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 var indent = {
   tokenize: tokenizeIndent2,
   partial: true
@@ -48031,7 +50501,7 @@ function tokenizeIndent2(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options) {
   const options_ = options || {};
   let single = options_.singleTilde;
@@ -48125,7 +50595,7 @@ function gfmStrikethrough(options) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// node_modules/micromark-extension-gfm-table/lib/edit-map.js
 var EditMap2 = class {
   /**
    * Create a new edit map.
@@ -48196,22 +50666,22 @@ var EditMap2 = class {
     this.index.clear();
   }
 };
-function addImplementation2(editMap, at, remove, add) {
+function addImplementation2(editMap, at2, remove, add) {
   if (remove === 0 && add.length === 0) {
     return;
   }
-  const existing = editMap.index.get(at);
+  const existing = editMap.index.get(at2);
   if (existing) {
     existing[1] += remove;
     existing[2].push(...add);
     return;
   }
-  const change = [at, remove, add];
+  const change = [at2, remove, add];
   editMap.map.push(change);
-  editMap.index.set(at, change);
+  editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
+// node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -48238,7 +50708,7 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
+// node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -48629,7 +51099,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 
-// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 var tasklistCheck = {
   name: "tasklistCheck",
   tokenize: tokenizeTasklistCheck
@@ -48703,7 +51173,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm/index.js
+// node_modules/micromark-extension-gfm/index.js
 function gfm(options) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -48766,14 +51236,14 @@ function bracketedLabels(text4) {
   return labels;
 }
 var FLOW_PARENTS = /* @__PURE__ */ new Set(["root", "blockquote", "listItem", "footnoteDefinition"]);
-function parse4(text4, htmlBlocks = true) {
+function parse5(text4, htmlBlocks = true) {
   return fromMarkdown(text4, {
     extensions: htmlBlocks ? [gfm()] : [gfm(), { disable: { null: ["htmlFlow"] } }],
     mdastExtensions: [gfmFromMarkdown()]
   });
 }
 function inspect(text4) {
-  const tree = parse4(text4);
+  const tree = parse5(text4);
   const used = /* @__PURE__ */ new Set();
   const usedNotes = /* @__PURE__ */ new Set();
   const definitions = [];
@@ -48826,8 +51296,8 @@ function wholeBlock(text4, node3) {
 }
 function nonContentEnd(value) {
   const close = (terminator, from) => {
-    const at = value.indexOf(terminator, from);
-    return at < 0 ? value.length : at + terminator.length;
+    const at2 = value.indexOf(terminator, from);
+    return at2 < 0 ? value.length : at2 + terminator.length;
   };
   if (value.startsWith("<!--")) return close("-->", 4);
   if (value.startsWith("<![CDATA[")) return close("]]>", 9);
@@ -48851,7 +51321,7 @@ function hiddenHtml(text4, node3, flow3) {
     if (n.type === "html") inner.push(n);
     if ("children" in n) for (const child of n.children) collect(child);
   };
-  collect(parse4(rest, false));
+  collect(parse5(rest, false));
   const offset = start + first;
   for (const n of inner) {
     const r = span(n);
@@ -48921,9 +51391,9 @@ function splitForParsing(text4) {
   let safeCut = -1;
   let lineCut = -1;
   let pos = 0;
-  const cutAt = (at, hiddenAt) => {
-    pieces.push({ text: text4.slice(start, at), hiddenUntil: startHidden });
-    start = at;
+  const cutAt = (at2, hiddenAt) => {
+    pieces.push({ text: text4.slice(start, at2), hiddenUntil: startHidden });
+    start = at2;
     startHidden = hiddenAt;
   };
   while (pos < text4.length) {
@@ -48951,9 +51421,9 @@ function splitForParsing(text4) {
     if (safeCut > start) cutAt(safeCut, null);
     else if (pos - start >= PARSE_PIECE * 2 && lineCut > start) cutAt(lineCut, null);
     while (pos - start > PARSE_PIECE * 2) {
-      let at = start + PARSE_PIECE;
-      if (/[\uD800-\uDBFF]/.test(text4[at - 1])) at--;
-      cutAt(at, block?.hidden ? block.end : null);
+      let at2 = start + PARSE_PIECE;
+      if (/[\uD800-\uDBFF]/.test(text4[at2 - 1])) at2--;
+      cutAt(at2, block?.hidden ? block.end : null);
     }
   }
   if (start < text4.length) pieces.push({ text: text4.slice(start), hiddenUntil: startHidden });
@@ -49006,9 +51476,9 @@ function splitInlineCode(text4) {
   const blanks = Array.from(text4.matchAll(/\n[ \t]*\n/g), (m) => m.index);
   const byLength = /* @__PURE__ */ new Map();
   runs.forEach((run, n) => {
-    const list3 = byLength.get(run.length) ?? [];
-    list3.push(n);
-    byLength.set(run.length, list3);
+    const list4 = byLength.get(run.length) ?? [];
+    list4.push(n);
+    byLength.set(run.length, list4);
   });
   const consumed = /* @__PURE__ */ new Map();
   let cursor = 0;
@@ -49205,7 +51675,7 @@ function renderAlertComment(alert) {
 function slackEscape(text4) {
   return text4.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-function alertPayload(alert, repo, at) {
+function alertPayload(alert, repo, at2) {
   const where = `${repo.owner}/${repo.name}`;
   const mentions = alert.mentions.length ? ` (for ${alert.mentions.map((m) => `@${m}`).join(", ")})` : "";
   const text4 = slackEscape(
@@ -49222,7 +51692,7 @@ What to do: ${alert.todo}`
       issue: alert.issue,
       headline: alert.headline,
       mentions: alert.mentions,
-      at
+      at: at2
     }
   };
 }
@@ -49280,7 +51750,7 @@ var AlertWebhook = class {
     this.queueLimit = options.queueLimit ?? 100;
   }
   /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
-  send(settings, alerts, repo, at) {
+  send(settings, alerts, repo, at2) {
     if (!settings || alerts.length === 0 || this.stopper.signal.aborted) return;
     const url2 = this.env[settings.urlEnv]?.trim() ?? "";
     const secret = this.env[settings.secretEnv] ?? "";
@@ -49299,7 +51769,7 @@ var AlertWebhook = class {
       const id = `${repo.owner}/${repo.name}#${alert.key}`;
       if (this.seen.has(id)) continue;
       this.remember(id);
-      const body = JSON.stringify(alertPayload(alert, repo, at.toISOString()));
+      const body = JSON.stringify(alertPayload(alert, repo, at2.toISOString()));
       const delivery = this.deliver(url2, secret, body, alert).finally(() => this.pending.delete(delivery));
       this.pending.add(delivery);
     }
@@ -49387,10 +51857,10 @@ import { mkdir, readFile, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-// ../main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
-// ../main/node_modules/@actions/core/lib/utils.js
+// node_modules/@actions/core/lib/utils.js
 function toCommandValue(input2) {
   if (input2 === null || input2 === void 0) {
     return "";
@@ -49413,7 +51883,7 @@ function toCommandProperties(annotationProperties) {
   };
 }
 
-// ../main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
@@ -49458,7 +51928,7 @@ function escapeProperty(s) {
   return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-// ../main/node_modules/@actions/core/lib/file-command.js
+// node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -49486,10 +51956,10 @@ function prepareKeyValueMessage(key, value) {
   return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 
-// ../main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 
-// ../main/node_modules/@actions/core/lib/summary.js
+// node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
@@ -49774,12 +52244,12 @@ var Summary = class {
 var _summary = new Summary();
 var summary = _summary;
 
-// ../main/node_modules/@actions/core/lib/platform.js
+// node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform = os3.platform();
 var arch = os3.arch();
 
-// ../main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
@@ -49946,10 +52416,10 @@ function isCircuitOpen(error63) {
   return error63 instanceof CircuitOpenError;
 }
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 
-// ../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -49988,7 +52458,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 function isRequestError(error63) {
   return error63.request !== void 0;
@@ -50061,7 +52531,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION;
 
-// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION2 = "0.0.0-development";
 var noop = () => Promise.resolve();
@@ -50291,7 +52761,7 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION2;
 throttling.triggersNotification = triggersNotification;
 
-// ../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -50302,7 +52772,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -50325,7 +52795,7 @@ function register(state, name, method, options) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -50360,7 +52830,7 @@ function addHook(state, kind, name, hook2) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -50374,7 +52844,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 
-// ../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state, name) {
@@ -50408,7 +52878,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION3 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -50643,7 +53113,7 @@ function expand(template, context) {
     return template.replace(/\/$/, "");
   }
 }
-function parse5(options) {
+function parse6(options) {
   let method = options.method.toUpperCase();
   let url2 = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
@@ -50707,7 +53177,7 @@ function parse5(options) {
   );
 }
 function endpointWithDefaults(defaults2, route, options) {
-  return parse5(merge2(defaults2, route, options));
+  return parse6(merge2(defaults2, route, options));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge2(oldDefaults, newDefaults);
@@ -50716,12 +53186,12 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge2.bind(null, DEFAULTS2),
-    parse: parse5
+    parse: parse6
   });
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -50762,7 +53232,7 @@ var NullObject = /* @__PURE__ */ (() => {
   C.prototype = /* @__PURE__ */ Object.create(null);
   return C;
 })();
-function parse6(header, options) {
+function parse7(header, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header.length;
   let valueStart = options?.start ?? 0;
@@ -50905,7 +53375,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -51240,7 +53710,7 @@ var JSONParse = (text4, reviver) => {
   }
 };
 
-// ../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION4 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -51359,7 +53829,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop2);
   }
-  const mimetype = parse6(contentType);
+  const mimetype = parse7(contentType);
   if (isJSONResponse(mimetype)) {
     let text4 = "";
     try {
@@ -51422,7 +53892,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION5 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -51532,7 +54002,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -51577,10 +54047,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION6 = "7.0.8";
 
-// ../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop3 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -51714,10 +54184,10 @@ var Octokit = class {
   auth;
 };
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION7 = "6.0.0";
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -51741,7 +54211,7 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION7;
 
-// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION8 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -51857,10 +54327,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION8;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9 = "17.0.0";
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -54152,7 +56622,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -54275,7 +56745,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -54292,10 +56762,10 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION9;
 
-// ../main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION10 = "22.0.1";
 
-// ../main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION10}`
@@ -54412,8 +56882,8 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
       const retries2 = pause ? Math.min(secondaryRetries, 1) : secondaryRetries;
       const wait = secondaryLimitWait(retryAfter, retryCount);
       const retry2 = retryCount < retries2 && (!pause || wait <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
-      const at = now();
-      if (retry2 || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
+      const at2 = now();
+      if (retry2 || pause) noteLimitWait(options.baseUrl, { at: at2, until: at2 + wait * 1e3 });
       const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
       log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
       if (!retry2) return false;
@@ -54759,7 +57229,7 @@ function describeSchemaNode(node3) {
 }
 
 // src/core/config/load-config.ts
-var import_yaml = __toESM(require_dist2(), 1);
+var import_yaml2 = __toESM(require_dist2(), 1);
 
 // src/core/config/config-warnings.ts
 var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
@@ -54916,8 +57386,8 @@ function defaults(warnings = []) {
 }
 function parseConfig(text4, path2 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
-  const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new import_yaml2.LineCounter();
+  const doc = (0, import_yaml2.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position2 = (offset) => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -54958,10 +57428,10 @@ function parseConfig(text4, path2 = CONFIG_PATH) {
       const prefix = keyPath.slice(0, depth);
       if (atKey && depth === keyPath.length && prefix.length > 0) {
         const parent = prefix.length === 1 ? doc.contents : doc.getIn(prefix.slice(0, -1), true);
-        if ((0, import_yaml.isMap)(parent)) {
+        if ((0, import_yaml2.isMap)(parent)) {
           const key = String(prefix[prefix.length - 1]);
-          const pair = parent.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === key);
-          const range2 = pair && (0, import_yaml.isScalar)(pair.key) ? pair.key.range : void 0;
+          const pair = parent.items.find((item) => (0, import_yaml2.isScalar)(item.key) && String(item.key.value) === key);
+          const range2 = pair && (0, import_yaml2.isScalar)(pair.key) ? pair.key.range : void 0;
           if (range2) return position2(range2[0]);
         }
         continue;
@@ -55213,8 +57683,8 @@ function lastEditAt(edits, fallback) {
 function latest(edits) {
   return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
 }
-function unique(list3) {
-  return [...new Set(list3)];
+function unique(list4) {
+  return [...new Set(list4)];
 }
 function textChangedComment(input2) {
   const who = input2.editors.filter((e) => !!e);
@@ -55374,11 +57844,11 @@ function isDispatching(status) {
   return status === "running";
 }
 function reduceSession(state, event, now) {
-  const at = iso(now);
+  const at2 = iso(now);
   const actor = "actor" in event && event.actor || AUTOPILOT_ACTOR;
   const refuse = (reason) => ({ state, effects: [], refused: { reason } });
   const to = (status, reason, effects, extra = {}) => {
-    const next = { status, since: at, reason, actor, startedAt: state.startedAt };
+    const next = { status, since: at2, reason, actor, startedAt: state.startedAt };
     const detail = extra.detail;
     if (detail !== void 0) next.detail = detail;
     if (extra.startedAt !== void 0) next.startedAt = extra.startedAt;
@@ -55395,7 +57865,7 @@ function reduceSession(state, event, now) {
           "user_start",
           [{ type: "startDispatching" }, notify(`Autopilot started by @${actor}.`)],
           {
-            startedAt: at
+            startedAt: at2
           }
         );
       }
@@ -55494,8 +57964,8 @@ function reduceSession(state, event, now) {
     case "consecutiveFailures": {
       if (s !== "running")
         return refuse(`Consecutive failures only pause a running session (session is ${s}).`);
-      const list3 = event.issues?.length ? `: ${event.issues.map((n) => `#${n}`).join(", ")}` : "";
-      const detail = `${event.count} consecutive tasks failed${list3}`;
+      const list4 = event.issues?.length ? `: ${event.issues.map((n) => `#${n}`).join(", ")}` : "";
+      const detail = `${event.count} consecutive tasks failed${list4}`;
       return beginPause("consecutive_failures", event, "Autopilot paused after failures", detail, "warning");
     }
     case "budgetExhausted": {
@@ -55527,10 +57997,10 @@ function reduceSession(state, event, now) {
     }
     case "newWork": {
       if (s === "completed") {
-        const list3 = event.issues?.length ? ` (${event.issues.map((n) => `#${n}`).join(", ")})` : "";
+        const list4 = event.issues?.length ? ` (${event.issues.map((n) => `#${n}`).join(", ")})` : "";
         return to("running", "new_work", [
           { type: "startDispatching" },
-          notify(`New ready tasks${list3}: Autopilot is running again.`)
+          notify(`New ready tasks${list4}: Autopilot is running again.`)
         ]);
       }
       return refuse(
@@ -56359,7 +58829,7 @@ ${table(["#", "task", "score", "why"], rows)}`,
   );
 }
 function waiting({ view, limits }) {
-  return list2(
+  return list3(
     "Waiting",
     view.waiting,
     limits.list,
@@ -56367,7 +58837,7 @@ function waiting({ view, limits }) {
   );
 }
 function inReview({ view, limits }) {
-  return list2(
+  return list3(
     "In review",
     view.review,
     limits.list,
@@ -56375,7 +58845,7 @@ function inReview({ view, limits }) {
   );
 }
 function needsHuman({ view, limits }) {
-  return list2(
+  return list3(
     "Needs a human",
     view.needsHuman,
     limits.list,
@@ -56386,7 +58856,7 @@ function needsHuman({ view, limits }) {
   );
 }
 function stopped(title, tasks) {
-  return ({ view, limits }) => list2(
+  return ({ view, limits }) => list3(
     title,
     tasks(view),
     limits.list,
@@ -56400,7 +58870,7 @@ var blocked = stopped("Blocked", (view) => view.blocked);
 var timedOut = stopped("Timed out", (view) => view.timeouts);
 var failed = stopped("Failed", (view) => view.failed);
 function notInPool({ view, limits }) {
-  return list2(
+  return list3(
     "Not in the pool",
     view.notInPool,
     limits.list,
@@ -56408,7 +58878,7 @@ function notInPool({ view, limits }) {
   );
 }
 function epics({ view, limits }) {
-  return list2(
+  return list3(
     "Epics",
     view.epics ?? [],
     limits.list,
@@ -56524,7 +58994,7 @@ function runCell(slot) {
   if (slot.runId === null) return phase;
   return slot.runUrl && /^https:\/\/[^\s)]+$/.test(slot.runUrl) ? `[${phase}](${slot.runUrl})` : `${phase} (${slot.runId})`;
 }
-function list2(title, items, limit, line) {
+function list3(title, items, limit, line) {
   if (items.length === 0) return null;
   const shown2 = items.slice(0, limit);
   return withMore(
@@ -57297,7 +59767,7 @@ function epicItems(ctx, p, epic, pool) {
   const { pooled } = epic;
   const refusal = (n) => epic.refused?.find((r) => r.issue === n);
   const queued = new Set(pool.ranked.map((t) => t.issue));
-  const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
+  const reasonIn = (list4, n) => list4.find((l) => l.issue === n)?.reason ?? null;
   const items = [];
   for (const n of ctx.issues.get(p)?.subIssues ?? []) {
     const child = ctx.issues.get(n);
@@ -57397,8 +59867,8 @@ function liveRunsByIssue(runs) {
     if (run.status === "completed") continue;
     const n = runIssue(run);
     if (n === null) continue;
-    const list3 = byIssue.get(n);
-    if (list3) list3.push(run);
+    const list4 = byIssue.get(n);
+    if (list4) list4.push(run);
     else byIssue.set(n, [run]);
   }
   return byIssue;
@@ -57930,9 +60400,9 @@ function planOfDispatch(ctx, n, record2) {
   const gated = ctx.config.planGate.enabled || issue3 !== void 0 && hasLabel(issue3.labels, ctx.config.planGate.label);
   return gated ? "propose" : null;
 }
-function planProposed(ctx, n, record2, digest, at) {
+function planProposed(ctx, n, record2, digest, at2) {
   if (record2.plan?.approvedBy && record2.plan.digest === digest) return true;
-  record2.plan = { digest, at };
+  record2.plan = { digest, at: at2 };
   record2.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
   return false;
@@ -58454,8 +60924,8 @@ function processAnswers(ctx, freshComments) {
       for (const c of [...ctx.snapshot.comments].sort((a, b) => a.id - b.id)) {
         const task = c.issue === trackingNumber ? null : taskIssueFor(ctx, c.issue);
         if (task === null) continue;
-        const list3 = byTask.get(task);
-        if (list3) list3.push(c);
+        const list4 = byTask.get(task);
+        if (list4) list4.push(c);
         else byTask.set(task, [c]);
       }
     }
@@ -58690,9 +61160,9 @@ function latestResults(all2) {
 function pullsByRef(pulls) {
   const byRef = /* @__PURE__ */ new Map();
   for (const p of pulls) {
-    const list3 = byRef.get(p.headRef) ?? [];
-    list3.push(p);
-    byRef.set(p.headRef, list3);
+    const list4 = byRef.get(p.headRef) ?? [];
+    list4.push(p);
+    byRef.set(p.headRef, list4);
   }
   return byRef;
 }
@@ -58712,7 +61182,7 @@ function ignoreForeignLabels(ctx, L2) {
   }
 }
 function applySettleOverlay(ctx, issues) {
-  const fresh = (at) => !!at && ctx.nowMs - Date.parse(at) < SETTLE_MINUTES * 6e4;
+  const fresh = (at2) => !!at2 && ctx.nowMs - Date.parse(at2) < SETTLE_MINUTES * 6e4;
   for (const [key, record2] of Object.entries(ctx.state.tasks)) {
     const n = Number(key);
     const issue3 = issues.get(n);
@@ -59239,13 +61709,13 @@ function referenceCapNote(issue3, parsed) {
   return `#${issue3} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
 }
 function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
-  const pending = lists.map((list3) => list3.filter((n) => !known(n)));
+  const pending = lists.map((list4) => list4.filter((n) => !known(n)));
   const chosen = /* @__PURE__ */ new Set();
   const all2 = new Set(pending.flat());
-  for (let turn = 0; chosen.size < max && pending.some((list3) => turn < list3.length); turn++) {
-    for (const list3 of pending) {
+  for (let turn = 0; chosen.size < max && pending.some((list4) => turn < list4.length); turn++) {
+    for (const list4 of pending) {
       if (chosen.size >= max) break;
-      if (turn < list3.length) chosen.add(list3[turn]);
+      if (turn < list4.length) chosen.add(list4[turn]);
     }
   }
   return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
@@ -59340,10 +61810,10 @@ function reuseGraph(issues, repo, closedCross, memo2) {
   const known = memo2.graph;
   if (!known) return null;
   const shape = known.shape;
-  let at = 0;
+  let at2 = 0;
   let same2 = true;
   const emit = (value) => {
-    if (shape[at++] !== value) same2 = false;
+    if (shape[at2++] !== value) same2 = false;
   };
   for (const issue3 of issues) {
     let parsed = null;
@@ -59355,7 +61825,7 @@ function reuseGraph(issues, repo, closedCross, memo2) {
     if (!same2) return null;
   }
   for (const key of closedCross) emit(key);
-  if (!same2 || at !== shape.length) return null;
+  if (!same2 || at2 !== shape.length) return null;
   const nodes = /* @__PURE__ */ new Map();
   let i = 0;
   for (const node3 of known.nodes.values()) {
@@ -59651,8 +62121,8 @@ function formatCycle(cycle, max = 8) {
   return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
 }
 function push2(map2, key, value) {
-  const list3 = map2.get(key);
-  if (list3) list3.push(value);
+  const list4 = map2.get(key);
+  if (list4) list4.push(value);
   else map2.set(key, [value]);
 }
 function sortedUnique(values) {
@@ -61166,8 +63636,8 @@ function sweepVerdict(input2) {
 }
 function sweepDueAt(ctx, n, why, days, activity) {
   const after = (iso2) => {
-    const at = Date.parse(iso2 ?? "");
-    return Number.isNaN(at) ? ctx.nowMs : Math.max(ctx.nowMs, at + days * 864e5);
+    const at2 = Date.parse(iso2 ?? "");
+    return Number.isNaN(at2) ? ctx.nowMs : Math.max(ctx.nowMs, at2 + days * 864e5);
   };
   if (why === "recent") return after(activity?.entries[0]?.at);
   if (why === "unread") return after(ctx.state.tasks[n]?.since);
@@ -61559,8 +64029,8 @@ function sessionReport(ctx, view, occasion, historyBelow) {
   const tasks = [];
   const open2 = /* @__PURE__ */ new Set();
   const lines = /* @__PURE__ */ new Map();
-  for (const list3 of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
-    for (const line of list3) lines.set(line.issue, line);
+  for (const list4 of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
+    for (const line of list4) lines.set(line.issue, line);
   const waits2 = new Map(view.waiting.map((w) => [w.issue, w]));
   const strangers = new Map(view.notInPool.map((w) => [w.issue, w]));
   for (const { n, issue: issue3, status, record: record2 } of openTasks(ctx)) {
@@ -61703,8 +64173,8 @@ function statusText(ctx, view, issue3) {
   const rank = view.queue.findIndex((q) => q.issue === issue3);
   if (rank >= 0)
     detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
-  for (const [label2, list3] of lists) {
-    const line = list3.find((x2) => x2.issue === issue3);
+  for (const [label2, list4] of lists) {
+    const line = list4.find((x2) => x2.issue === issue3);
     if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
   }
   return `#${issue3} ${detail}.
@@ -62131,9 +64601,7 @@ async function readPullDiff(ctx, pr, base, sha) {
   }
 }
 async function readManifests(ctx, files, mergeBase, head) {
-  const manifests = files.filter(
-    (f) => f.status !== "removed" && f.filename.slice(f.filename.lastIndexOf("/") + 1) === "package.json"
-  );
+  const manifests = files.filter((f) => f.status !== "removed" && readsWholeManifest(f.filename));
   for (const file2 of manifests.slice(0, MAX_MANIFESTS_PER_DIFF)) {
     try {
       const after = await readText(ctx, file2.filename, head);
@@ -62514,7 +64982,7 @@ function existingRefsOf(ctx, effect) {
   return refs;
 }
 async function deleteBranchAt(ctx, branch, expectOid) {
-  const at = expectOid.slice(0, 7);
+  const at2 = expectOid.slice(0, 7);
   const repository = ctx.facts?.repositoryNodeId;
   if (repository) {
     try {
@@ -62527,7 +64995,7 @@ async function deleteBranchAt(ctx, branch, expectOid) {
       return { deleted: true };
     } catch (error63) {
       if (!Array.isArray(error63.errors)) throw error63;
-      return { deleted: false, kept: `not at ${at} any more, gone, or protected` };
+      return { deleted: false, kept: `not at ${at2} any more, gone, or protected` };
     }
   }
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name, ref: `heads/${branch}` };
@@ -62539,7 +65007,7 @@ async function deleteBranchAt(ctx, branch, expectOid) {
     if (statusOf(error63) === 404) return { deleted: false, kept: "already gone" };
     throw error63;
   }
-  if (sha !== expectOid) return { deleted: false, kept: `not at ${at} any more` };
+  if (sha !== expectOid) return { deleted: false, kept: `not at ${at2} any more` };
   try {
     await ctx.write(() => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", o2));
     return { deleted: true };
@@ -62891,8 +65359,8 @@ async function fetchWorkerRuns(ctx, workflow) {
       }
       throw error63;
     }
-    const list3 = data.workflow_runs ?? [];
-    for (const run of list3) {
+    const list4 = data.workflow_runs ?? [];
+    for (const run of list4) {
       const title = run.display_title ?? run.name ?? "";
       const parsed = parseRunTitle(title);
       const status = run.status ?? "queued";
@@ -62909,8 +65377,8 @@ async function fetchWorkerRuns(ctx, workflow) {
         attempt: parsed?.attempt ?? null
       });
     }
-    const oldest = list3[list3.length - 1];
-    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+    const oldest = list4[list4.length - 1];
+    if (list4.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
   }
   return runs;
 }
@@ -63054,8 +65522,8 @@ async function pointBranch(ctx, effect) {
 }
 
 // src/github/snapshot/snapshot-response.ts
-function compact(list3) {
-  return (list3 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
+function compact(list4) {
+  return (list4 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
 }
 
 // src/github/snapshot/buried-comments.ts
@@ -63549,11 +66017,11 @@ function taskBranchRefPrefix(branchPrefix) {
   return `refs/heads/${branchPrefix.slice(0, branchPrefix.lastIndexOf("/") + 1)}`;
 }
 function listedTaskBranches(data, listedWith, branchPrefix) {
-  const list3 = data.repository?.taskBranches;
-  if (!list3 || listedWith !== branchPrefix) return void 0;
+  const list4 = data.repository?.taskBranches;
+  if (!list4 || listedWith !== branchPrefix) return void 0;
   const dir = taskBranchRefPrefix(branchPrefix).slice("refs/heads/".length);
   const out = {};
-  for (const node3 of compact(list3.nodes)) {
+  for (const node3 of compact(list4.nodes)) {
     const name = dir + node3.name;
     const oid = node3.target?.oid;
     if (oid && issueOfTaskBranch(branchPrefix, name) !== null) out[name] = oid;
@@ -63982,10 +66450,10 @@ async function findOlder(ctx, effect) {
         page
       })
     );
-    const list3 = Array.isArray(data) ? data : [];
-    const own4 = list3.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
+    const list4 = Array.isArray(data) ? data : [];
+    const own4 = list4.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
     if (own4) return own4.id;
-    if (list3.length < 100) return null;
+    if (list4.length < 100) return null;
   }
   return null;
 }
@@ -64493,8 +66961,8 @@ async function findTrackingIssue(ctx) {
   };
   if (ctx.botLogin) params.creator = ctx.botLogin;
   const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
-  const list3 = response.data ?? [];
-  return list3.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+  const list4 = response.data ?? [];
+  return list4.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
 }
 async function writeTracking(ctx, effect) {
   if (effect.body.length > 65536) {
@@ -65030,17 +67498,17 @@ async function reconcileOnce(options, log) {
       chosen.source === "last-good" ? "the last good configuration stays in force until the file is fixed" : "no earlier valid configuration: nothing is dispatched or merged until the file is fixed"
     );
   }
-  const at = now();
-  const limitWait = limitWaitFor(options, at.getTime());
+  const at2 = now();
+  const limitWait = limitWaitFor(options, at2.getTime());
   const decision = decide({
-    snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at) : world,
+    snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at2) : world,
     state,
     config: fileConfig,
     configError,
     lastGoodConfig: lastGoodConfig2,
     configHeld: chosen.source === "none",
-    now: at,
-    dispatchIdSeed: at.getTime().toString(36),
+    now: at2,
+    dispatchIdSeed: at2.getTime().toString(36),
     start: options.start ?? null,
     githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null
   });
@@ -65050,7 +67518,7 @@ async function reconcileOnce(options, log) {
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
   if (decision.alerts?.length && !report.conflict && stateWritten(report.outcomes)) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
-    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
+    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at2);
   }
   const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
   return {
@@ -65097,7 +67565,7 @@ async function takeReconcileLock(options) {
   const deadline = now() + options.waitMs;
   let sha = options.sha ?? null;
   let holders = [];
-  const list3 = async () => {
+  const list4 = async () => {
     const response = await octokit.request("GET /repos/{owner}/{repo}/git/matching-refs/{ref}", {
       owner,
       repo: name,
@@ -65162,7 +67630,7 @@ async function takeReconcileLock(options) {
   };
   const dead = /* @__PURE__ */ new Set();
   for (; ; ) {
-    let before = claimStanding(await list3(), null, now(), options.leaseMs, dead);
+    let before = claimStanding(await list4(), null, now(), options.leaseMs, dead);
     for (const ref of before.expired)
       await clear(ref, "past its expiry (its holder is gone) or beyond a lease");
     const over = await deadHolders(before.others);
@@ -65174,7 +67642,7 @@ async function takeReconcileLock(options) {
     if (before.others.length === 0) {
       sha ??= await defaultBranchHead(octokit, repo);
       const mine = reconcileLockRef(now() + options.leaseMs, options.holder);
-      const create = (at) => octokit.request("POST /repos/{owner}/{repo}/git/refs", { owner, repo: name, ref: mine, sha: at });
+      const create = (at2) => octokit.request("POST /repos/{owner}/{repo}/git/refs", { owner, repo: name, ref: mine, sha: at2 });
       try {
         try {
           await create(sha);
@@ -65197,7 +67665,7 @@ async function takeReconcileLock(options) {
           reason: `GitHub refused to create ${mine} (422 ${messageOf(error63).replace(/\s+/g, " ").trim().slice(0, 200)})`
         };
       }
-      const after = claimStanding(await list3(), mine, now(), options.leaseMs, dead);
+      const after = claimStanding(await list4(), mine, now(), options.leaseMs, dead);
       if (after.held) return { status: "held", release: () => remove(mine, now() + RELEASE_WAIT_MS) };
       await remove(mine, deadline);
       holders = after.others;

@@ -47,9 +47,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../main/node_modules/deepmerge/dist/cjs.js
+// node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "../main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -150,9 +150,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err-helpers.js
+// node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err) => {
       return err && typeof err.message === "string";
@@ -207,9 +207,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err-proto.js
+// node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -258,9 +258,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err.js
+// node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -298,9 +298,9 @@ var require_err = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err-with-cause.js
+// node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -341,9 +341,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/req.js
+// node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -436,9 +436,9 @@ var require_req = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/res.js
+// node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -485,9 +485,9 @@ var require_res = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/index.js
+// node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "../main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -522,9 +522,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/caller.js
+// node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "../main/node_modules/pino/lib/caller.js"(exports2, module2) {
+  "node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -555,9 +555,9 @@ var require_caller = __commonJS({
   }
 });
 
-// ../main/node_modules/@pinojs/redact/index.js
+// node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "../main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -988,9 +988,9 @@ var require_redact = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/symbols.js
+// node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "../main/node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -1061,9 +1061,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/redaction.js
+// node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "../main/node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -1143,9 +1143,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/time.js
+// node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "../main/node_modules/pino/lib/time.js"(exports2, module2) {
+  "node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -1174,9 +1174,9 @@ var require_time = __commonJS({
   }
 });
 
-// ../main/node_modules/quick-format-unescaped/index.js
+// node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "../main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o2) {
       try {
@@ -1293,9 +1293,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// ../main/node_modules/atomic-sleep/index.js
+// node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "../main/node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep2 = function(ms) {
@@ -1328,9 +1328,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// ../main/node_modules/sonic-boom/index.js
+// node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "../main/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("fs");
     var EventEmitter = __require("events");
@@ -1915,9 +1915,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// ../main/node_modules/on-exit-leak-free/index.js
+// node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "../main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -2009,9 +2009,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/package.json
+// node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "../main/node_modules/thread-stream/package.json"(exports2, module2) {
+  "node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -2070,9 +2070,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/lib/wait.js
+// node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "../main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index2, expected, timeout, done) {
@@ -2140,9 +2140,9 @@ var require_wait = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/lib/indexes.js
+// node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "../main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -2155,9 +2155,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/index.js
+// node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "../main/node_modules/thread-stream/index.js"(exports2, module2) {
+  "node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter } = __require("events");
@@ -2720,9 +2720,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/transport.js
+// node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "../main/node_modules/pino/lib/transport.js"(exports2, module2) {
+  "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire2 } = __require("module");
     var { existsSync: existsSync2 } = __require("node:fs");
@@ -2952,9 +2952,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/tools.js
+// node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "../main/node_modules/pino/lib/tools.js"(exports2, module2) {
+  "node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format = require_quick_format_unescaped();
@@ -3053,7 +3053,7 @@ var require_tools = __commonJS({
       return asJsonChan.traceSync(_asJson, store, this, obj, msg, num, time3);
     }
     function _asJson(obj, msg, num, time3) {
-      const stringify2 = this[stringifySym];
+      const stringify3 = this[stringifySym];
       const stringifySafe = this[stringifySafeSym];
       const stringifiers = this[stringifiersSym];
       const end = this[endSym];
@@ -3095,7 +3095,7 @@ var require_tools = __commonJS({
               value = (stringifier || asString2)(value);
               break;
             default:
-              value = (stringifier || stringify2)(value, stringifySafe);
+              value = (stringifier || stringify3)(value, stringifySafe);
           }
           if (value === void 0) continue;
           const strKey = asString2(key);
@@ -3123,7 +3123,7 @@ var require_tools = __commonJS({
             msgStr = ',"' + messageKey + '":' + value;
             break;
           default:
-            value = (stringifier || stringify2)(value, stringifySafe);
+            value = (stringifier || stringify3)(value, stringifySafe);
             msgStr = ',"' + messageKey + '":' + value;
         }
       }
@@ -3136,7 +3136,7 @@ var require_tools = __commonJS({
     function asChindings(instance, bindings) {
       let value;
       let data = instance[chindingsSym];
-      const stringify2 = instance[stringifySym];
+      const stringify3 = instance[stringifySym];
       const stringifySafe = instance[stringifySafeSym];
       const stringifiers = instance[stringifiersSym];
       const wildcardStringifier = stringifiers[wildcardFirstSym];
@@ -3148,7 +3148,7 @@ var require_tools = __commonJS({
         const valid = (key.length < 5 || key !== "level" && key !== "serializers" && key !== "formatters" && key !== "customLevels") && bindings.hasOwnProperty(key) && value !== void 0;
         if (valid === true) {
           value = serializers[key] ? serializers[key](value) : value;
-          value = (stringifiers[key] || wildcardStringifier || stringify2)(value, stringifySafe);
+          value = (stringifiers[key] || wildcardStringifier || stringify3)(value, stringifySafe);
           if (value === void 0) continue;
           data += "," + asString2(key) + ":" + value;
         }
@@ -3238,13 +3238,13 @@ var require_tools = __commonJS({
         return { opts, stream };
       };
     }
-    function stringify(obj, stringifySafeFn) {
+    function stringify2(obj, stringifySafeFn) {
       try {
         return JSON.stringify(obj);
       } catch (_) {
         try {
-          const stringify2 = stringifySafeFn || this[stringifySafeSym];
-          return stringify2(obj);
+          const stringify3 = stringifySafeFn || this[stringifySafeSym];
+          return stringify3(obj);
         } catch (_2) {
           return '"[unable to serialize, circular reference is too complex to analyze]"';
         }
@@ -3274,16 +3274,16 @@ var require_tools = __commonJS({
       asJson,
       genLog,
       createArgsNormalizer,
-      stringify,
+      stringify: stringify2,
       buildFormatters,
       normalizeDestFileDescriptor
     };
   }
 });
 
-// ../main/node_modules/pino/lib/constants.js
+// node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "../main/node_modules/pino/lib/constants.js"(exports2, module2) {
+  "node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -3303,9 +3303,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/levels.js
+// node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "../main/node_modules/pino/lib/levels.js"(exports2, module2) {
+  "node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -3496,17 +3496,17 @@ var require_levels = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/meta.js
+// node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "../main/node_modules/pino/lib/meta.js"(exports2, module2) {
+  "node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// ../main/node_modules/pino/lib/proto.js
+// node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "../main/node_modules/pino/lib/proto.js"(exports2, module2) {
+  "node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter } = __require("node:events");
     var {
@@ -3548,7 +3548,7 @@ var require_proto = __commonJS({
       asChindings,
       asJson,
       buildFormatters,
-      stringify,
+      stringify: stringify2,
       noop: noop5
     } = require_tools();
     var {
@@ -3655,9 +3655,9 @@ var require_proto = __commonJS({
       }
       if (typeof options2.redact === "object" && options2.redact !== null || Array.isArray(options2.redact)) {
         instance.redact = options2.redact;
-        const stringifiers = redaction(instance.redact, stringify);
+        const stringifiers = redaction(instance.redact, stringify2);
         const formatOpts = { stringify: stringifiers[redactFmtSym] };
-        instance[stringifySym] = stringify;
+        instance[stringifySym] = stringify2;
         instance[stringifiersSym] = stringifiers;
         instance[formatOptsSym] = formatOpts;
       }
@@ -3734,18 +3734,18 @@ var require_proto = __commonJS({
   }
 });
 
-// ../main/node_modules/safe-stable-stringify/index.js
+// node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "../main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty: hasOwnProperty2 } = Object.prototype;
-    var stringify = configure2();
-    stringify.configure = configure2;
-    stringify.stringify = stringify;
-    stringify.default = stringify;
-    exports2.stringify = stringify;
+    var stringify2 = configure2();
+    stringify2.configure = configure2;
+    stringify2.stringify = stringify2;
+    stringify2.default = stringify2;
+    exports2.stringify = stringify2;
     exports2.configure = configure2;
-    module2.exports = stringify;
+    module2.exports = stringify2;
     var strEscapeSequencesRegExp = /[\u0000-\u001f\u0022\u005c\ud800-\udfff]/;
     function strEscape(str) {
       if (str.length < 5e3 && !strEscapeSequencesRegExp.test(str)) {
@@ -4303,7 +4303,7 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringify2(value, replacer, space) {
+      function stringify3(value, replacer, space) {
         if (arguments.length > 1) {
           let spacer = "";
           if (typeof space === "number") {
@@ -4325,14 +4325,14 @@ ${originalIndentation}`;
         }
         return stringifySimple("", value, []);
       }
-      return stringify2;
+      return stringify3;
     }
   }
 });
 
-// ../main/node_modules/pino/lib/multistream.js
+// node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "../main/node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -4500,9 +4500,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/pino.js
+// node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "../main/node_modules/pino/pino.js"(exports2, module2) {
+  "node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -4519,7 +4519,7 @@ var require_pino = __commonJS({
       asChindings,
       buildSafeSonicBoom,
       buildFormatters,
-      stringify,
+      stringify: stringify2,
       normalizeDestFileDescriptor,
       noop: noop5
     } = require_tools();
@@ -4624,7 +4624,7 @@ var require_pino = __commonJS({
         formatters.bindings,
         formatters.log
       );
-      const stringifyFn = stringify.bind({
+      const stringifyFn = stringify2.bind({
         [stringifySafeSym]: stringifySafe
       });
       const stringifiers = redact ? Object.assign(/* @__PURE__ */ Object.create(null), redaction(redact, stringifyFn)) : /* @__PURE__ */ Object.create(null);
@@ -4634,7 +4634,7 @@ var require_pino = __commonJS({
         [chindingsSym]: "",
         [serializersSym]: serializers2,
         [stringifiersSym]: stringifiers,
-        [stringifySym]: stringify,
+        [stringifySym]: stringify2,
         [stringifySafeSym]: stringifySafe,
         [formattersSym]: allFormatters
       });
@@ -4685,7 +4685,7 @@ var require_pino = __commonJS({
         [streamSym]: stream,
         [timeSym]: time4,
         [timeSliceIndexSym]: timeSliceIndex,
-        [stringifySym]: stringify,
+        [stringifySym]: stringify2,
         [stringifySafeSym]: stringifySafe,
         [stringifiersSym]: stringifiers,
         [endSym]: end,
@@ -4731,9 +4731,9 @@ var require_pino = __commonJS({
   }
 });
 
-// ../main/node_modules/colorette/index.cjs
+// node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "../main/node_modules/colorette/index.cjs"(exports2) {
+  "node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty = __require("tty");
@@ -4771,8 +4771,8 @@ var require_colorette = __commonJS({
     var isColorSupported = !isDisabled && (isForced || isWindows && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index2, string6, close, replace2, head = string6.substring(0, index2) + replace2, tail = string6.substring(index2 + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace2));
     var clearBleed = (index2, string6, open2, close, replace2) => index2 < 0 ? open2 + string6 + close : open2 + replaceClose(index2, string6, close, replace2) + close;
-    var filterEmpty = (open2, close, replace2 = open2, at = open2.length + 1) => (string6) => string6 || !(string6 === "" || string6 === void 0) ? clearBleed(
-      ("" + string6).indexOf(close, at),
+    var filterEmpty = (open2, close, replace2 = open2, at2 = open2.length + 1) => (string6) => string6 || !(string6 === "" || string6 === void 0) ? clearBleed(
+      ("" + string6).indexOf(close, at2),
       string6,
       open2,
       close,
@@ -4915,9 +4915,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// ../main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../main/node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -4945,9 +4945,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../main/node_modules/once/once.js"(exports2, module2) {
+  "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once);
     module2.exports.strict = wrappy(onceStrict);
@@ -4989,9 +4989,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "../main/node_modules/end-of-stream/index.js"(exports2, module2) {
+  "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once = require_once();
     var noop5 = function() {
     };
@@ -5072,9 +5072,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../main/node_modules/pump/index.js"(exports2, module2) {
+  "node_modules/pump/index.js"(exports2, module2) {
     var once = require_once();
     var eos = require_end_of_stream();
     var fs;
@@ -5147,30 +5147,30 @@ var require_pump = __commonJS({
   }
 });
 
-// ../main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../main/node_modules/split2/index.js"(exports2, module2) {
+  "node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform2 } = __require("stream");
     var { StringDecoder } = __require("string_decoder");
     var kLast = /* @__PURE__ */ Symbol("last");
     var kDecoder = /* @__PURE__ */ Symbol("decoder");
     function transform2(chunk, enc, cb) {
-      let list3;
+      let list4;
       if (this.overflow) {
         const buf = this[kDecoder].write(chunk);
-        list3 = buf.split(this.matcher);
-        if (list3.length === 1) return cb();
-        list3.shift();
+        list4 = buf.split(this.matcher);
+        if (list4.length === 1) return cb();
+        list4.shift();
         this.overflow = false;
       } else {
         this[kLast] += this[kDecoder].write(chunk);
-        list3 = this[kLast].split(this.matcher);
+        list4 = this[kLast].split(this.matcher);
       }
-      this[kLast] = list3.pop();
-      for (let i = 0; i < list3.length; i++) {
+      this[kLast] = list4.pop();
+      for (let i = 0; i < list4.length; i++) {
         try {
-          push3(this, this.mapper(list3[i]));
+          push3(this, this.mapper(list4[i]));
         } catch (error62) {
           return cb(error62);
         }
@@ -5248,9 +5248,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-abstract-transport/index.js
+// node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "../main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -5366,9 +5366,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/constants.js
+// node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "../main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -5412,9 +5412,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -5434,9 +5434,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/colors.js
+// node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "../main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input2) => input2;
     var plain = {
@@ -5528,9 +5528,9 @@ var require_colors = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("node:fs");
     var EventEmitter = __require("node:events");
@@ -6290,18 +6290,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/noop.js
+// node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop5() {
     };
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -6350,9 +6350,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/is-valid-date.js
+// node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -6361,9 +6361,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/create-date.js
+// node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -6378,9 +6378,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/split-property-key.js
+// node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key) {
@@ -6413,9 +6413,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/get-property-value.js
+// node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -6432,9 +6432,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/delete-log-property.js
+// node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -6450,9 +6450,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-copy/dist/cjs/index.cjs
+// node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "../main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -6770,9 +6770,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/filter-log.js
+// node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -6826,9 +6826,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// ../main/node_modules/dateformat/lib/dateformat.js
+// node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "../main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -7079,9 +7079,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/format-time.js
+// node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime2;
     var {
@@ -7118,9 +7118,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -7143,9 +7143,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -7171,9 +7171,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -7196,9 +7196,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/is-object.js
+// node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject2;
     function isObject2(input2) {
@@ -7207,9 +7207,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input2, ident = "    ", eol = "\n" }) {
@@ -7222,9 +7222,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -7320,13 +7320,13 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-safe-stringify/index.js
+// node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "../main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
-    module2.exports = stringify;
-    stringify.default = stringify;
-    stringify.stable = deterministicStringify;
-    stringify.stableStringify = deterministicStringify;
+  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+    module2.exports = stringify2;
+    stringify2.default = stringify2;
+    stringify2.stable = deterministicStringify;
+    stringify2.stableStringify = deterministicStringify;
     var LIMIT_REPLACE_NODE = "[...]";
     var CIRCULAR_REPLACE_NODE = "[Circular]";
     var arr = [];
@@ -7337,7 +7337,7 @@ var require_fast_safe_stringify = __commonJS({
         edgesLimit: Number.MAX_SAFE_INTEGER
       };
     }
-    function stringify(obj, replacer, spacer, options2) {
+    function stringify2(obj, replacer, spacer, options2) {
       if (typeof options2 === "undefined") {
         options2 = defaultOptions2();
       }
@@ -7514,9 +7514,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -7526,9 +7526,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-error.js
+// node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -7562,9 +7562,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-object.js
+// node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -7630,9 +7630,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -7685,9 +7685,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-level.js
+// node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -7712,9 +7712,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-message.js
+// node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -7760,9 +7760,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -7801,9 +7801,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-time.js
+// node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime2 = require_format_time();
@@ -7827,9 +7827,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/index.js
+// node_modules/pino-pretty/lib/utils/index.js
 var require_utils = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -7860,9 +7860,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/secure-json-parse/index.js
+// node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "../main/node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -7936,7 +7936,7 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse7(text4, reviver, options2) {
+    function parse8(text4, reviver, options2) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
@@ -7958,17 +7958,17 @@ var require_secure_json_parse = __commonJS({
       }
       return result;
     }
-    module2.exports = parse7;
-    module2.exports.default = parse7;
-    module2.exports.parse = parse7;
+    module2.exports = parse8;
+    module2.exports.default = parse8;
+    module2.exports.parse = parse8;
     module2.exports.safeParse = safeParse3;
     module2.exports.scan = filter;
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/pretty.js
+// node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "../main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -8101,9 +8101,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/index.js
+// node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "../main/node_modules/pino-pretty/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -8234,9 +8234,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../main/node_modules/bottleneck/light.js"(exports2, module2) {
+  "node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -8477,16 +8477,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list3) {
-            return list3.forEachShift(fn);
+          return this._lists.forEach(function(list4) {
+            return list4.forEachShift(fn);
           });
         }
         getFirst(arr = this._lists) {
-          var j2, len, list3;
+          var j2, len, list4;
           for (j2 = 0, len = arr.length; j2 < len; j2++) {
-            list3 = arr[j2];
-            if (list3.length > 0) {
-              return list3;
+            list4 = arr[j2];
+            if (list4.length > 0) {
+              return list4;
             }
           }
           return [];
@@ -9322,12 +9322,12 @@ var require_light = __commonJS({
           stop(options2 = {}) {
             var done, waitForExecuting;
             options2 = parser$5.load(options2, this.stopDefaults);
-            waitForExecuting = (at) => {
+            waitForExecuting = (at2) => {
               var finished2;
               finished2 = () => {
                 var counts;
                 counts = this._states.counts;
-                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at2;
               };
               return new this.Promise((resolve2, reject) => {
                 if (finished2()) {
@@ -9553,9 +9553,9 @@ var require_light = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -9610,9 +9610,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -9768,9 +9768,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -9939,9 +9939,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -10009,9 +10009,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -10059,9 +10059,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -10089,9 +10089,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -10130,9 +10130,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -10248,9 +10248,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -10278,9 +10278,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -10353,9 +10353,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -10496,9 +10496,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment2, indent2) {
@@ -10513,9 +10513,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -10649,9 +10649,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -10932,9 +10932,9 @@ ${indent2}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -11023,7 +11023,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify(item, ctx, onComment, onChompKeep) {
+    function stringify2(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -11052,17 +11052,17 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str}`;
     }
     exports2.createStringifyContext = createStringifyContext;
-    exports2.stringify = stringify;
+    exports2.stringify = stringify2;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent: indent2, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -11084,7 +11084,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -11136,7 +11136,7 @@ ${indent2}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -11189,9 +11189,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -11211,9 +11211,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -11271,13 +11271,13 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key, value }) {
@@ -11313,7 +11313,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node3 of ctx.anchors.keys())
           strCtx.anchors.add(node3.anchor);
@@ -11335,9 +11335,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -11375,17 +11375,17 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options2) {
       const flow3 = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options2);
+      const stringify3 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify3(collection, ctx, options2);
     }
     function stringifyBlockCollection({ comment: comment2, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent: indent2, options: { commentString } } = ctx;
@@ -11410,7 +11410,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
+        let str2 = stringify2.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
         if (comment3)
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment3));
         if (chompKeep && comment3)
@@ -11477,7 +11477,7 @@ ${indent2}${line}` : "\n";
         }
         if (comment2)
           reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment2 = null);
+        let str = stringify2.stringify(item, itemCtx, () => comment2 = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
         if (i < items.length - 1) {
           str += ",";
@@ -11526,9 +11526,9 @@ ${indent2}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -11670,9 +11670,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -11692,9 +11692,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -11808,9 +11808,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -11830,9 +11830,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -11849,9 +11849,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -11867,9 +11867,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -11891,9 +11891,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -11918,9 +11918,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -11964,9 +11964,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12009,9 +12009,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12037,9 +12037,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -12104,9 +12104,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -12170,9 +12170,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -12248,9 +12248,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -12326,9 +12326,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -12358,9 +12358,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -12407,9 +12407,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12486,9 +12486,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -12575,9 +12575,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -12663,9 +12663,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12707,9 +12707,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12801,9 +12801,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -12833,12 +12833,12 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options2) {
       const lines = [];
@@ -12853,7 +12853,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options2);
+      const ctx = stringify2.createStringifyContext(doc, options2);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -12875,7 +12875,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -12883,7 +12883,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines.push(stringify2.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -12913,9 +12913,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -13222,9 +13222,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code19, message) {
@@ -13287,9 +13287,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -13421,9 +13421,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -13463,9 +13463,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -13481,9 +13481,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -13497,9 +13497,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -13605,9 +13605,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -13656,9 +13656,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment2 = "";
@@ -13699,9 +13699,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -13893,9 +13893,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -13958,9 +13958,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -14141,9 +14141,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -14362,9 +14362,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -14443,9 +14443,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -14473,9 +14473,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -14579,9 +14579,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -14622,9 +14622,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -14830,9 +14830,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -15015,11 +15015,11 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
-    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -15072,13 +15072,13 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value);
       return res;
     }
-    exports2.stringify = stringify;
+    exports2.stringify = stringify2;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -15138,9 +15138,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -15240,9 +15240,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -15829,9 +15829,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -15860,22 +15860,22 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list3, type) {
-      for (let i = 0; i < list3.length; ++i)
-        if (list3[i].type === type)
+    function includesToken(list4, type) {
+      for (let i = 0; i < list4.length; ++i)
+        if (list4[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list3) {
-      for (let i = 0; i < list3.length; ++i) {
-        switch (list3[i].type) {
+    function findNonEmptyIndex(list4) {
+      for (let i = 0; i < list4.length; ++i) {
+        switch (list4[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -16734,9 +16734,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16783,7 +16783,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse7(src, reviver, options2) {
+    function parse8(src, reviver, options2) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -16802,7 +16802,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options2));
     }
-    function stringify(value, replacer, options2) {
+    function stringify2(value, replacer, options2) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -16824,16 +16824,16 @@ var require_public_api = __commonJS({
         return value.toString(options2);
       return new Document.Document(value, _replacer, options2).toString(options2);
     }
-    exports2.parse = parse7;
+    exports2.parse = parse8;
     exports2.parseAllDocuments = parseAllDocuments;
     exports2.parseDocument = parseDocument2;
-    exports2.stringify = stringify;
+    exports2.stringify = stringify2;
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16883,9 +16883,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/parser.js
+// node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "../main/node_modules/bottleneck/lib/parser.js"(exports2) {
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k2, ref, v;
@@ -16908,9 +16908,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/DLList.js
+// node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "../main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -16998,9 +16998,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Events.js
+// node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17132,9 +17132,9 @@ var require_Events = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Queues.js
+// node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "../main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events2;
@@ -17180,16 +17180,16 @@ var require_Queues = __commonJS({
         }
       }
       shiftAll(fn) {
-        return this._lists.forEach(function(list3) {
-          return list3.forEachShift(fn);
+        return this._lists.forEach(function(list4) {
+          return list4.forEachShift(fn);
         });
       }
       getFirst(arr = this._lists) {
-        var j2, len, list3;
+        var j2, len, list4;
         for (j2 = 0, len = arr.length; j2 < len; j2++) {
-          list3 = arr[j2];
-          if (list3.length > 0) {
-            return list3;
+          list4 = arr[j2];
+          if (list4.length > 0) {
+            return list4;
           }
         }
         return [];
@@ -17202,9 +17202,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/BottleneckError.js
+// node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "../main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17213,9 +17213,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Job.js
+// node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17417,9 +17417,9 @@ var require_Job = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/LocalDatastore.js
+// node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17679,9 +17679,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/lua.json
+// node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "../main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17814,9 +17814,9 @@ return {}
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Scripts.js
+// node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "../main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -17980,9 +17980,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/RedisConnection.js
+// node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -18176,9 +18176,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/IORedisConnection.js
+// node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "../main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i) || _nonIterableRest();
@@ -18385,9 +18385,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/RedisDatastore.js
+// node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "../main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -18736,9 +18736,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/States.js
+// node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "../main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18814,9 +18814,9 @@ var require_States = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Sync.js
+// node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -18912,16 +18912,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/version.json
+// node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "../main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Group.js
+// node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "../main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -19141,9 +19141,9 @@ var require_Group = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Batcher.js
+// node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "../main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events2;
@@ -19199,9 +19199,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Bottleneck.js
+// node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "../main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -19494,12 +19494,12 @@ var require_Bottleneck = __commonJS({
         stop(options2 = {}) {
           var done, waitForExecuting;
           options2 = parser2.load(options2, this.stopDefaults);
-          waitForExecuting = (at) => {
+          waitForExecuting = (at2) => {
             var finished2;
             finished2 = () => {
               var counts;
               counts = this._states.counts;
-              return counts[0] + counts[1] + counts[2] + counts[3] === at;
+              return counts[0] + counts[1] + counts[2] + counts[3] === at2;
             };
             return new this.Promise((resolve2, reject) => {
               if (finished2()) {
@@ -19748,17 +19748,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/index.js
+// node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "../main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// ../main/node_modules/get-caller-file/index.js
+// node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "../main/node_modules/get-caller-file/index.js"(exports2, module2) {
+  "node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position2) {
       if (position2 === void 0) {
@@ -19780,9 +19780,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-http/logger.js
+// node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "../main/node_modules/pino-http/logger.js"(exports2, module2) {
+  "node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20004,9 +20004,9 @@ var require_logger = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
 var require_ConstantBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ConstantBackoff = void 0;
@@ -20034,9 +20034,9 @@ var require_ConstantBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
 var require_DelegateBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DelegateBackoff = void 0;
@@ -20067,9 +20067,9 @@ var require_DelegateBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
 var require_ExponentialBackoffGenerators = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.decorrelatedJitterGenerator = exports2.halfJitterGenerator = exports2.fullJitterGenerator = exports2.noJitterGenerator = void 0;
@@ -20104,9 +20104,9 @@ var require_ExponentialBackoffGenerators = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
 var require_ExponentialBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ExponentialBackoff = void 0;
@@ -20139,9 +20139,9 @@ var require_ExponentialBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js
+// node_modules/cockatiel/dist/backoff/IterableBackoff.js
 var require_IterableBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.IterableBackoff = void 0;
@@ -20169,9 +20169,9 @@ var require_IterableBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/Backoff.js
+// node_modules/cockatiel/dist/backoff/Backoff.js
 var require_Backoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -20198,9 +20198,9 @@ var require_Backoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
 var require_ConsecutiveBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ConsecutiveBreaker = void 0;
@@ -20230,9 +20230,9 @@ var require_ConsecutiveBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js
+// node_modules/cockatiel/dist/errors/TaskCancelledError.js
 var require_TaskCancelledError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.TaskCancelledError = void 0;
@@ -20250,9 +20250,9 @@ var require_TaskCancelledError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Event.js
+// node_modules/cockatiel/dist/common/Event.js
 var require_Event = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Event.js"(exports2) {
+  "node_modules/cockatiel/dist/common/Event.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MemorizingEventEmitter = exports2.EventEmitter = exports2.onAbort = exports2.Event = exports2.noopDisposable = void 0;
@@ -20428,9 +20428,9 @@ var require_Event = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/abort.js
+// node_modules/cockatiel/dist/common/abort.js
 var require_abort = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/abort.js"(exports2) {
+  "node_modules/cockatiel/dist/common/abort.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.deriveAbortController = exports2.abortedSignal = exports2.neverAbortedSignal = void 0;
@@ -20460,9 +20460,9 @@ var require_abort = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Executor.js
+// node_modules/cockatiel/dist/common/Executor.js
 var require_Executor = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Executor.js"(exports2) {
+  "node_modules/cockatiel/dist/common/Executor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ExecuteWrapper = exports2.returnOrThrow = void 0;
@@ -20529,9 +20529,9 @@ var require_Executor = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
 var require_BrokenCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BrokenCircuitError = void 0;
@@ -20549,9 +20549,9 @@ var require_BrokenCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
 var require_BulkheadRejectedError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadRejectedError = void 0;
@@ -20565,9 +20565,9 @@ var require_BulkheadRejectedError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
 var require_HydratingCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.HydratingCircuitError = void 0;
@@ -20585,9 +20585,9 @@ var require_HydratingCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
 var require_IsolatedCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.IsolatedCircuitError = void 0;
@@ -20606,9 +20606,9 @@ var require_IsolatedCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/Errors.js
+// node_modules/cockatiel/dist/errors/Errors.js
 var require_Errors = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -20646,9 +20646,9 @@ var require_Errors = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
 var require_CircuitBreakerPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CircuitBreakerPolicy = exports2.CircuitState = void 0;
@@ -20855,9 +20855,9 @@ var require_CircuitBreakerPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/CountBreaker.js
+// node_modules/cockatiel/dist/breaker/CountBreaker.js
 var require_CountBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CountBreaker = void 0;
@@ -20954,9 +20954,9 @@ var require_CountBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
 var require_SamplingBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SamplingBreaker = void 0;
@@ -21067,9 +21067,9 @@ var require_SamplingBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/Breaker.js
+// node_modules/cockatiel/dist/breaker/Breaker.js
 var require_Breaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -21094,9 +21094,9 @@ var require_Breaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/defer.js
+// node_modules/cockatiel/dist/common/defer.js
 var require_defer = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/defer.js"(exports2) {
+  "node_modules/cockatiel/dist/common/defer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.defer = void 0;
@@ -21113,9 +21113,9 @@ var require_defer = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/BulkheadPolicy.js
+// node_modules/cockatiel/dist/BulkheadPolicy.js
 var require_BulkheadPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/BulkheadPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadPolicy = void 0;
@@ -21190,9 +21190,9 @@ var require_BulkheadPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/FallbackPolicy.js
+// node_modules/cockatiel/dist/FallbackPolicy.js
 var require_FallbackPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/FallbackPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.FallbackPolicy = void 0;
@@ -21221,9 +21221,9 @@ var require_FallbackPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/NoopPolicy.js
+// node_modules/cockatiel/dist/NoopPolicy.js
 var require_NoopPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/NoopPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/NoopPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.NoopPolicy = void 0;
@@ -21243,9 +21243,9 @@ var require_NoopPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/RetryPolicy.js
+// node_modules/cockatiel/dist/RetryPolicy.js
 var require_RetryPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/RetryPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/RetryPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RetryPolicy = void 0;
@@ -21312,9 +21312,9 @@ var require_RetryPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/TimeoutPolicy.js
+// node_modules/cockatiel/dist/TimeoutPolicy.js
 var require_TimeoutPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/TimeoutPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.TimeoutPolicy = exports2.TimeoutStrategy = void 0;
@@ -21388,9 +21388,9 @@ var require_TimeoutPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/Policy.js
+// node_modules/cockatiel/dist/Policy.js
 var require_Policy = __commonJS({
-  "../main/node_modules/cockatiel/dist/Policy.js"(exports2) {
+  "node_modules/cockatiel/dist/Policy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.handleAll = exports2.noop = exports2.Policy = void 0;
@@ -21579,9 +21579,9 @@ var require_Policy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/index.js
+// node_modules/cockatiel/dist/index.js
 var require_dist2 = __commonJS({
-  "../main/node_modules/cockatiel/dist/index.js"(exports2) {
+  "node_modules/cockatiel/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -21621,6 +21621,1118 @@ var require_dist2 = __commonJS({
   }
 });
 
+// node_modules/json5/lib/unicode.js
+var require_unicode = __commonJS({
+  "node_modules/json5/lib/unicode.js"(exports2, module2) {
+    module2.exports.Space_Separator = /[\u1680\u2000-\u200A\u202F\u205F\u3000]/;
+    module2.exports.ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
+    module2.exports.ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
+  }
+});
+
+// node_modules/json5/lib/util.js
+var require_util = __commonJS({
+  "node_modules/json5/lib/util.js"(exports2, module2) {
+    var unicode = require_unicode();
+    module2.exports = {
+      isSpaceSeparator(c) {
+        return typeof c === "string" && unicode.Space_Separator.test(c);
+      },
+      isIdStartChar(c) {
+        return typeof c === "string" && (c >= "a" && c <= "z" || c >= "A" && c <= "Z" || c === "$" || c === "_" || unicode.ID_Start.test(c));
+      },
+      isIdContinueChar(c) {
+        return typeof c === "string" && (c >= "a" && c <= "z" || c >= "A" && c <= "Z" || c >= "0" && c <= "9" || c === "$" || c === "_" || c === "\u200C" || c === "\u200D" || unicode.ID_Continue.test(c));
+      },
+      isDigit(c) {
+        return typeof c === "string" && /[0-9]/.test(c);
+      },
+      isHexDigit(c) {
+        return typeof c === "string" && /[0-9A-Fa-f]/.test(c);
+      }
+    };
+  }
+});
+
+// node_modules/json5/lib/parse.js
+var require_parse = __commonJS({
+  "node_modules/json5/lib/parse.js"(exports2, module2) {
+    var util = require_util();
+    var source;
+    var parseState;
+    var stack;
+    var pos;
+    var line;
+    var column;
+    var token;
+    var key;
+    var root;
+    module2.exports = function parse8(text4, reviver) {
+      source = String(text4);
+      parseState = "start";
+      stack = [];
+      pos = 0;
+      line = 1;
+      column = 0;
+      token = void 0;
+      key = void 0;
+      root = void 0;
+      do {
+        token = lex();
+        parseStates[parseState]();
+      } while (token.type !== "eof");
+      if (typeof reviver === "function") {
+        return internalize({ "": root }, "", reviver);
+      }
+      return root;
+    };
+    function internalize(holder, name, reviver) {
+      const value = holder[name];
+      if (value != null && typeof value === "object") {
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) {
+            const key2 = String(i);
+            const replacement = internalize(value, key2, reviver);
+            if (replacement === void 0) {
+              delete value[key2];
+            } else {
+              Object.defineProperty(value, key2, {
+                value: replacement,
+                writable: true,
+                enumerable: true,
+                configurable: true
+              });
+            }
+          }
+        } else {
+          for (const key2 in value) {
+            const replacement = internalize(value, key2, reviver);
+            if (replacement === void 0) {
+              delete value[key2];
+            } else {
+              Object.defineProperty(value, key2, {
+                value: replacement,
+                writable: true,
+                enumerable: true,
+                configurable: true
+              });
+            }
+          }
+        }
+      }
+      return reviver.call(holder, name, value);
+    }
+    var lexState;
+    var buffer;
+    var doubleQuote;
+    var sign2;
+    var c;
+    function lex() {
+      lexState = "default";
+      buffer = "";
+      doubleQuote = false;
+      sign2 = 1;
+      for (; ; ) {
+        c = peek();
+        const token2 = lexStates[lexState]();
+        if (token2) {
+          return token2;
+        }
+      }
+    }
+    function peek() {
+      if (source[pos]) {
+        return String.fromCodePoint(source.codePointAt(pos));
+      }
+    }
+    function read() {
+      const c2 = peek();
+      if (c2 === "\n") {
+        line++;
+        column = 0;
+      } else if (c2) {
+        column += c2.length;
+      } else {
+        column++;
+      }
+      if (c2) {
+        pos += c2.length;
+      }
+      return c2;
+    }
+    var lexStates = {
+      default() {
+        switch (c) {
+          case "	":
+          case "\v":
+          case "\f":
+          case " ":
+          case "\xA0":
+          case "\uFEFF":
+          case "\n":
+          case "\r":
+          case "\u2028":
+          case "\u2029":
+            read();
+            return;
+          case "/":
+            read();
+            lexState = "comment";
+            return;
+          case void 0:
+            read();
+            return newToken("eof");
+        }
+        if (util.isSpaceSeparator(c)) {
+          read();
+          return;
+        }
+        return lexStates[parseState]();
+      },
+      comment() {
+        switch (c) {
+          case "*":
+            read();
+            lexState = "multiLineComment";
+            return;
+          case "/":
+            read();
+            lexState = "singleLineComment";
+            return;
+        }
+        throw invalidChar(read());
+      },
+      multiLineComment() {
+        switch (c) {
+          case "*":
+            read();
+            lexState = "multiLineCommentAsterisk";
+            return;
+          case void 0:
+            throw invalidChar(read());
+        }
+        read();
+      },
+      multiLineCommentAsterisk() {
+        switch (c) {
+          case "*":
+            read();
+            return;
+          case "/":
+            read();
+            lexState = "default";
+            return;
+          case void 0:
+            throw invalidChar(read());
+        }
+        read();
+        lexState = "multiLineComment";
+      },
+      singleLineComment() {
+        switch (c) {
+          case "\n":
+          case "\r":
+          case "\u2028":
+          case "\u2029":
+            read();
+            lexState = "default";
+            return;
+          case void 0:
+            read();
+            return newToken("eof");
+        }
+        read();
+      },
+      value() {
+        switch (c) {
+          case "{":
+          case "[":
+            return newToken("punctuator", read());
+          case "n":
+            read();
+            literal2("ull");
+            return newToken("null", null);
+          case "t":
+            read();
+            literal2("rue");
+            return newToken("boolean", true);
+          case "f":
+            read();
+            literal2("alse");
+            return newToken("boolean", false);
+          case "-":
+          case "+":
+            if (read() === "-") {
+              sign2 = -1;
+            }
+            lexState = "sign";
+            return;
+          case ".":
+            buffer = read();
+            lexState = "decimalPointLeading";
+            return;
+          case "0":
+            buffer = read();
+            lexState = "zero";
+            return;
+          case "1":
+          case "2":
+          case "3":
+          case "4":
+          case "5":
+          case "6":
+          case "7":
+          case "8":
+          case "9":
+            buffer = read();
+            lexState = "decimalInteger";
+            return;
+          case "I":
+            read();
+            literal2("nfinity");
+            return newToken("numeric", Infinity);
+          case "N":
+            read();
+            literal2("aN");
+            return newToken("numeric", NaN);
+          case '"':
+          case "'":
+            doubleQuote = read() === '"';
+            buffer = "";
+            lexState = "string";
+            return;
+        }
+        throw invalidChar(read());
+      },
+      identifierNameStartEscape() {
+        if (c !== "u") {
+          throw invalidChar(read());
+        }
+        read();
+        const u = unicodeEscape();
+        switch (u) {
+          case "$":
+          case "_":
+            break;
+          default:
+            if (!util.isIdStartChar(u)) {
+              throw invalidIdentifier();
+            }
+            break;
+        }
+        buffer += u;
+        lexState = "identifierName";
+      },
+      identifierName() {
+        switch (c) {
+          case "$":
+          case "_":
+          case "\u200C":
+          case "\u200D":
+            buffer += read();
+            return;
+          case "\\":
+            read();
+            lexState = "identifierNameEscape";
+            return;
+        }
+        if (util.isIdContinueChar(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("identifier", buffer);
+      },
+      identifierNameEscape() {
+        if (c !== "u") {
+          throw invalidChar(read());
+        }
+        read();
+        const u = unicodeEscape();
+        switch (u) {
+          case "$":
+          case "_":
+          case "\u200C":
+          case "\u200D":
+            break;
+          default:
+            if (!util.isIdContinueChar(u)) {
+              throw invalidIdentifier();
+            }
+            break;
+        }
+        buffer += u;
+        lexState = "identifierName";
+      },
+      sign() {
+        switch (c) {
+          case ".":
+            buffer = read();
+            lexState = "decimalPointLeading";
+            return;
+          case "0":
+            buffer = read();
+            lexState = "zero";
+            return;
+          case "1":
+          case "2":
+          case "3":
+          case "4":
+          case "5":
+          case "6":
+          case "7":
+          case "8":
+          case "9":
+            buffer = read();
+            lexState = "decimalInteger";
+            return;
+          case "I":
+            read();
+            literal2("nfinity");
+            return newToken("numeric", sign2 * Infinity);
+          case "N":
+            read();
+            literal2("aN");
+            return newToken("numeric", NaN);
+        }
+        throw invalidChar(read());
+      },
+      zero() {
+        switch (c) {
+          case ".":
+            buffer += read();
+            lexState = "decimalPoint";
+            return;
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+          case "x":
+          case "X":
+            buffer += read();
+            lexState = "hexadecimal";
+            return;
+        }
+        return newToken("numeric", sign2 * 0);
+      },
+      decimalInteger() {
+        switch (c) {
+          case ".":
+            buffer += read();
+            lexState = "decimalPoint";
+            return;
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign2 * Number(buffer));
+      },
+      decimalPointLeading() {
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalFraction";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalPoint() {
+        switch (c) {
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalFraction";
+          return;
+        }
+        return newToken("numeric", sign2 * Number(buffer));
+      },
+      decimalFraction() {
+        switch (c) {
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign2 * Number(buffer));
+      },
+      decimalExponent() {
+        switch (c) {
+          case "+":
+          case "-":
+            buffer += read();
+            lexState = "decimalExponentSign";
+            return;
+        }
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalExponentInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalExponentSign() {
+        if (util.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalExponentInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalExponentInteger() {
+        if (util.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign2 * Number(buffer));
+      },
+      hexadecimal() {
+        if (util.isHexDigit(c)) {
+          buffer += read();
+          lexState = "hexadecimalInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      hexadecimalInteger() {
+        if (util.isHexDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign2 * Number(buffer));
+      },
+      string() {
+        switch (c) {
+          case "\\":
+            read();
+            buffer += escape();
+            return;
+          case '"':
+            if (doubleQuote) {
+              read();
+              return newToken("string", buffer);
+            }
+            buffer += read();
+            return;
+          case "'":
+            if (!doubleQuote) {
+              read();
+              return newToken("string", buffer);
+            }
+            buffer += read();
+            return;
+          case "\n":
+          case "\r":
+            throw invalidChar(read());
+          case "\u2028":
+          case "\u2029":
+            separatorChar(c);
+            break;
+          case void 0:
+            throw invalidChar(read());
+        }
+        buffer += read();
+      },
+      start() {
+        switch (c) {
+          case "{":
+          case "[":
+            return newToken("punctuator", read());
+        }
+        lexState = "value";
+      },
+      beforePropertyName() {
+        switch (c) {
+          case "$":
+          case "_":
+            buffer = read();
+            lexState = "identifierName";
+            return;
+          case "\\":
+            read();
+            lexState = "identifierNameStartEscape";
+            return;
+          case "}":
+            return newToken("punctuator", read());
+          case '"':
+          case "'":
+            doubleQuote = read() === '"';
+            lexState = "string";
+            return;
+        }
+        if (util.isIdStartChar(c)) {
+          buffer += read();
+          lexState = "identifierName";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      afterPropertyName() {
+        if (c === ":") {
+          return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      beforePropertyValue() {
+        lexState = "value";
+      },
+      afterPropertyValue() {
+        switch (c) {
+          case ",":
+          case "}":
+            return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      beforeArrayValue() {
+        if (c === "]") {
+          return newToken("punctuator", read());
+        }
+        lexState = "value";
+      },
+      afterArrayValue() {
+        switch (c) {
+          case ",":
+          case "]":
+            return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      end() {
+        throw invalidChar(read());
+      }
+    };
+    function newToken(type, value) {
+      return {
+        type,
+        value,
+        line,
+        column
+      };
+    }
+    function literal2(s) {
+      for (const c2 of s) {
+        const p = peek();
+        if (p !== c2) {
+          throw invalidChar(read());
+        }
+        read();
+      }
+    }
+    function escape() {
+      const c2 = peek();
+      switch (c2) {
+        case "b":
+          read();
+          return "\b";
+        case "f":
+          read();
+          return "\f";
+        case "n":
+          read();
+          return "\n";
+        case "r":
+          read();
+          return "\r";
+        case "t":
+          read();
+          return "	";
+        case "v":
+          read();
+          return "\v";
+        case "0":
+          read();
+          if (util.isDigit(peek())) {
+            throw invalidChar(read());
+          }
+          return "\0";
+        case "x":
+          read();
+          return hexEscape();
+        case "u":
+          read();
+          return unicodeEscape();
+        case "\n":
+        case "\u2028":
+        case "\u2029":
+          read();
+          return "";
+        case "\r":
+          read();
+          if (peek() === "\n") {
+            read();
+          }
+          return "";
+        case "1":
+        case "2":
+        case "3":
+        case "4":
+        case "5":
+        case "6":
+        case "7":
+        case "8":
+        case "9":
+          throw invalidChar(read());
+        case void 0:
+          throw invalidChar(read());
+      }
+      return read();
+    }
+    function hexEscape() {
+      let buffer2 = "";
+      let c2 = peek();
+      if (!util.isHexDigit(c2)) {
+        throw invalidChar(read());
+      }
+      buffer2 += read();
+      c2 = peek();
+      if (!util.isHexDigit(c2)) {
+        throw invalidChar(read());
+      }
+      buffer2 += read();
+      return String.fromCodePoint(parseInt(buffer2, 16));
+    }
+    function unicodeEscape() {
+      let buffer2 = "";
+      let count2 = 4;
+      while (count2-- > 0) {
+        const c2 = peek();
+        if (!util.isHexDigit(c2)) {
+          throw invalidChar(read());
+        }
+        buffer2 += read();
+      }
+      return String.fromCodePoint(parseInt(buffer2, 16));
+    }
+    var parseStates = {
+      start() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        push3();
+      },
+      beforePropertyName() {
+        switch (token.type) {
+          case "identifier":
+          case "string":
+            key = token.value;
+            parseState = "afterPropertyName";
+            return;
+          case "punctuator":
+            pop();
+            return;
+          case "eof":
+            throw invalidEOF();
+        }
+      },
+      afterPropertyName() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        parseState = "beforePropertyValue";
+      },
+      beforePropertyValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        push3();
+      },
+      beforeArrayValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        if (token.type === "punctuator" && token.value === "]") {
+          pop();
+          return;
+        }
+        push3();
+      },
+      afterPropertyValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        switch (token.value) {
+          case ",":
+            parseState = "beforePropertyName";
+            return;
+          case "}":
+            pop();
+        }
+      },
+      afterArrayValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        switch (token.value) {
+          case ",":
+            parseState = "beforeArrayValue";
+            return;
+          case "]":
+            pop();
+        }
+      },
+      end() {
+      }
+    };
+    function push3() {
+      let value;
+      switch (token.type) {
+        case "punctuator":
+          switch (token.value) {
+            case "{":
+              value = {};
+              break;
+            case "[":
+              value = [];
+              break;
+          }
+          break;
+        case "null":
+        case "boolean":
+        case "numeric":
+        case "string":
+          value = token.value;
+          break;
+      }
+      if (root === void 0) {
+        root = value;
+      } else {
+        const parent = stack[stack.length - 1];
+        if (Array.isArray(parent)) {
+          parent.push(value);
+        } else {
+          Object.defineProperty(parent, key, {
+            value,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      if (value !== null && typeof value === "object") {
+        stack.push(value);
+        if (Array.isArray(value)) {
+          parseState = "beforeArrayValue";
+        } else {
+          parseState = "beforePropertyName";
+        }
+      } else {
+        const current = stack[stack.length - 1];
+        if (current == null) {
+          parseState = "end";
+        } else if (Array.isArray(current)) {
+          parseState = "afterArrayValue";
+        } else {
+          parseState = "afterPropertyValue";
+        }
+      }
+    }
+    function pop() {
+      stack.pop();
+      const current = stack[stack.length - 1];
+      if (current == null) {
+        parseState = "end";
+      } else if (Array.isArray(current)) {
+        parseState = "afterArrayValue";
+      } else {
+        parseState = "afterPropertyValue";
+      }
+    }
+    function invalidChar(c2) {
+      if (c2 === void 0) {
+        return syntaxError(`JSON5: invalid end of input at ${line}:${column}`);
+      }
+      return syntaxError(`JSON5: invalid character '${formatChar(c2)}' at ${line}:${column}`);
+    }
+    function invalidEOF() {
+      return syntaxError(`JSON5: invalid end of input at ${line}:${column}`);
+    }
+    function invalidIdentifier() {
+      column -= 5;
+      return syntaxError(`JSON5: invalid identifier character at ${line}:${column}`);
+    }
+    function separatorChar(c2) {
+      console.warn(`JSON5: '${formatChar(c2)}' in strings is not valid ECMAScript; consider escaping`);
+    }
+    function formatChar(c2) {
+      const replacements = {
+        "'": "\\'",
+        '"': '\\"',
+        "\\": "\\\\",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\r": "\\r",
+        "	": "\\t",
+        "\v": "\\v",
+        "\0": "\\0",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029"
+      };
+      if (replacements[c2]) {
+        return replacements[c2];
+      }
+      if (c2 < " ") {
+        const hexString = c2.charCodeAt(0).toString(16);
+        return "\\x" + ("00" + hexString).substring(hexString.length);
+      }
+      return c2;
+    }
+    function syntaxError(message) {
+      const err = new SyntaxError(message);
+      err.lineNumber = line;
+      err.columnNumber = column;
+      return err;
+    }
+  }
+});
+
+// node_modules/json5/lib/stringify.js
+var require_stringify2 = __commonJS({
+  "node_modules/json5/lib/stringify.js"(exports2, module2) {
+    var util = require_util();
+    module2.exports = function stringify2(value, replacer, space) {
+      const stack = [];
+      let indent2 = "";
+      let propertyList;
+      let replacerFunc;
+      let gap = "";
+      let quote;
+      if (replacer != null && typeof replacer === "object" && !Array.isArray(replacer)) {
+        space = replacer.space;
+        quote = replacer.quote;
+        replacer = replacer.replacer;
+      }
+      if (typeof replacer === "function") {
+        replacerFunc = replacer;
+      } else if (Array.isArray(replacer)) {
+        propertyList = [];
+        for (const v of replacer) {
+          let item;
+          if (typeof v === "string") {
+            item = v;
+          } else if (typeof v === "number" || v instanceof String || v instanceof Number) {
+            item = String(v);
+          }
+          if (item !== void 0 && propertyList.indexOf(item) < 0) {
+            propertyList.push(item);
+          }
+        }
+      }
+      if (space instanceof Number) {
+        space = Number(space);
+      } else if (space instanceof String) {
+        space = String(space);
+      }
+      if (typeof space === "number") {
+        if (space > 0) {
+          space = Math.min(10, Math.floor(space));
+          gap = "          ".substr(0, space);
+        }
+      } else if (typeof space === "string") {
+        gap = space.substr(0, 10);
+      }
+      return serializeProperty("", { "": value });
+      function serializeProperty(key, holder) {
+        let value2 = holder[key];
+        if (value2 != null) {
+          if (typeof value2.toJSON5 === "function") {
+            value2 = value2.toJSON5(key);
+          } else if (typeof value2.toJSON === "function") {
+            value2 = value2.toJSON(key);
+          }
+        }
+        if (replacerFunc) {
+          value2 = replacerFunc.call(holder, key, value2);
+        }
+        if (value2 instanceof Number) {
+          value2 = Number(value2);
+        } else if (value2 instanceof String) {
+          value2 = String(value2);
+        } else if (value2 instanceof Boolean) {
+          value2 = value2.valueOf();
+        }
+        switch (value2) {
+          case null:
+            return "null";
+          case true:
+            return "true";
+          case false:
+            return "false";
+        }
+        if (typeof value2 === "string") {
+          return quoteString(value2, false);
+        }
+        if (typeof value2 === "number") {
+          return String(value2);
+        }
+        if (typeof value2 === "object") {
+          return Array.isArray(value2) ? serializeArray(value2) : serializeObject(value2);
+        }
+        return void 0;
+      }
+      function quoteString(value2) {
+        const quotes = {
+          "'": 0.1,
+          '"': 0.2
+        };
+        const replacements = {
+          "'": "\\'",
+          '"': '\\"',
+          "\\": "\\\\",
+          "\b": "\\b",
+          "\f": "\\f",
+          "\n": "\\n",
+          "\r": "\\r",
+          "	": "\\t",
+          "\v": "\\v",
+          "\0": "\\0",
+          "\u2028": "\\u2028",
+          "\u2029": "\\u2029"
+        };
+        let product = "";
+        for (let i = 0; i < value2.length; i++) {
+          const c = value2[i];
+          switch (c) {
+            case "'":
+            case '"':
+              quotes[c]++;
+              product += c;
+              continue;
+            case "\0":
+              if (util.isDigit(value2[i + 1])) {
+                product += "\\x00";
+                continue;
+              }
+          }
+          if (replacements[c]) {
+            product += replacements[c];
+            continue;
+          }
+          if (c < " ") {
+            let hexString = c.charCodeAt(0).toString(16);
+            product += "\\x" + ("00" + hexString).substring(hexString.length);
+            continue;
+          }
+          product += c;
+        }
+        const quoteChar = quote || Object.keys(quotes).reduce((a, b) => quotes[a] < quotes[b] ? a : b);
+        product = product.replace(new RegExp(quoteChar, "g"), replacements[quoteChar]);
+        return quoteChar + product + quoteChar;
+      }
+      function serializeObject(value2) {
+        if (stack.indexOf(value2) >= 0) {
+          throw TypeError("Converting circular structure to JSON5");
+        }
+        stack.push(value2);
+        let stepback = indent2;
+        indent2 = indent2 + gap;
+        let keys = propertyList || Object.keys(value2);
+        let partial2 = [];
+        for (const key of keys) {
+          const propertyString = serializeProperty(key, value2);
+          if (propertyString !== void 0) {
+            let member = serializeKey(key) + ":";
+            if (gap !== "") {
+              member += " ";
+            }
+            member += propertyString;
+            partial2.push(member);
+          }
+        }
+        let final;
+        if (partial2.length === 0) {
+          final = "{}";
+        } else {
+          let properties;
+          if (gap === "") {
+            properties = partial2.join(",");
+            final = "{" + properties + "}";
+          } else {
+            let separator = ",\n" + indent2;
+            properties = partial2.join(separator);
+            final = "{\n" + indent2 + properties + ",\n" + stepback + "}";
+          }
+        }
+        stack.pop();
+        indent2 = stepback;
+        return final;
+      }
+      function serializeKey(key) {
+        if (key.length === 0) {
+          return quoteString(key, true);
+        }
+        const firstChar = String.fromCodePoint(key.codePointAt(0));
+        if (!util.isIdStartChar(firstChar)) {
+          return quoteString(key, true);
+        }
+        for (let i = firstChar.length; i < key.length; i++) {
+          if (!util.isIdContinueChar(String.fromCodePoint(key.codePointAt(i)))) {
+            return quoteString(key, true);
+          }
+        }
+        return key;
+      }
+      function serializeArray(value2) {
+        if (stack.indexOf(value2) >= 0) {
+          throw TypeError("Converting circular structure to JSON5");
+        }
+        stack.push(value2);
+        let stepback = indent2;
+        indent2 = indent2 + gap;
+        let partial2 = [];
+        for (let i = 0; i < value2.length; i++) {
+          const propertyString = serializeProperty(String(i), value2);
+          partial2.push(propertyString !== void 0 ? propertyString : "null");
+        }
+        let final;
+        if (partial2.length === 0) {
+          final = "[]";
+        } else {
+          if (gap === "") {
+            let properties = partial2.join(",");
+            final = "[" + properties + "]";
+          } else {
+            let separator = ",\n" + indent2;
+            let properties = partial2.join(separator);
+            final = "[\n" + indent2 + properties + ",\n" + stepback + "]";
+          }
+        }
+        stack.pop();
+        indent2 = stepback;
+        return final;
+      }
+    };
+  }
+});
+
+// node_modules/json5/lib/index.js
+var require_lib2 = __commonJS({
+  "node_modules/json5/lib/index.js"(exports2, module2) {
+    var parse8 = require_parse();
+    var stringify2 = require_stringify2();
+    var JSON52 = {
+      parse: parse8,
+      stringify: stringify2
+    };
+    module2.exports = JSON52;
+  }
+});
+
 // src/github/transport/octokit-surface.ts
 function repoKey(repo) {
   return `${repo.owner}/${repo.name}`.toLowerCase();
@@ -21650,9 +22762,9 @@ var init_replica_stopping = __esm({
   }
 });
 
-// ../main/node_modules/prom-client/lib/util.js
-var require_util = __commonJS({
-  "../main/node_modules/prom-client/lib/util.js"(exports2) {
+// node_modules/prom-client/lib/util.js
+var require_util2 = __commonJS({
+  "node_modules/prom-client/lib/util.js"(exports2) {
     "use strict";
     exports2.getValueAsString = function getValueString(value) {
       if (Number.isNaN(value)) {
@@ -21754,11 +22866,11 @@ var require_util = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/registry.js
+// node_modules/prom-client/lib/registry.js
 var require_registry = __commonJS({
-  "../main/node_modules/prom-client/lib/registry.js"(exports2, module2) {
+  "node_modules/prom-client/lib/registry.js"(exports2, module2) {
     "use strict";
-    var { getValueAsString } = require_util();
+    var { getValueAsString } = require_util2();
     var Registry2 = class _Registry {
       static get PROMETHEUS_CONTENT_TYPE() {
         return "text/plain; version=0.0.4; charset=utf-8";
@@ -21943,9 +23055,9 @@ var require_registry = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/validation.js
+// node_modules/prom-client/lib/validation.js
 var require_validation = __commonJS({
-  "../main/node_modules/prom-client/lib/validation.js"(exports2) {
+  "node_modules/prom-client/lib/validation.js"(exports2) {
     "use strict";
     var util = __require("util");
     var metricRegexp = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -21970,12 +23082,12 @@ var require_validation = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metric.js
+// node_modules/prom-client/lib/metric.js
 var require_metric = __commonJS({
-  "../main/node_modules/prom-client/lib/metric.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metric.js"(exports2, module2) {
     "use strict";
     var Registry2 = require_registry();
-    var { isObject: isObject2 } = require_util();
+    var { isObject: isObject2 } = require_util2();
     var { validateMetricName, validateLabelName } = require_validation();
     var Metric = class {
       constructor(config3, defaults2 = {}) {
@@ -22033,9 +23145,9 @@ var require_metric = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/exemplar.js
+// node_modules/prom-client/lib/exemplar.js
 var require_exemplar = __commonJS({
-  "../main/node_modules/prom-client/lib/exemplar.js"(exports2, module2) {
+  "node_modules/prom-client/lib/exemplar.js"(exports2, module2) {
     "use strict";
     var Exemplar = class {
       constructor(labelSet = {}, value = null) {
@@ -22066,9 +23178,9 @@ var require_exemplar = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/counter.js
+// node_modules/prom-client/lib/counter.js
 var require_counter = __commonJS({
-  "../main/node_modules/prom-client/lib/counter.js"(exports2, module2) {
+  "node_modules/prom-client/lib/counter.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -22077,7 +23189,7 @@ var require_counter = __commonJS({
       getLabels,
       removeLabels,
       nowTimestamp
-    } = require_util();
+    } = require_util2();
     var { validateLabel } = require_validation();
     var { Metric } = require_metric();
     var Exemplar = require_exemplar();
@@ -22200,9 +23312,9 @@ var require_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/gauge.js
+// node_modules/prom-client/lib/gauge.js
 var require_gauge = __commonJS({
-  "../main/node_modules/prom-client/lib/gauge.js"(exports2, module2) {
+  "node_modules/prom-client/lib/gauge.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -22212,7 +23324,7 @@ var require_gauge = __commonJS({
       hashObject,
       isObject: isObject2,
       removeLabels
-    } = require_util();
+    } = require_util2();
     var { validateLabel } = require_validation();
     var { Metric } = require_metric();
     var Gauge2 = class extends Metric {
@@ -22356,9 +23468,9 @@ var require_gauge = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/histogram.js
+// node_modules/prom-client/lib/histogram.js
 var require_histogram = __commonJS({
-  "../main/node_modules/prom-client/lib/histogram.js"(exports2, module2) {
+  "node_modules/prom-client/lib/histogram.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -22367,7 +23479,7 @@ var require_histogram = __commonJS({
       isObject: isObject2,
       removeLabels,
       nowTimestamp
-    } = require_util();
+    } = require_util2();
     var { validateLabel } = require_validation();
     var { Metric } = require_metric();
     var Exemplar = require_exemplar();
@@ -22665,9 +23777,9 @@ var require_histogram = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/lib/treebase.js
+// node_modules/bintrees/lib/treebase.js
 var require_treebase = __commonJS({
-  "../main/node_modules/bintrees/lib/treebase.js"(exports2, module2) {
+  "node_modules/bintrees/lib/treebase.js"(exports2, module2) {
     function TreeBase() {
     }
     TreeBase.prototype.clear = function() {
@@ -22848,9 +23960,9 @@ var require_treebase = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/lib/rbtree.js
+// node_modules/bintrees/lib/rbtree.js
 var require_rbtree = __commonJS({
-  "../main/node_modules/bintrees/lib/rbtree.js"(exports2, module2) {
+  "node_modules/bintrees/lib/rbtree.js"(exports2, module2) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -23006,9 +24118,9 @@ var require_rbtree = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/lib/bintree.js
+// node_modules/bintrees/lib/bintree.js
 var require_bintree = __commonJS({
-  "../main/node_modules/bintrees/lib/bintree.js"(exports2, module2) {
+  "node_modules/bintrees/lib/bintree.js"(exports2, module2) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -23089,9 +24201,9 @@ var require_bintree = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/index.js
+// node_modules/bintrees/index.js
 var require_bintrees = __commonJS({
-  "../main/node_modules/bintrees/index.js"(exports2, module2) {
+  "node_modules/bintrees/index.js"(exports2, module2) {
     module2.exports = {
       RBTree: require_rbtree(),
       BinTree: require_bintree()
@@ -23099,9 +24211,9 @@ var require_bintrees = __commonJS({
   }
 });
 
-// ../main/node_modules/tdigest/tdigest.js
+// node_modules/tdigest/tdigest.js
 var require_tdigest = __commonJS({
-  "../main/node_modules/tdigest/tdigest.js"(exports2, module2) {
+  "node_modules/tdigest/tdigest.js"(exports2, module2) {
     var RBTree = require_bintrees().RBTree;
     function TDigest(delta, K2, CX) {
       this.discrete = delta === false;
@@ -23358,9 +24470,9 @@ var require_tdigest = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/timeWindowQuantiles.js
+// node_modules/prom-client/lib/timeWindowQuantiles.js
 var require_timeWindowQuantiles = __commonJS({
-  "../main/node_modules/prom-client/lib/timeWindowQuantiles.js"(exports2, module2) {
+  "node_modules/prom-client/lib/timeWindowQuantiles.js"(exports2, module2) {
     "use strict";
     var { TDigest } = require_tdigest();
     var TimeWindowQuantiles = class {
@@ -23414,12 +24526,12 @@ var require_timeWindowQuantiles = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/summary.js
+// node_modules/prom-client/lib/summary.js
 var require_summary = __commonJS({
-  "../main/node_modules/prom-client/lib/summary.js"(exports2, module2) {
+  "node_modules/prom-client/lib/summary.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
-    var { getLabels, hashObject, removeLabels } = require_util();
+    var { getLabels, hashObject, removeLabels } = require_util2();
     var { validateLabel } = require_validation();
     var { Metric } = require_metric();
     var timeWindowQuantiles = require_timeWindowQuantiles();
@@ -23599,9 +24711,9 @@ var require_summary = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/pushgateway.js
+// node_modules/prom-client/lib/pushgateway.js
 var require_pushgateway = __commonJS({
-  "../main/node_modules/prom-client/lib/pushgateway.js"(exports2, module2) {
+  "node_modules/prom-client/lib/pushgateway.js"(exports2, module2) {
     "use strict";
     var url2 = __require("url");
     var http = __require("http");
@@ -23708,9 +24820,9 @@ var require_pushgateway = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/bucketGenerators.js
+// node_modules/prom-client/lib/bucketGenerators.js
 var require_bucketGenerators = __commonJS({
-  "../main/node_modules/prom-client/lib/bucketGenerators.js"(exports2) {
+  "node_modules/prom-client/lib/bucketGenerators.js"(exports2) {
     "use strict";
     exports2.linearBuckets = (start, width, count2) => {
       if (count2 < 1) {
@@ -23742,9 +24854,9 @@ var require_bucketGenerators = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/types.cjs
+// node_modules/@opentelemetry/api/dist/diag/types.cjs
 var require_types = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports2) {
     var DiagLogLevel = /* @__PURE__ */ (function(DiagLogLevel2) {
       DiagLogLevel2[DiagLogLevel2["NONE"] = 0] = "NONE";
       DiagLogLevel2[DiagLogLevel2["ERROR"] = 30] = "ERROR";
@@ -23759,17 +24871,17 @@ var require_types = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/version.cjs
+// node_modules/@opentelemetry/api/dist/version.cjs
 var require_version2 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/version.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/version.cjs"(exports2) {
     var VERSION21 = "1.10.0";
     exports2.VERSION = VERSION21;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs
+// node_modules/@opentelemetry/api/dist/internal/semver.cjs
 var require_semver = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports2) {
     var require_version4 = require_version2();
     var re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
     function _makeCompatibilityCheck(ownVersion) {
@@ -23821,9 +24933,9 @@ var require_semver = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
+// node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
 var require_global_utils = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports2) {
     var require_version4 = require_version2();
     var require_semver2 = require_semver();
     var major = require_version4.VERSION.split(".")[0];
@@ -23875,9 +24987,9 @@ var require_global_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
 var require_ComponentLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var DiagComponentLogger = class {
       constructor(props) {
@@ -23908,9 +25020,9 @@ var require_ComponentLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
 var require_logLevelLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports2) {
     require_types();
     function createLogLevelDiagLogger(maxLevel, logger) {
       if (maxLevel < 0) maxLevel = 0;
@@ -23934,9 +25046,9 @@ var require_logLevelLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/diag.cjs
+// node_modules/@opentelemetry/api/dist/api/diag.cjs
 var require_diag = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_ComponentLogger2 = require_ComponentLogger();
     require_types();
@@ -23998,9 +25110,9 @@ var require_diag = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
 var require_baggage_impl = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports2) {
     var BaggageImpl = class BaggageImpl2 {
       constructor(entries) {
         this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -24036,17 +25148,17 @@ var require_baggage_impl = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
 var require_symbol = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports2) {
     var baggageEntryMetadataSymbol = /* @__PURE__ */ Symbol("BaggageEntryMetadata");
     exports2.baggageEntryMetadataSymbol = baggageEntryMetadataSymbol;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs
+// node_modules/@opentelemetry/api/dist/baggage/utils.cjs
 var require_utils2 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports2) {
     var require_diag2 = require_diag();
     var require_baggage_impl2 = require_baggage_impl();
     var require_symbol2 = require_symbol();
@@ -24071,9 +25183,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/context/context.cjs
+// node_modules/@opentelemetry/api/dist/context/context.cjs
 var require_context = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/context/context.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/context/context.cjs"(exports2) {
     function createContextKey(description) {
       return Symbol.for(description);
     }
@@ -24104,9 +25216,9 @@ var require_context = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
 var require_consoleLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports2) {
     var consoleMap = [
       {
         n: "error",
@@ -24161,9 +25273,9 @@ var require_consoleLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
+// node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
 var require_NoopMeter = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports2) {
     var NoopMeter = class {
       constructor() {
       }
@@ -24283,9 +25395,9 @@ var require_NoopMeter = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
+// node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
 var require_Metric = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports2) {
     var ValueType = /* @__PURE__ */ (function(ValueType2) {
       ValueType2[ValueType2["INT"] = 0] = "INT";
       ValueType2[ValueType2["DOUBLE"] = 1] = "DOUBLE";
@@ -24295,9 +25407,9 @@ var require_Metric = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
+// node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
 var require_NoopLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports2) {
     var NoopLogger = class {
       emit(_logRecord) {
       }
@@ -24315,9 +25427,9 @@ var require_NoopLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
+// node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
 var require_LogRecord = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports2) {
     var SeverityNumber = /* @__PURE__ */ (function(SeverityNumber2) {
       SeverityNumber2[SeverityNumber2["UNSPECIFIED"] = 0] = "UNSPECIFIED";
       SeverityNumber2[SeverityNumber2["TRACE"] = 1] = "TRACE";
@@ -24350,9 +25462,9 @@ var require_LogRecord = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
+// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
 var require_TextMapPropagator = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports2) {
     var defaultTextMapGetter = {
       get(carrier, key) {
         if (carrier == null) return;
@@ -24372,9 +25484,9 @@ var require_TextMapPropagator = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
+// node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
 var require_trace_flags = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports2) {
     var TraceFlags = /* @__PURE__ */ (function(TraceFlags2) {
       TraceFlags2[TraceFlags2["NONE"] = 0] = "NONE";
       TraceFlags2[TraceFlags2["SAMPLED"] = 1] = "SAMPLED";
@@ -24384,9 +25496,9 @@ var require_trace_flags = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
+// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
 var require_invalid_span_constants = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports2) {
     require_trace_flags();
     var INVALID_SPANID = "0000000000000000";
     var INVALID_TRACEID = "00000000000000000000000000000000";
@@ -24401,9 +25513,9 @@ var require_invalid_span_constants = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
+// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
 var require_NonRecordingSpan = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports2) {
     var require_invalid_span_constants2 = require_invalid_span_constants();
     var NonRecordingSpan = class {
       constructor(spanContext = require_invalid_span_constants2.INVALID_SPAN_CONTEXT) {
@@ -24445,9 +25557,9 @@ var require_NonRecordingSpan = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
 var require_spancontext_utils = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports2) {
     require_invalid_span_constants();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var isHex = new Uint8Array([
@@ -24580,9 +25692,9 @@ var require_spancontext_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
+// node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
 var require_NoopContextManager = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports2) {
     var require_context3 = require_context();
     var NoopContextManager = class {
       active() {
@@ -24610,9 +25722,9 @@ var require_NoopContextManager = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/context.cjs
+// node_modules/@opentelemetry/api/dist/api/context.cjs
 var require_context2 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/context.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/context.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopContextManager2 = require_NoopContextManager();
@@ -24708,9 +25820,9 @@ var require_context2 = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
 var require_context_utils = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports2) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
@@ -24743,9 +25855,9 @@ var require_context_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
 var require_NoopTracer = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports2) {
     var require_context3 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var require_context_utils2 = require_context_utils();
@@ -24786,9 +25898,9 @@ var require_NoopTracer = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
 var require_ProxyTracer = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports2) {
     var NOOP_TRACER = new (require_NoopTracer()).NoopTracer();
     var ProxyTracer = class {
       constructor(provider, name, version2, options2) {
@@ -24820,9 +25932,9 @@ var require_ProxyTracer = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
+// node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
 var require_span_kind = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports2) {
     var SpanKind = /* @__PURE__ */ (function(SpanKind2) {
       SpanKind2[SpanKind2["INTERNAL"] = 0] = "INTERNAL";
       SpanKind2[SpanKind2["SERVER"] = 1] = "SERVER";
@@ -24835,9 +25947,9 @@ var require_span_kind = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/status.cjs
+// node_modules/@opentelemetry/api/dist/trace/status.cjs
 var require_status = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports2) {
     var SpanStatusCode = /* @__PURE__ */ (function(SpanStatusCode2) {
       SpanStatusCode2[SpanStatusCode2["UNSET"] = 0] = "UNSET";
       SpanStatusCode2[SpanStatusCode2["OK"] = 1] = "OK";
@@ -24848,9 +25960,9 @@ var require_status = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
 var require_tracestate_validators = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports2) {
     var VALID_KEY_CHAR_RANGE = "[_0-9a-z-*/]";
     var VALID_KEY_REGEX = new RegExp(`^(?:${`[a-z]${VALID_KEY_CHAR_RANGE}{0,255}`}|${`[a-z0-9]${VALID_KEY_CHAR_RANGE}{0,240}@[a-z]${VALID_KEY_CHAR_RANGE}{0,13}`})$`);
     var VALID_VALUE_BASE_REGEX = /^[ -~]{0,255}[!-~]$/;
@@ -24866,9 +25978,9 @@ var require_tracestate_validators = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
 var require_tracestate_impl = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports2) {
     var require_tracestate_validators2 = require_tracestate_validators();
     var MAX_TRACE_STATE_ITEMS = 32;
     var MAX_TRACE_STATE_LEN = 512;
@@ -24934,9 +26046,9 @@ var require_tracestate_impl = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
 var require_utils3 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports2) {
     var require_tracestate_impl2 = require_tracestate_impl();
     function createTraceState(rawTraceState) {
       return new require_tracestate_impl2.TraceStateImpl(rawTraceState);
@@ -24945,9 +26057,9 @@ var require_utils3 = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
 var require_NoopTracerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports2) {
     var require_NoopTracer2 = require_NoopTracer();
     var NoopTracerProvider = class {
       getTracer(_name, _version, _options) {
@@ -24958,9 +26070,9 @@ var require_NoopTracerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
 var require_ProxyTracerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports2) {
     var require_ProxyTracer2 = require_ProxyTracer();
     var NOOP_TRACER_PROVIDER = new (require_NoopTracerProvider()).NoopTracerProvider();
     var ProxyTracerProvider = class {
@@ -24990,9 +26102,9 @@ var require_ProxyTracerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
+// node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
 var require_SamplingResult = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports2) {
     var SamplingDecision = /* @__PURE__ */ (function(SamplingDecision2) {
       SamplingDecision2[SamplingDecision2["NOT_RECORD"] = 0] = "NOT_RECORD";
       SamplingDecision2[SamplingDecision2["RECORD"] = 1] = "RECORD";
@@ -25003,25 +26115,25 @@ var require_SamplingResult = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/context-api.cjs
+// node_modules/@opentelemetry/api/dist/context-api.cjs
 var require_context_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/context-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/context-api.cjs"(exports2) {
     var context = require_context2().ContextAPI.getInstance();
     exports2.context = context;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag-api.cjs
+// node_modules/@opentelemetry/api/dist/diag-api.cjs
 var require_diag_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports2) {
     var diag = require_diag().DiagAPI.instance();
     exports2.diag = diag;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
+// node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
 var require_NoopLoggerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports2) {
     var require_NoopLogger2 = require_NoopLogger();
     var NoopLoggerProvider = class {
       getLogger(_name, _version, _options) {
@@ -25034,9 +26146,9 @@ var require_NoopLoggerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
+// node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
 var require_ProxyLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports2) {
     var require_NoopLogger2 = require_NoopLogger();
     var ProxyLogger = class {
       constructor(provider, name, version2, options2) {
@@ -25072,9 +26184,9 @@ var require_ProxyLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
+// node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
 var require_ProxyLoggerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports2) {
     var require_NoopLoggerProvider2 = require_NoopLoggerProvider();
     var require_ProxyLogger2 = require_ProxyLogger();
     var ProxyLoggerProvider = class {
@@ -25110,9 +26222,9 @@ var require_ProxyLoggerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/logs.cjs
+// node_modules/@opentelemetry/api/dist/api/logs.cjs
 var require_logs = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_ProxyLoggerProvider2 = require_ProxyLoggerProvider();
@@ -25166,17 +26278,17 @@ var require_logs = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs-api.cjs
+// node_modules/@opentelemetry/api/dist/logs-api.cjs
 var require_logs_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports2) {
     var logs = require_logs().LogsAPI.getInstance();
     exports2.logs = logs;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
+// node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
 var require_NoopMeterProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports2) {
     var require_NoopMeter2 = require_NoopMeter();
     var NoopMeterProvider = class {
       getMeter(_name, _version, _options) {
@@ -25189,9 +26301,9 @@ var require_NoopMeterProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs
+// node_modules/@opentelemetry/api/dist/api/metrics.cjs
 var require_metrics = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopMeterProvider2 = require_NoopMeterProvider();
@@ -25233,17 +26345,17 @@ var require_metrics = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs
+// node_modules/@opentelemetry/api/dist/metrics-api.cjs
 var require_metrics_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports2) {
     var metrics = require_metrics().MetricsAPI.getInstance();
     exports2.metrics = metrics;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
+// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
 var require_NoopTextMapPropagator = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports2) {
     var NoopTextMapPropagator = class {
       /** Noop inject function does nothing */
       inject(_context, _carrier) {
@@ -25260,9 +26372,9 @@ var require_NoopTextMapPropagator = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
+// node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
 var require_context_helpers = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports2) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var BAGGAGE_KEY = require_context3.createContextKey("OpenTelemetry Baggage Key");
@@ -25285,9 +26397,9 @@ var require_context_helpers = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs
+// node_modules/@opentelemetry/api/dist/api/propagation.cjs
 var require_propagation = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_utils4 = require_utils2();
@@ -25356,17 +26468,17 @@ var require_propagation = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs
+// node_modules/@opentelemetry/api/dist/propagation-api.cjs
 var require_propagation_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports2) {
     var propagation = require_propagation().PropagationAPI.getInstance();
     exports2.propagation = propagation;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/trace.cjs
+// node_modules/@opentelemetry/api/dist/api/trace.cjs
 var require_trace = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_context_utils2 = require_context_utils();
@@ -25423,17 +26535,17 @@ var require_trace = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace-api.cjs
+// node_modules/@opentelemetry/api/dist/trace-api.cjs
 var require_trace_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports2) {
     var trace = require_trace().TraceAPI.getInstance();
     exports2.trace = trace;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/index.cjs
+// node_modules/@opentelemetry/api/dist/index.cjs
 var require_dist3 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/index.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/index.cjs"(exports2) {
     Object.defineProperties(exports2, {
       __esModule: { value: true },
       [Symbol.toStringTag]: { value: "Module" }
@@ -25504,9 +26616,9 @@ var require_dist3 = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processCpuTotal.js
+// node_modules/prom-client/lib/metrics/processCpuTotal.js
 var require_processCpuTotal = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports2, module2) {
     "use strict";
     var OtelApi = require_dist3();
     var Counter2 = require_counter();
@@ -25589,9 +26701,9 @@ var require_processCpuTotal = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processStartTime.js
+// node_modules/prom-client/lib/metrics/processStartTime.js
 var require_processStartTime = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processStartTime.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processStartTime.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
@@ -25615,9 +26727,9 @@ var require_processStartTime = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
+// node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
 var require_osMemoryHeapLinux = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -25681,9 +26793,9 @@ var require_osMemoryHeapLinux = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
+// node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
 var require_safeMemoryUsage = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports2, module2) {
     "use strict";
     function safeMemoryUsage() {
       try {
@@ -25696,9 +26808,9 @@ var require_safeMemoryUsage = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js
+// node_modules/prom-client/lib/metrics/osMemoryHeap.js
 var require_osMemoryHeap = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var linuxVariant = require_osMemoryHeapLinux();
@@ -25726,9 +26838,9 @@ var require_osMemoryHeap = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
+// node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
 var require_processOpenFileDescriptors = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -25759,9 +26871,9 @@ var require_processOpenFileDescriptors = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
+// node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
 var require_processMaxFileDescriptors = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -25801,9 +26913,9 @@ var require_processMaxFileDescriptors = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/eventLoopLag.js
+// node_modules/prom-client/lib/metrics/eventLoopLag.js
 var require_eventLoopLag = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var perf_hooks;
@@ -25931,14 +27043,14 @@ var require_eventLoopLag = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
+// node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
 var require_processMetricsHelpers = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports2, module2) {
     "use strict";
-    function aggregateByObjectName(list3) {
+    function aggregateByObjectName(list4) {
       const data = {};
-      for (let i = 0; i < list3.length; i++) {
-        const listElement = list3[i];
+      for (let i = 0; i < list4.length; i++) {
+        const listElement = list4[i];
         if (!listElement || typeof listElement.constructor === "undefined") {
           continue;
         }
@@ -25963,9 +27075,9 @@ var require_processMetricsHelpers = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processHandles.js
+// node_modules/prom-client/lib/metrics/processHandles.js
 var require_processHandles = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processHandles.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processHandles.js"(exports2, module2) {
     "use strict";
     var { aggregateByObjectName } = require_processMetricsHelpers();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -26008,9 +27120,9 @@ var require_processHandles = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processRequests.js
+// node_modules/prom-client/lib/metrics/processRequests.js
 var require_processRequests = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processRequests.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processRequests.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var { aggregateByObjectName } = require_processMetricsHelpers();
@@ -26052,9 +27164,9 @@ var require_processRequests = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processResources.js
+// node_modules/prom-client/lib/metrics/processResources.js
 var require_processResources = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processResources.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processResources.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -26104,9 +27216,9 @@ var require_processResources = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
+// node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
 var require_heapSizeAndUsed = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var safeMemoryUsage = require_safeMemoryUsage();
@@ -26160,9 +27272,9 @@ var require_heapSizeAndUsed = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
+// node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
 var require_heapSpacesSizeAndUsed = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var v8 = __require("v8");
@@ -26212,9 +27324,9 @@ var require_heapSpacesSizeAndUsed = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/version.js
+// node_modules/prom-client/lib/metrics/version.js
 var require_version3 = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/version.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/version.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var version2 = process.version;
@@ -26245,9 +27357,9 @@ var require_version3 = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/gc.js
+// node_modules/prom-client/lib/metrics/gc.js
 var require_gc = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/gc.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/gc.js"(exports2, module2) {
     "use strict";
     var Histogram2 = require_histogram();
     var perf_hooks;
@@ -26280,8 +27392,8 @@ var require_gc = __commonJS({
         buckets,
         registers: registry2 ? [registry2] : void 0
       });
-      const obs = new perf_hooks.PerformanceObserver((list3) => {
-        const entry = list3.getEntries()[0];
+      const obs = new perf_hooks.PerformanceObserver((list4) => {
+        const entry = list4.getEntries()[0];
         const kind = entry.detail ? kinds[entry.detail.kind] : kinds[entry.kind];
         gcHistogram.observe(Object.assign({ kind }, labels), entry.duration / 1e3);
       });
@@ -26291,11 +27403,11 @@ var require_gc = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/defaultMetrics.js
+// node_modules/prom-client/lib/defaultMetrics.js
 var require_defaultMetrics = __commonJS({
-  "../main/node_modules/prom-client/lib/defaultMetrics.js"(exports2, module2) {
+  "node_modules/prom-client/lib/defaultMetrics.js"(exports2, module2) {
     "use strict";
-    var { isObject: isObject2 } = require_util();
+    var { isObject: isObject2 } = require_util2();
     var processCpuTotal = require_processCpuTotal();
     var processStartTime = require_processStartTime();
     var osMemoryHeap = require_osMemoryHeap();
@@ -26338,11 +27450,11 @@ var require_defaultMetrics = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metricAggregators.js
+// node_modules/prom-client/lib/metricAggregators.js
 var require_metricAggregators = __commonJS({
-  "../main/node_modules/prom-client/lib/metricAggregators.js"(exports2) {
+  "node_modules/prom-client/lib/metricAggregators.js"(exports2) {
     "use strict";
-    var { Grouper, hashObject } = require_util();
+    var { Grouper, hashObject } = require_util2();
     function AggregatorFactory(aggregatorFn) {
       return (metrics) => {
         if (metrics.length === 0) return;
@@ -26411,12 +27523,12 @@ var require_metricAggregators = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/cluster.js
+// node_modules/prom-client/lib/cluster.js
 var require_cluster = __commonJS({
-  "../main/node_modules/prom-client/lib/cluster.js"(exports2, module2) {
+  "node_modules/prom-client/lib/cluster.js"(exports2, module2) {
     "use strict";
     var Registry2 = require_registry();
-    var { Grouper } = require_util();
+    var { Grouper } = require_util2();
     var { aggregators } = require_metricAggregators();
     var cluster = () => {
       const data = __require("cluster");
@@ -26582,9 +27694,9 @@ var require_cluster = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/index.js
+// node_modules/prom-client/index.js
 var require_prom_client = __commonJS({
-  "../main/node_modules/prom-client/index.js"(exports2) {
+  "node_modules/prom-client/index.js"(exports2) {
     "use strict";
     exports2.register = require_registry().globalRegistry;
     exports2.Registry = require_registry();
@@ -26841,7 +27953,7 @@ import { readFile } from "node:fs/promises";
 import { createHash, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 
-// ../main/node_modules/probot/lib/context.js
+// node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = /* @__PURE__ */ Symbol("octokit request hook added");
@@ -27004,7 +28116,7 @@ var Context = class {
   }
 };
 
-// ../main/node_modules/@octokit/webhooks-methods/dist-node/index.js
+// node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer as Buffer2 } from "node:buffer";
@@ -27057,7 +28169,7 @@ async function verifyWithFallback(secret, payload, signature, additionalSecrets)
   return false;
 }
 
-// ../main/node_modules/@octokit/webhooks/dist-bundle/index.js
+// node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -27847,7 +28959,7 @@ var Webhooks = class {
   }
 };
 
-// ../main/node_modules/toad-cache/dist/toad-cache.mjs
+// node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max, ttlInMsecs) {
   if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
     throw new Error("Invalid max value");
@@ -27985,7 +29097,7 @@ var LruObject = class {
   }
 };
 
-// ../main/node_modules/probot/lib/helpers/create-deferred-promise.js
+// node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve2;
   let reject;
@@ -27996,7 +29108,7 @@ function createDeferredPromise() {
   return { promise: promise2, resolve: resolve2, reject };
 }
 
-// ../main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -28024,13 +29136,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// ../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// ../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// ../main/node_modules/npx-import-light/index.js
+// node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -28231,7 +29343,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// ../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -28378,7 +29490,7 @@ function toSentryError(data) {
   return error62;
 }
 
-// ../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -28391,7 +29503,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform2);
 }
 
-// ../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -28402,7 +29514,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -28715,7 +29827,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -28899,7 +30011,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -29234,7 +30346,7 @@ var JSONParse = (text4, reviver) => {
   }
 };
 
-// ../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -29273,7 +30385,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -29455,7 +30567,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -29478,7 +30590,7 @@ function register(state, name, method, options2) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook7) {
   const orig = hook7;
   if (!state.registry[name]) {
@@ -29513,7 +30625,7 @@ function addHook(state, kind, name, hook7) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -29527,7 +30639,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 
-// ../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state, name) {
@@ -29561,7 +30673,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -29671,7 +30783,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -29716,10 +30828,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// ../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -29853,10 +30965,10 @@ var Octokit = class {
   auth;
 };
 
-// ../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION6 = "6.0.3";
 
-// ../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -29887,7 +30999,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION6;
 
-// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -30003,10 +31115,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION7;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION8 = "17.0.0";
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -32298,7 +33410,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -32421,7 +33533,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -32438,7 +33550,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION8;
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION9 = "0.0.0-development";
 function isRequestError(error62) {
@@ -32512,7 +33624,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION9;
 
-// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -32742,10 +33854,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION10;
 throttling.triggersNotification = triggersNotification;
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION11 = "4.1.0";
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path3, ref }) {
@@ -32822,7 +33934,7 @@ async function getConfigFile(octokit, { owner, repo, path: path3, ref }) {
   };
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -32853,7 +33965,7 @@ function extendsToGetContentParams({
   };
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path3, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -32908,7 +34020,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path3, branch }) {
   } while (true);
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path3, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -32923,7 +34035,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -32935,7 +34047,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION11;
 
-// ../main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason) {
   return {
     type: "unauthenticated",
@@ -33000,7 +34112,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// ../main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -33232,7 +34344,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// ../main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options2) {
   const cachedAuthentication = getCachedAuthentication(state, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -33355,7 +34467,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// ../main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION13 = "0.0.0-development";
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
@@ -33537,7 +34649,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION13;
 
-// ../main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -33615,7 +34727,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// ../main/node_modules/universal-github-app-jwt/lib/utils.js
+// node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -33654,7 +34766,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// ../main/node_modules/universal-github-app-jwt/lib/crypto-node.js
+// node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -33665,7 +34777,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// ../main/node_modules/universal-github-app-jwt/lib/get-token.js
+// node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -33702,7 +34814,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// ../main/node_modules/universal-github-app-jwt/index.js
+// node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -33728,7 +34840,7 @@ async function githubAppJwt({
   };
 }
 
-// ../main/node_modules/@octokit/auth-app/dist-node/index.js
+// node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -34187,7 +35299,7 @@ function createAppAuth(options2) {
   });
 }
 
-// ../main/node_modules/octokit-auth-probot/dist-node/index.js
+// node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state, options2) {
   if (options2.type !== "event-octokit") {
     if (state.type === "token" && options2.type === "installation" && options2.factory) {
@@ -34278,7 +35390,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION16;
 var createProbotAuth = createProbotAuthFn;
 
-// ../main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -34295,10 +35407,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// ../main/node_modules/probot/lib/version.js
+// node_modules/probot/lib/version.js
 var VERSION17 = "14.3.2";
 
-// ../main/node_modules/probot/lib/octokit/probot-octokit.js
+// node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -34325,7 +35437,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// ../main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -34361,7 +35473,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// ../main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -34409,7 +35521,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// ../main/node_modules/probot/lib/helpers/get-error-handler.js
+// node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error62) => {
     const errors = error62 instanceof AggregateError ? error62.errors : [error62];
@@ -34432,7 +35544,7 @@ function getErrorHandler(log) {
   };
 }
 
-// ../main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -34442,7 +35554,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// ../main/node_modules/probot/lib/octokit/get-webhooks.js
+// node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -34453,14 +35565,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// ../main/node_modules/probot/lib/server/handlers/http-logger.js
+// node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// ../main/node_modules/probot/lib/server/server.js
+// node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// ../main/node_modules/probot/lib/probot.js
+// node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -34669,14 +35781,14 @@ var Probot = class {
   }
 };
 
-// ../main/node_modules/probot/lib/manifest-creation.js
+// node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist(), 1);
 
-// ../main/node_modules/probot/lib/helpers/get-payload.js
+// node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode2 = textDecoder2.decode.bind(textDecoder2);
 
-// ../main/node_modules/@probot/get-private-key/dist-bundle/index.js
+// node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve } from "node:path";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 var VERSION18 = "0.0.0-development";
@@ -34765,7 +35877,7 @@ ${end}`;
 }
 getPrivateKey.VERSION = VERSION18;
 
-// ../main/node_modules/probot/lib/create-probot.js
+// node_modules/probot/lib/create-probot.js
 var DEFAULTS2 = {
   APP_ID: "",
   WEBHOOK_SECRET: "",
@@ -34811,7 +35923,7 @@ function createProbot({ overrides = {}, defaults: defaults2 = {}, env = process.
   });
 }
 
-// ../main/node_modules/probot/lib/create-node-middleware.js
+// node_modules/probot/lib/create-node-middleware.js
 var noop4 = () => {
 };
 async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksPath } = {}) {
@@ -34844,10 +35956,10 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
   return mainHandler;
 }
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION19 = "6.0.0";
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options2) => {
     octokit.log.debug("request", options2);
@@ -34871,10 +35983,10 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION19;
 
-// ../main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION20 = "22.0.1";
 
-// ../main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION20}`
@@ -34964,8 +36076,8 @@ function rateLimitHandlers(log, retries = 2, options2 = {}) {
       const retries2 = pause ? Math.min(secondaryRetries, 1) : secondaryRetries;
       const wait2 = secondaryLimitWait(retryAfter, retryCount);
       const retry2 = retryCount < retries2 && (!pause || wait2 <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
-      const at = now();
-      if (retry2 || pause) noteLimitWait(options2.baseUrl, { at, until: at + wait2 * 1e3 });
+      const at2 = now();
+      if (retry2 || pause) noteLimitWait(options2.baseUrl, { at: at2, until: at2 + wait2 * 1e3 });
       const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait2}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
       log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
       if (!retry2) return false;
@@ -34979,7 +36091,7 @@ function rateLimitHandlers(log, retries = 2, options2 = {}) {
 import { createHmac as createHmac2 } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
+// node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S = P("lru-cache:metrics");
 var W = G("lru-cache");
@@ -35567,7 +36679,7 @@ var I = class d2 {
 // src/app/alert-webhook.ts
 var import_cockatiel = __toESM(require_dist2(), 1);
 
-// ../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -35830,7 +36942,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -36147,7 +37259,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -36376,8 +37488,8 @@ function mirrorProps(target, source) {
 function mergeDefs(...defs) {
   const mergedDescriptors = {};
   for (const def of defs) {
-    const descriptors = Object.getOwnPropertyDescriptors(def);
-    Object.assign(mergedDescriptors, descriptors);
+    const descriptors2 = Object.getOwnPropertyDescriptors(def);
+    Object.assign(mergedDescriptors, descriptors2);
   }
   return Object.defineProperties({}, mergedDescriptors);
 }
@@ -37003,7 +38115,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -37125,7 +38237,7 @@ function config2(newConfig) {
   return globalConfig;
 }
 
-// ../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -37317,7 +38429,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// ../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -37425,18 +38537,18 @@ var validateAsync = async (schema, value, _ctx) => {
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
-  const parse7 = _parse(_Err);
+  const parse8 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse7(schema, value, ctx, finalizeParams(fn, _params));
+    return parse8(schema, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var encode = /* @__PURE__ */ _encode($ZodRealError);
 var _decode = (_Err) => {
-  const parse7 = _parse(_Err);
+  const parse8 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
-    return parse7(schema, value, _ctx, finalizeParams(fn, _params));
+    return parse8(schema, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
@@ -37477,7 +38589,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -37649,7 +38761,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a3;
   inst._zod ?? (inst._zod = {});
@@ -38125,7 +39237,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -38166,14 +39278,14 @@ ${content3.join("\n")}
   }
 };
 
-// ../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a3;
   inst ?? (inst = {});
@@ -38931,7 +40043,7 @@ function capSize(inst, size) {
   if (!caps.length)
     return;
   const cap = Math.min(...caps.map((c) => c[0]));
-  const parse7 = inst._zod.parse;
+  const parse8 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n = size(payload.value);
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
@@ -38945,7 +40057,7 @@ function capSize(inst, size) {
         }
       }
     }
-    return parse7(payload, ctx);
+    return parse8(payload, ctx);
   };
 }
 var arraySize = (input2) => Array.isArray(input2) ? input2.length : -1;
@@ -40615,7 +41727,7 @@ function handleRefineResult(result, payload, input2, inst) {
   }
 }
 
-// ../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -40892,7 +42004,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -40960,7 +42072,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -41072,7 +42184,7 @@ function ar_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -41183,7 +42295,7 @@ function az_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -41352,7 +42464,7 @@ function be_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -41478,7 +42590,7 @@ function bg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -41592,7 +42704,7 @@ function bn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -41706,7 +42818,7 @@ function ca_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -41839,7 +42951,7 @@ function ckb_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -41956,7 +43068,7 @@ function cs_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -42077,7 +43189,7 @@ function da_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -42191,7 +43303,7 @@ function de_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -42304,7 +43416,7 @@ function el_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -42429,7 +43541,7 @@ function en_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -42544,7 +43656,7 @@ function eo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -42681,7 +43793,7 @@ function es_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -42801,7 +43913,7 @@ function fa_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -42919,7 +44031,7 @@ function fi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -43049,7 +44161,7 @@ function fr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -43162,7 +44274,7 @@ function fr_CA_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -43276,7 +44388,7 @@ function gu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -43478,7 +44590,7 @@ function he_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -43590,7 +44702,7 @@ function hi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -43717,7 +44829,7 @@ function hr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -43831,7 +44943,7 @@ function hu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -43990,7 +45102,7 @@ function hy_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -44102,7 +45214,7 @@ function id_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -44217,7 +45329,7 @@ function is_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -44331,7 +45443,7 @@ function it_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -44444,7 +45556,7 @@ function ja_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -44562,7 +45674,7 @@ function ka_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -44678,12 +45790,12 @@ function km_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -44799,7 +45911,7 @@ function kn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -44916,7 +46028,7 @@ function ko_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text4) => {
   return text4.charAt(0).toUpperCase() + text4.slice(1);
 };
@@ -45124,7 +46236,7 @@ function lt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -45239,7 +46351,7 @@ function mk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -45352,7 +46464,7 @@ function ms_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -45464,7 +46576,7 @@ function ne_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -45580,7 +46692,7 @@ function nl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -45694,7 +46806,7 @@ function nn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -45808,7 +46920,7 @@ function no_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -45923,7 +47035,7 @@ function ota_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -46043,7 +47155,7 @@ function ps_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -46158,7 +47270,7 @@ function pl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -46302,7 +47414,7 @@ function pt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -46447,7 +47559,7 @@ function pt_BR_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -46570,7 +47682,7 @@ function ro_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -46739,7 +47851,7 @@ function ru_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -46856,7 +47968,7 @@ function sk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -46971,7 +48083,7 @@ function sl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -47087,7 +48199,7 @@ function sv_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -47203,7 +48315,7 @@ function ta_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -47320,7 +48432,7 @@ function tg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -47436,7 +48548,7 @@ function th_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -47544,7 +48656,7 @@ function tk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -47655,7 +48767,7 @@ function tr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -47769,12 +48881,12 @@ function uk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -47890,7 +49002,7 @@ function ur_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -48004,7 +49116,7 @@ function uz_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -48118,7 +49230,7 @@ function vi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -48233,7 +49345,7 @@ function zh_CN_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -48346,7 +49458,7 @@ function zh_TW_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -48459,7 +49571,7 @@ function yo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -48509,7 +49621,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -50119,7 +51231,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -51178,7 +52290,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -51708,7 +52820,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -51772,8 +52884,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list3 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list3)
+  const list4 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list4)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -52456,7 +53568,7 @@ function toJSONSchema(input2, params) {
   return finalize(ctx, input2);
 }
 
-// ../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -52534,10 +53646,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -52718,7 +53830,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -52753,7 +53865,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -52799,7 +53911,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -52813,7 +53925,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config2(en_default());
@@ -54278,7 +55390,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -54304,7 +55416,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -54329,7 +55441,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -55062,7 +56174,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
@@ -55217,7 +56329,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// ../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -55229,7 +56341,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -55259,7 +56371,7 @@ function output(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -55328,7 +56440,7 @@ var AlertsSchema = external_exports.strictObject({
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
 );
 
-// ../main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -56777,7 +57889,7 @@ var Matcher = class Matcher2 {
   * @private
   */
   appendReplacementInternalJs(replacement) {
-    const isDigit = (c) => c >= 48 && c <= 57;
+    const isDigit2 = (c) => c >= 48 && c <= 57;
     const groupCount = this.patternGroupCount;
     let res = "";
     let i = 0;
@@ -56799,11 +57911,11 @@ var Matcher = class Matcher2 {
       } else if (c === Codepoint.CODES["'"]) {
         res += this.substring(this.end(0), this.matcherInputLength);
         i += 2;
-      } else if (isDigit(c)) {
+      } else if (isDigit2(c)) {
         let digits = 1;
         let index2 = c - 48;
         const c2 = replacement.charCodeAt(i + 2);
-        if (isDigit(c2) && index2 * 10 + c2 - 48 <= groupCount) {
+        if (isDigit2(c2) && index2 * 10 + c2 - 48 <= groupCount) {
           digits = 2;
           index2 = index2 * 10 + c2 - 48;
         }
@@ -62051,63 +63163,10 @@ function explain(source, detail) {
   };
 }
 
-// src/core/gates/supply-chain-gate.ts
-var DEFAULT_REGISTRIES = [
-  // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
-  "registry.npmjs.org",
-  "registry.yarnpkg.com",
-  // PyPI: the index and the files it links to
-  "pypi.org",
-  "files.pythonhosted.org",
-  // crates.io: the sparse index and the download host
-  "index.crates.io",
-  "static.crates.io",
-  "crates.io"
-];
-var CRATES_IO_SOURCES = /* @__PURE__ */ new Set([
-  "registry+https://github.com/rust-lang/crates.io-index",
-  "sparse+https://index.crates.io/"
-]);
-var INSTALL_SCRIPTS = [
-  "preinstall",
-  "install",
-  "postinstall",
-  "prepublish",
-  "preprepare",
-  "prepare",
-  "postprepare",
-  "dependencies",
-  "prepack",
-  "postpack",
-  "pnpm:devPreinstall"
-];
-var SETTINGS_FILES = [
-  /(?:^|\/)\.npmrc$/,
-  /(?:^|\/)\.yarnrc(?:\.yml|\.yaml)?$/,
-  /(?:^|\/)\.pnpmfile\.c?js$/,
-  /(?:^|\/)\.pnpmfile\.mjs$/,
-  /(?:^|\/)pnpm-workspace\.ya?ml$/,
-  /(?:^|\/)\.yarn\/(?:releases|plugins)\//,
-  /(?:^|\/)pip\.(?:conf|ini)$/,
-  /(?:^|\/)uv\.toml$/,
-  /(?:^|\/)poetry\.toml$/,
-  /(?:^|\/)\.cargo\/config(?:\.toml)?$/
-];
-function lockKind(path3) {
-  const base = path3.slice(path3.lastIndexOf("/") + 1);
-  if (base === "package-lock.json" || base === "npm-shrinkwrap.json") return "npm-lock";
-  if (base === "yarn.lock") return "yarn-lock";
-  if (base === "pnpm-lock.yaml") return "pnpm-lock";
-  if (base === "Cargo.lock") return "cargo-lock";
-  if (base === "poetry.lock" || base === "Pipfile.lock" || base === "uv.lock" || base === "pdm.lock")
-    return "python-lock";
-  if (/^(?:requirements|constraints)[\w.-]*\.(?:txt|in)$/i.test(base) || /(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/i.test(path3))
-    return "requirements";
-  if (base === "Pipfile") return "pipfile";
-  if (base === "pyproject.toml") return "pyproject";
-  if (base === "go.mod" || base === "go.work") return "go-mod";
-  if (base === "Cargo.toml") return "cargo-toml";
-  return null;
+// src/core/gates/source-allowance.ts
+function shorten(text4, max = 60) {
+  const clean = text4.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").replace(/:\/\/[^/@\s]{1,500}@/g, "://***@").trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
 function addedLines(patch) {
   const out = [];
@@ -62126,50 +63185,999 @@ function addedLines(patch) {
   }
   return out;
 }
-function shorten(text4, max = 60) {
-  const clean = text4.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").replace(/:\/\/[^/@\s]+@/g, "://***@").trim();
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function urlHost(text4) {
-  try {
-    const url2 = new URL(text4);
-    if (!url2.host) return null;
-    return { scheme: url2.protocol.replace(/:$/, "").toLowerCase(), host: url2.host.toLowerCase() };
-  } catch {
-    return null;
-  }
-}
-function fromRegistry(text4, registries) {
-  const parsed = urlHost(text4);
-  return !!parsed && parsed.scheme === "https" && registries.has(parsed.host);
-}
 var URL_IN_TEXT = /[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'`<>()[\]{},]{1,2000}/gi;
 function urlsIn(text4) {
   return Array.from(text4.matchAll(URL_IN_TEXT), (m) => m[0]);
 }
-function jsonPairs(text4) {
-  const out = [];
-  const token = /"(?:[^"\\\n]|\\.){0,4000}"/g;
-  const found = Array.from(text4.matchAll(token));
-  for (let i = 0; i < found.length; i++) {
-    const raw = found[i];
-    const after = text4.slice(raw.index + raw[0].length);
-    const decoded = decodeJsonString(raw[0]);
-    if (decoded === null) continue;
-    if (/^\s*:/.test(after)) {
-      const next = found[i + 1];
-      const between = next ? text4.slice(raw.index + raw[0].length, next.index) : "";
-      if (next && /^\s*:\s*$/.test(between)) {
-        const value = decodeJsonString(next[0]);
-        if (value !== null) out.push({ key: decoded, value });
-        i++;
-      }
-      continue;
-    }
-    out.push({ key: null, value: decoded });
+function urlRefusal(text4, registries) {
+  try {
+    const url2 = new URL(text4.trim());
+    if (url2.protocol !== "https:") return shorten(text4);
+    if (!url2.host || !registries.has(url2.host.toLowerCase())) return shorten(text4);
+    return null;
+  } catch {
+    return shorten(text4);
   }
+}
+function strayUrl(text4, registries, except) {
+  for (const url2 of urlsIn(text4)) {
+    if (except?.(url2)) continue;
+    const why = urlRefusal(url2, registries);
+    if (why) return why;
+  }
+  return null;
+}
+function folderOf(path3) {
+  const slash = path3.lastIndexOf("/");
+  return slash < 0 ? "" : path3.slice(0, slash);
+}
+function pathRefusal(path3, folder) {
+  const p = path3.trim();
+  if (p === "") return "an empty path";
+  if (/^(?:[/\\~]|[a-z]:)/i.test(p) || p.includes("\0")) return shorten(p);
+  const depth = folder === "" ? [] : folder.split("/");
+  for (const part of p.split(/[/\\]/)) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (depth.length === 0) return shorten(p);
+      depth.pop();
+    } else depth.push(part);
+  }
+  return null;
+}
+function joinPath(folder, relative) {
+  const parts = folder === "" ? [] : folder.split("/");
+  for (const part of relative.split(/[/\\]/)) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return parts.join("/");
+}
+function isVersionRange(spec) {
+  const s = spec.trim();
+  return /^[\w.*^~<>=| +-]{0,500}$/.test(s) && !/^(?:\.|~\/)/.test(s);
+}
+function npmSpecRefusal(spec, folder, registries, depth = 0) {
+  const s = spec.trim();
+  if (depth > 3) return shorten(s);
+  if (s === "" || isVersionRange(s)) return null;
+  const protocol = /^([a-z][a-z0-9+.-]{0,30}):/i.exec(s)?.[1]?.toLowerCase();
+  if (protocol === "npm") {
+    const rest = s.slice(4);
+    const at2 = rest.indexOf("@", 1);
+    if (/^[a-z][a-z0-9+.-]{0,30}:/i.test(rest)) return npmSpecRefusal(rest, folder, registries, depth + 1);
+    if (at2 < 0)
+      return isVersionRange(rest) || /^@[\w.~-]{1,214}\/[\w.~-]{1,214}$/.test(rest) ? null : shorten(s);
+    return isVersionRange(rest.slice(at2 + 1)) ? null : shorten(s);
+  }
+  if (protocol === "catalog") return null;
+  if (protocol === "workspace") {
+    const rest = s.slice(10);
+    if (rest === "" || isVersionRange(rest)) return null;
+    if (/^(?:@[\w.~-]{1,214}\/)?[\w.~-]{1,214}@/.test(rest)) return null;
+    return pathRefusal(rest, folder) && shorten(s);
+  }
+  if (protocol === "file" || protocol === "link" || protocol === "portal") {
+    const rest = s.slice(protocol.length + 1).replace(/::locator=.*$/, "");
+    return pathRefusal(rest.replace(/^\/\/(?=\.)/, ""), folder) && shorten(s);
+  }
+  if (protocol === "patch") return yarnPatchRefusal(s, folder, registries, depth);
+  if (protocol === "https") return urlRefusal(s, registries);
+  if (protocol) return shorten(s);
+  if (s.startsWith("./") || s.startsWith("../") || s === "." || s === "..") return pathRefusal(s, folder);
+  return shorten(s);
+}
+function yarnPatchRefusal(spec, folder, registries, depth) {
+  const body = spec.slice(6).replace(/::.*$/, "");
+  const hash2 = body.indexOf("#");
+  const descriptor = decodeSafely(hash2 < 0 ? body : body.slice(0, hash2));
+  const at2 = descriptor.indexOf("@", 1);
+  if (at2 < 0) return shorten(spec);
+  const inner = npmSpecRefusal(descriptor.slice(at2 + 1), folder, registries, depth + 1);
+  if (inner) return inner;
+  if (hash2 < 0) return null;
+  for (const file2 of decodeSafely(body.slice(hash2 + 1)).split("&")) {
+    if (/^(?:optional!|~)?builtin<[\w/-]{1,100}>$/.test(file2)) continue;
+    const path3 = file2.replace(/^optional!/, "");
+    const why = path3.startsWith("~/") ? pathRefusal(path3.slice(2), "") : pathRefusal(path3, folder);
+    if (why) return why;
+  }
+  return null;
+}
+function decodeSafely(text4) {
+  try {
+    return decodeURIComponent(text4);
+  } catch {
+    return text4;
+  }
+}
+var PEP508_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,200})/;
+function pep508Refusal(requirement, registries) {
+  const semi = requirement.indexOf(";");
+  const head = (semi < 0 ? requirement : requirement.slice(0, semi)).trim();
+  const name = PEP508_NAME.exec(head);
+  if (!name) return shorten(requirement);
+  let rest = head.slice(name[0].length).trimStart();
+  if (rest.startsWith("[")) {
+    const close = rest.indexOf("]");
+    if (close < 0) return shorten(requirement);
+    rest = rest.slice(close + 1).trimStart();
+  }
+  if (rest.startsWith("@")) return urlRefusal(rest.slice(1).trim(), registries);
+  if (/\s-/.test(rest)) return shorten(requirement);
+  return /^[\s<>=!~,.*()A-Za-z0-9+_-]{0,500}$/.test(rest) ? null : shorten(requirement);
+}
+
+// node_modules/smol-toml/dist/error.js
+function getLineColFromPtr(string6, ptr) {
+  let lines = string6.slice(0, ptr).split(/\r?\n/);
+  return [lines.length, lines.pop().length + 1];
+}
+function makeCodeBlock(string6, line, column) {
+  let lines = string6.split(/\r?\n/);
+  let codeblock = "";
+  let numberLen = (Math.log10(line + 1) | 0) + 1;
+  for (let i = line - 1; i <= line + 1; i++) {
+    let l = lines[i - 1];
+    if (!l)
+      continue;
+    codeblock += i.toString().padEnd(numberLen, " ");
+    codeblock += ":  ";
+    codeblock += l;
+    codeblock += "\n";
+    if (i === line) {
+      codeblock += " ".repeat(numberLen + column + 2);
+      codeblock += "^\n";
+    }
+  }
+  return codeblock;
+}
+var TomlError = class _TomlError extends Error {
+  line;
+  column;
+  codeblock;
+  constructor(message, options2) {
+    const [line, column] = getLineColFromPtr(options2.toml, options2.ptr);
+    const codeblock = makeCodeBlock(options2.toml, line, column);
+    super(`Invalid TOML document: ${message}
+
+${codeblock}`, options2);
+    this.line = line;
+    this.column = column;
+    this.codeblock = codeblock;
+  }
+  /** @internal */
+  static x(message, ctx, ptr) {
+    throw new _TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
+  }
+};
+
+// node_modules/smol-toml/dist/primitive.js
+function parseString(ctx) {
+  let startPtr = ctx.p;
+  let c = ctx.s.charCodeAt(ctx.p++);
+  let first = c;
+  let isLiteral = c === 39;
+  let isMultiline = c === ctx.s.charCodeAt(ctx.p) && c === ctx.s.charCodeAt(ctx.p + 1);
+  if (isMultiline) {
+    if ((c = ctx.s.charCodeAt(ctx.p += 2)) === 10)
+      ctx.p++;
+    else if (c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)
+      ctx.p += 2;
+  }
+  let parsed = "";
+  let sliceStart = ctx.p;
+  let state = 0;
+  for (; ctx.p < ctx.s.length; ctx.p++) {
+    c = ctx.s.charCodeAt(ctx.p);
+    if (isMultiline && (c === 10 || c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)) {
+      state = state && 3;
+    } else if (c < 32 && c !== 9 || c === 127) {
+      TomlError.x("control characters are not allowed in strings", ctx);
+    } else if ((!state || state === 3) && c === first && (!isMultiline || ctx.s.charCodeAt(ctx.p + 1) === first && ctx.s.charCodeAt(ctx.p + 2) === first)) {
+      if (isMultiline) {
+        if (ctx.s.charCodeAt(ctx.p + 3) === first)
+          ctx.p++;
+        if (ctx.s.charCodeAt(ctx.p + 3) === first)
+          ctx.p++;
+      }
+      if (!state) {
+        let s = ctx.s.slice(sliceStart, ctx.p);
+        parsed = parsed ? parsed + s : s;
+      }
+      ctx.p += isMultiline ? 3 : 1;
+      return parsed;
+    } else if (!state) {
+      if (!isLiteral && c === 92) {
+        parsed += ctx.s.slice(sliceStart, sliceStart = ctx.p);
+        state = 1;
+      }
+    } else if (state === 1) {
+      if (c === 120 || c === 117 || c === 85) {
+        let errPtr = ctx.p++ - 1;
+        let value = 0;
+        let len = c === 120 ? 2 : c === 117 ? 4 : 8;
+        for (let j2 = 0; j2 < len; j2++, ctx.p++) {
+          let hex3 = ctx.s.charCodeAt(ctx.p);
+          let digit = (
+            /* 0-9 */
+            hex3 >= 48 && hex3 <= 57 ? hex3 - 48 : (
+              /* A-F */
+              hex3 >= 65 && hex3 <= 70 ? hex3 - 65 + 10 : (
+                /* a-f */
+                hex3 >= 97 && hex3 <= 102 ? hex3 - 97 + 10 : -1
+              )
+            )
+          );
+          if (digit < 0)
+            TomlError.x("invalid non-hex character in unicode escape", ctx);
+          value = value << 4 | digit;
+        }
+        if (value < 0 || value > 1114111 || value >= 55296 && value <= 57343) {
+          TomlError.x("invalid unicode escape", ctx, errPtr);
+        }
+        parsed += String.fromCodePoint(value);
+        sliceStart = ctx.p--;
+        state = 0;
+      } else if (isMultiline && (c === 32 || c === 9)) {
+        state = 2;
+      } else {
+        if (c === 98)
+          parsed += "\b";
+        else if (c === 116)
+          parsed += "	";
+        else if (c === 110)
+          parsed += "\n";
+        else if (c === 102)
+          parsed += "\f";
+        else if (c === 114)
+          parsed += "\r";
+        else if (c === 101)
+          parsed += "\x1B";
+        else if (c === 34)
+          parsed += '"';
+        else if (c === 92)
+          parsed += "\\";
+        else
+          TomlError.x("unrecognised escape sequence", ctx);
+        sliceStart = ctx.p + 1;
+        state = 0;
+      }
+    } else if (c !== 32 && c !== 9) {
+      if (state === 2)
+        TomlError.x("invalid escape: only line-ending whitespace may be escaped", ctx, sliceStart);
+      state = !isLiteral && c === 92 ? 1 : 0;
+      sliceStart = ctx.p;
+    }
+  }
+  TomlError.x("unfinished string", ctx, startPtr);
+}
+
+// node_modules/smol-toml/dist/date.js
+var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
+var TomlDate = class _TomlDate extends Date {
+  #hasDate = false;
+  #hasTime = false;
+  #offset = null;
+  constructor(date5, fasttype, unsafeDelim) {
+    let hasDate = true;
+    let hasTime = true;
+    let offset = "Z";
+    let c;
+    if (typeof date5 === "string") {
+      if (fasttype)
+        prep: {
+          if (fasttype < 3) {
+            if (+date5.slice(11, 13) > 23) {
+              date5 = "";
+              break prep;
+            }
+            if (fasttype === 2) {
+              offset = null;
+              date5 += "Z";
+            } else if ((c = date5.charCodeAt(date5.length - 1)) !== 90 && c !== 122) {
+              offset = date5.slice(date5.length - 6);
+            }
+            if (unsafeDelim)
+              date5 = date5.slice(0, 10) + "T" + date5.slice(11);
+          } else if (fasttype === 4) {
+            date5 = +date5.slice(0, 2) > 23 ? "" : `0000-01-01T${date5}Z`;
+          }
+          hasDate = fasttype !== 4;
+          hasTime = fasttype !== 3;
+        }
+      else {
+        let match = date5.match(DATE_TIME_RE);
+        if (match) {
+          if (!match[1]) {
+            hasDate = false;
+            date5 = `0000-01-01T${date5}`;
+          }
+          hasTime = !!match[2];
+          hasTime && date5[10] === " " && (date5 = date5.replace(" ", "T"));
+          if (match[2] && +match[2] > 23) {
+            date5 = "";
+          } else {
+            offset = match[3] || null;
+            if (!offset && hasTime)
+              date5 += "Z";
+          }
+        } else {
+          date5 = "";
+        }
+      }
+    }
+    super(date5);
+    if (!isNaN(this.getTime())) {
+      this.#hasDate = hasDate;
+      this.#hasTime = hasTime;
+      this.#offset = offset;
+    }
+  }
+  isDateTime() {
+    return this.#hasDate && this.#hasTime;
+  }
+  isLocal() {
+    return !this.#hasDate || !this.#hasTime || !this.#offset;
+  }
+  isDate() {
+    return this.#hasDate && !this.#hasTime;
+  }
+  isTime() {
+    return this.#hasTime && !this.#hasDate;
+  }
+  isValid() {
+    return this.#hasDate || this.#hasTime;
+  }
+  toISOString() {
+    let iso2 = super.toISOString();
+    if (this.isDate())
+      return iso2.slice(0, 10);
+    if (this.isTime())
+      return iso2.slice(11, 23);
+    if (this.#offset === null)
+      return iso2.slice(0, -1);
+    if (this.#offset === "Z" || this.#offset === "z")
+      return iso2;
+    let offset = +this.#offset.slice(1, 3) * 60 + +this.#offset.slice(4, 6);
+    offset = this.#offset[0] === "-" ? offset : -offset;
+    let offsetDate = new Date(this.getTime() - offset * 6e4);
+    return offsetDate.toISOString().slice(0, -1) + this.#offset;
+  }
+  static wrapAsOffsetDateTime(jsDate, offset = "Z") {
+    let date5 = new _TomlDate(jsDate);
+    date5.#offset = offset;
+    return date5;
+  }
+  static wrapAsLocalDateTime(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#offset = null;
+    return date5;
+  }
+  static wrapAsLocalDate(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#hasTime = false;
+    date5.#offset = null;
+    return date5;
+  }
+  static wrapAsLocalTime(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#hasDate = false;
+    date5.#offset = null;
+    return date5;
+  }
+};
+
+// node_modules/smol-toml/dist/extract.js
+function isDigit(char, base = 10) {
+  return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
+}
+function isEndOfValue(char, delim) {
+  return char === 32 || char === 9 || char === 10 || char === 13 || // Structure end or next value delimiter
+  delim && (char === delim || char === 44) || // Comment
+  char === 35;
+}
+function extractValue(ctx, end) {
+  let errPtr = ctx.p;
+  let c = ctx.s.charCodeAt(ctx.p);
+  if (c === 91 || c === 123) {
+    ctx.d-- || TomlError.x("document contains excessively nested structures. aborting.", ctx);
+    let value = c === 91 ? parseArray(ctx) : parseInlineTable(ctx);
+    ctx.d++;
+    return value;
+  }
+  if (c === 34 || c === 39) {
+    return parseString(ctx);
+  }
+  if (c === 116) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 114 || ctx.s.charCodeAt(++ctx.p) !== 117 || ctx.s.charCodeAt(++ctx.p) !== 101)
+      TomlError.x("invalid value", ctx, errPtr);
+    return ctx.p++, true;
+  }
+  if (c === 102) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 97 || ctx.s.charCodeAt(++ctx.p) !== 108 || ctx.s.charCodeAt(++ctx.p) !== 115 || ctx.s.charCodeAt(++ctx.p) !== 101)
+      TomlError.x("invalid value", ctx, errPtr);
+    return ctx.p++, false;
+  }
+  if (c === 43 || c === 45) {
+    return parseNumber(ctx, ctx.p, ctx.s.charCodeAt(++ctx.p), 44 - c, end);
+  }
+  if (ctx.s.charCodeAt(ctx.p + 4) === 45 && ctx.s.charCodeAt(ctx.p + 7) === 45) {
+    return parseDate(ctx, c, end);
+  }
+  if (ctx.s.charCodeAt(ctx.p + 2) === 58) {
+    return parseTime(ctx, c, end);
+  }
+  return parseNumber(ctx, ctx.p, c, 0, end);
+}
+function parseNumber(ctx, startPtr, startChr, sign2, endChr) {
+  let c = startChr;
+  let state = 0;
+  let hasUnderscores = false;
+  if (c === 105) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 110 || ctx.s.charCodeAt(++ctx.p) !== 102)
+      TomlError.x("invalid value", ctx, startPtr);
+    return ctx.p++, (sign2 || 1) / 0;
+  }
+  if (c === 110) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 97 || ctx.s.charCodeAt(++ctx.p) !== 110)
+      TomlError.x("invalid value", ctx, startPtr);
+    return ctx.p++, NaN;
+  }
+  if (c === 48) {
+    if (++ctx.p >= ctx.s.length || isEndOfValue(c = ctx.s.charCodeAt(ctx.p), endChr))
+      return ctx.bi === true ? 0n : 0;
+    if (!sign2) {
+      if (c === 120)
+        return parseIntegerBaseN(ctx, startPtr, 16, endChr);
+      else if (c === 98)
+        return parseIntegerBaseN(ctx, startPtr, 2, endChr);
+      else if (c === 111)
+        return parseIntegerBaseN(ctx, startPtr, 8, endChr);
+    }
+    if (c === 46)
+      state = 2;
+    else if (c === 101 || c === 69)
+      state = 4;
+    else
+      TomlError.x("illegal leading zero", ctx, startPtr);
+  } else if (!isDigit(c))
+    TomlError.x("invalid value", ctx, startPtr);
+  while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
+    if (!state)
+      state = 1;
+    if (c === 95) {
+      if (!(state & 1))
+        TomlError.x("illegal underscore", ctx);
+      state += 11;
+      hasUnderscores = true;
+    } else if (state === 1 && c === 46)
+      state = 2;
+    else if ((state === 1 || state === 3) && (c === 101 || c === 69))
+      state = 4;
+    else if (state === 4 && (c === 43 || c === 45)) {
+      state = 6;
+    } else if (!isDigit(c))
+      TomlError.x(`illegal character in numeric literal`, ctx);
+    else if (state > 9)
+      state -= 11;
+    else if (!(state & 1))
+      state++;
+  }
+  if (!state) {
+    let val = (startChr - 48) * (sign2 || 1);
+    return ctx.bi === true ? BigInt(val) : val;
+  }
+  if (!(state & 1))
+    TomlError.x("unfinished numeric value", ctx, startPtr);
+  let str = ctx.s.slice(startPtr, ctx.p);
+  if (hasUnderscores)
+    str = str.replaceAll("_", "");
+  return state > 1 ? parseFloat(str) : parseInteger(ctx, str, 10, startPtr);
+}
+function parseIntegerBaseN(ctx, startPtr, base, endChr) {
+  let c, underscore = 1;
+  while (++ctx.p < ctx.s.length && (c = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c, endChr))) {
+    if (c === 95) {
+      if (underscore & 1)
+        TomlError.x("illegal underscore", ctx);
+      underscore = 3;
+    } else if (!isDigit(c, base))
+      TomlError.x(`illegal character in numeric literal`, ctx);
+    else if (underscore & 1)
+      underscore--;
+  }
+  if (underscore & 1)
+    TomlError.x("unfinished numeric value", ctx);
+  let str = ctx.s.slice(startPtr + 2, ctx.p);
+  if (underscore)
+    str = str.replaceAll("_", "");
+  return parseInteger(ctx, str, base, startPtr);
+}
+function parseInteger(ctx, str, base, startPtr) {
+  if (ctx.bi !== true)
+    int: {
+      let val = parseInt(str, base);
+      if (!Number.isSafeInteger(val)) {
+        if (ctx.bi)
+          break int;
+        TomlError.x("integer value cannot be represented losslessly", ctx, startPtr);
+      }
+      return val;
+    }
+  return base === 10 ? BigInt(str) : BigInt((base === 2 ? "0b" : base === 8 ? "0o" : "0x") + str);
+}
+function parseDate(ctx, c, endChr) {
+  let startPtr = ctx.p++, unsafeSeparator;
+  if (!isDigit(c) || !isDigit(ctx.s.charCodeAt(ctx.p++)) || !isDigit(ctx.s.charCodeAt(ctx.p++)) || !isDigit(ctx.s.charCodeAt(ctx.p++))) {
+    return parseNumber(ctx, ctx.p = startPtr, c, 0, endChr);
+  }
+  ctx.p += 5;
+  if (!isDigit(ctx.s.charCodeAt(ctx.p++)))
+    TomlError.x("invalid date-time: date part is malformed", ctx, startPtr);
+  if (ctx.p >= ctx.s.length || ((c = ctx.s.charCodeAt(ctx.p)) !== 32 || (unsafeSeparator = true, !isDigit(ctx.s.charCodeAt(ctx.p + 1)))) && c !== 84 && c !== 116) {
+    let t2 = ctx.s.slice(startPtr, ctx.p);
+    return readDate(ctx, t2, 3, false, startPtr);
+  }
+  if (ctx.s.charCodeAt(ctx.p += 3) !== 58)
+    TomlError.x("invalid date-time: time part is malformed", ctx, startPtr);
+  if (ctx.s.charCodeAt(ctx.p += 3) === 58)
+    ctx.p += 3;
+  if (ctx.s.charCodeAt(ctx.p) === 46)
+    while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+      ;
+  if (c = ctx.s.charCodeAt(ctx.p)) {
+    if (c === 90 || c === 122) {
+      let t2 = ctx.s.slice(startPtr, ++ctx.p);
+      return readDate(ctx, t2, 1, unsafeSeparator, startPtr, "[+00:00]");
+    }
+    if (c === 43 || c === 45) {
+      let t2 = ctx.s.slice(startPtr, ctx.p += 6);
+      return readDate(ctx, t2, 1, unsafeSeparator, startPtr, !ctx.ld && "[" + ctx.s.slice(ctx.p - 6, ctx.p) + "]");
+    }
+  }
+  let t = ctx.s.slice(startPtr, ctx.p);
+  return readDate(ctx, t, 2, unsafeSeparator, startPtr);
+}
+function parseTime(ctx, c, endChr) {
+  let start = ctx.p;
+  if (!isDigit(c) || !isDigit(ctx.s.charCodeAt(++ctx.p))) {
+    return parseNumber(ctx, --ctx.p, c, 0, endChr);
+  }
+  if (ctx.s.charCodeAt(ctx.p += 4) === 58)
+    ctx.p += 3;
+  if (ctx.s.charCodeAt(ctx.p) === 46)
+    while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+      ;
+  let t = ctx.s.slice(start, ctx.p);
+  return readDate(ctx, t, 4, false, start);
+}
+function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
+  if (ctx.ld) {
+    let date5 = new TomlDate(str, type, unsafeDelim);
+    if (!date5.isValid())
+      TomlError.x("invalid date", ctx, errPtr);
+    return date5;
+  }
+  try {
+    if (temporalSuffix)
+      str += temporalSuffix;
+    switch (type) {
+      case 1:
+        return Temporal.ZonedDateTime.from(str);
+      case 2:
+        return Temporal.PlainDateTime.from(str);
+      case 3:
+        return Temporal.PlainDate.from(str);
+      case 4:
+        return Temporal.PlainTime.from(str);
+    }
+  } catch (e) {
+    TomlError.x(e instanceof Error ? e.message : "" + e, ctx, errPtr);
+  }
+}
+
+// node_modules/smol-toml/dist/util.js
+function skipComment(ctx) {
+  for (; ctx.p < ctx.s.length; ctx.p++) {
+    let c = ctx.s.charCodeAt(ctx.p);
+    if (c === 10)
+      break;
+    if (c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10) {
+      ctx.p++;
+      break;
+    }
+    if (c < 32 && c !== 9 || c === 127) {
+      TomlError.x("control characters are not allowed in comments", ctx);
+    }
+  }
+}
+function skipVoid(ctx, banNewLines, banComments) {
+  let c;
+  while (ctx.p < ctx.s.length) {
+    while (ctx.p < ctx.s.length && ((c = ctx.s.charCodeAt(ctx.p)) === 32 || c === 9 || !banNewLines && (c === 10 || c === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)))
+      ctx.p++;
+    if (banComments || c !== 35)
+      break;
+    skipComment(ctx);
+  }
+}
+
+// node_modules/smol-toml/dist/struct.js
+function parseKey(ctx, end = 61) {
+  let startPtr;
+  let state = 0;
+  let parsed = [];
+  let sliceStart;
+  let c = ctx.s.charCodeAt(startPtr = ctx.p);
+  do {
+    if (c === end) {
+      if (!state)
+        TomlError.x("unexpected end of key", ctx);
+      if (state === 1)
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+      return ctx.p++, parsed;
+    } else if (c === 46) {
+      if (!state)
+        TomlError.x("illegal empty bare key", ctx);
+      if (state === 1)
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+      state = 0;
+    } else if (!state && (c === 34 || c === 39)) {
+      if (c === ctx.s.charCodeAt(ctx.p + 1) && c === ctx.s.charCodeAt(ctx.p + 2))
+        TomlError.x("illegal quoted key: multiline strings are not allowed", ctx);
+      parsed.push(parseString(ctx));
+      state = 2;
+      ctx.p--;
+    } else if (c === 32 || c === 9) {
+      if (state === 1) {
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+        state = 2;
+      }
+    } else if (state === 2 || c < 48 && c !== 45 || c > 57 && c < 65 || c > 90 && c < 97 && c !== 95 || c > 122) {
+      TomlError.x("illegal character in key", ctx);
+    } else if (!state) {
+      state = 1;
+      sliceStart = ctx.p;
+    }
+  } while (c = ctx.s.charCodeAt(++ctx.p));
+  TomlError.x("incomplete key-value: cannot find end of key", ctx, startPtr);
+}
+function parseInlineTable(ctx) {
+  let startPtr = ctx.p++;
+  let res = /* @__PURE__ */ Object.create(null);
+  let seen = /* @__PURE__ */ new Set();
+  let c;
+  while (ctx.p < ctx.s.length) {
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p)) === 125) {
+      ctx.p++;
+      return res;
+    }
+    let k2;
+    let t = res;
+    let hasOwn = false;
+    let errPtr = ctx.p;
+    let key = parseKey(ctx);
+    for (let i = 0; i < key.length; i++) {
+      if (i)
+        t = hasOwn ? t[k2] : t[k2] = /* @__PURE__ */ Object.create(null);
+      k2 = key[i];
+      if ((hasOwn = Object.hasOwn(t, k2)) && (typeof t[k2] !== "object" || seen.has(t[k2]))) {
+        TomlError.x("trying to redefine an already defined value", ctx, errPtr);
+      }
+      let unsafe = k2 === "__proto__";
+      if (ctx.uk && (unsafe || k2 === "constructor")) {
+        t = ctx.uk !== 1 && TomlError.x("document contains an unsafe property", ctx, errPtr);
+        break;
+      }
+      if (!hasOwn && unsafe) {
+        Object.defineProperty(t, k2, { enumerable: true, configurable: true, writable: true });
+      }
+    }
+    if (hasOwn) {
+      TomlError.x("trying to redefine an already defined value", ctx, errPtr);
+    }
+    skipVoid(ctx, true, true);
+    let value = extractValue(
+      ctx,
+      125
+      /* } */
+    );
+    if (t && typeof (t[k2] = value) === "object")
+      seen.add(value);
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p++)) === 125) {
+      return res;
+    }
+    if (c !== 44)
+      TomlError.x("expected comma or end of structure", ctx, ctx.p - 1);
+  }
+  TomlError.x("unfinished table", ctx, startPtr);
+}
+function parseArray(ctx) {
+  let startPtr = ctx.p++;
+  let res = [];
+  let c;
+  while (ctx.p < ctx.s.length) {
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p)) === 93) {
+      ctx.p++;
+      return res;
+    }
+    res.push(extractValue(
+      ctx,
+      93
+      /* ] */
+    ));
+    skipVoid(ctx);
+    if ((c = ctx.s.charCodeAt(ctx.p++)) === 93) {
+      return res;
+    }
+    if (c !== 44)
+      TomlError.x("expected comma or end of structure", ctx, ctx.p - 1);
+  }
+  TomlError.x("unfinished array", ctx, startPtr);
+}
+
+// node_modules/smol-toml/dist/parse.js
+function peekTable(ctx, key, table2, meta3, type) {
+  let t = table2;
+  let m = meta3;
+  let k2;
+  let hasOwn = false;
+  let state;
+  for (let i = 0; i < key.length; i++) {
+    if (i) {
+      t = hasOwn ? t[k2] : t[k2] = /* @__PURE__ */ Object.create(null);
+      m = (state = m[k2]).c;
+      if (type === 0 && (state.t === 1 || state.t === 2)) {
+        return null;
+      }
+      if (state.t === 2) {
+        let l = t.length - 1;
+        t = t[l];
+        m = m[l].c;
+      }
+    }
+    k2 = key[i];
+    if ((hasOwn = Object.hasOwn(t, k2)) && m[k2]?.t === 0 && m[k2]?.d) {
+      return null;
+    }
+    if (!hasOwn) {
+      let unsafe = k2 === "__proto__";
+      if (ctx.uk && (unsafe || k2 === "constructor"))
+        return false;
+      if (unsafe) {
+        Object.defineProperty(t, k2, { enumerable: true, configurable: true, writable: true });
+        Object.defineProperty(m, k2, { enumerable: true, configurable: true, writable: true });
+      }
+      m[k2] = {
+        t: i < key.length - 1 && type === 2 ? 3 : type,
+        d: false,
+        i: 0,
+        c: /* @__PURE__ */ Object.create(null)
+      };
+    }
+  }
+  state = m[k2];
+  if (state.t !== type && !(type === 1 && state.t === 3)) {
+    return null;
+  }
+  if (type === 2) {
+    if (!state.d) {
+      state.d = true;
+      t[k2] = [];
+    }
+    t[k2].push(t = /* @__PURE__ */ Object.create(null));
+    state.c[state.i++] = state = { t: 1, d: false, i: 0, c: /* @__PURE__ */ Object.create(null) };
+  }
+  if (state.d) {
+    return null;
+  }
+  state.d = true;
+  if (type === 1) {
+    t = hasOwn ? t[k2] : t[k2] = /* @__PURE__ */ Object.create(null);
+  } else if (type === 0 && hasOwn) {
+    return null;
+  }
+  return [k2, t, state.c];
+}
+function validateTablePeek(ctx, peek, ptr) {
+  if (peek === null || ctx.uk === 2)
+    TomlError.x(peek === null ? "trying to redefine an already defined table or value" : "document contains an unsafe property", ctx, ptr);
+}
+function parse5(toml, options2 = {}) {
+  let ctx = {
+    s: toml,
+    p: 0,
+    d: options2.maxDepth ?? 1e3,
+    bi: options2.integersAsBigInt ?? false,
+    ld: options2.useLegacyDate ?? true,
+    uk: options2.unsafeKeyBehaviour === "throw" ? 2 : options2.unsafeKeyBehaviour === "drop" ? 1 : 0
+  };
+  let res = /* @__PURE__ */ Object.create(null);
+  let meta3 = /* @__PURE__ */ Object.create(null);
+  let tmp;
+  let skipping = false;
+  let tbl = res;
+  let m = meta3;
+  if (toml.charCodeAt(0) === 65279)
+    ctx.p++;
+  skipVoid(ctx);
+  while (ctx.p < toml.length) {
+    if (toml.charCodeAt(ctx.p) === 91) {
+      let isTableArray = toml.charCodeAt(++ctx.p) === 91;
+      tmp = ctx.p += +isTableArray;
+      skipping = false;
+      let k2 = parseKey(
+        ctx,
+        93
+        /* ] */
+      );
+      if (isTableArray) {
+        if (toml.charCodeAt(ctx.p) !== 93) {
+          TomlError.x("expected end of table array declaration", ctx);
+        }
+        ctx.p++;
+      }
+      let p = peekTable(
+        ctx,
+        k2,
+        res,
+        meta3,
+        isTableArray ? 2 : 1
+        /* Type.EXPLICIT */
+      );
+      if (!p) {
+        validateTablePeek(ctx, p, tmp);
+        skipping = true;
+      } else {
+        m = p[2];
+        tbl = p[1];
+      }
+    } else {
+      tmp = ctx.p;
+      let k2 = parseKey(ctx);
+      let p = peekTable(
+        ctx,
+        k2,
+        tbl,
+        m,
+        0
+        /* Type.DOTTED */
+      );
+      if (!p && !skipping)
+        validateTablePeek(ctx, p, tmp);
+      skipVoid(ctx, true, true);
+      let v = extractValue(ctx, void 0);
+      if (p && !skipping)
+        p[1][p[0]] = v;
+    }
+    skipVoid(ctx, true);
+    if (ctx.p < toml.length && (tmp = toml.charCodeAt(ctx.p)) !== 10 && (tmp !== 13 || toml.charCodeAt(ctx.p + 1) !== 10)) {
+      TomlError.x("each key-value declaration must be followed by an end-of-line", ctx);
+    }
+    skipVoid(ctx);
+  }
+  return res;
+}
+
+// node_modules/smol-toml/dist/stringify.js
+var HAS_WELLFORMED = !!"".isWellFormed;
+
+// src/core/gates/toml-table.ts
+function isTable(value) {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+function tomlTable(text4) {
+  if (text4 === null) return null;
+  try {
+    return parse5(text4.replace(/^\uFEFF/, ""));
+  } catch {
+    return null;
+  }
+}
+
+// src/core/gates/cargo-manifest-rules.ts
+var DEPENDENCY_TABLES = [
+  "dependencies",
+  "dev-dependencies",
+  "dev_dependencies",
+  "build-dependencies",
+  "build_dependencies"
+];
+function cargoDependencies(root) {
+  const out = /* @__PURE__ */ new Map();
+  const collect = (table2, prefix) => {
+    if (!isTable(table2)) return;
+    for (const [name, spec] of Object.entries(table2)) out.set(`${prefix}.${name}`, spec);
+  };
+  for (const field of DEPENDENCY_TABLES) collect(root[field], field);
+  if (isTable(root.target)) {
+    for (const [cfg, table2] of Object.entries(root.target))
+      if (isTable(table2))
+        for (const field of DEPENDENCY_TABLES) collect(table2[field], `target.${cfg}.${field}`);
+  }
+  if (isTable(root.workspace)) collect(root.workspace.dependencies, "workspace.dependencies");
+  if (isTable(root.patch))
+    for (const [source, table2] of Object.entries(root.patch)) collect(table2, `patch.${source}`);
+  collect(root.replace, "replace");
   return out;
 }
+function cargoSpecRefusal(spec, folder, registries) {
+  if (typeof spec === "string") return null;
+  if (!isTable(spec)) return shorten(JSON.stringify(spec) ?? "?");
+  if (spec.git !== void 0) return `git ${shorten(String(spec.git))}`;
+  if (spec.registry !== void 0) return `registry ${shorten(String(spec.registry))}`;
+  if (spec["registry-index"] !== void 0) {
+    const index2 = String(spec["registry-index"]).replace(/^(?:registry|sparse)\+/, "");
+    const why = urlRefusal(index2, registries);
+    if (why) return why;
+  }
+  if (spec.path !== void 0) return typeof spec.path === "string" ? pathRefusal(spec.path, folder) : "path";
+  return null;
+}
+function cargoManifestRules(path3, before, after, switches, registries, add) {
+  const where = shorten(path3, 80);
+  const now = tomlTable(after);
+  if (!now) {
+    add(`Cargo.toml unreadable: ${where}`);
+    return [];
+  }
+  const old = tomlTable(before) ?? {};
+  if (switches.lifecycleScripts) {
+    const build = (t) => isTable(t.package) ? JSON.stringify(t.package.build) : void 0;
+    if (build(now) !== build(old)) add(`install-time build: ${where} package.build`);
+  }
+  if (switches.lockfileSources) {
+    const previous3 = cargoDependencies(old);
+    const folder = folderOf(path3);
+    for (const [field, spec] of cargoDependencies(now)) {
+      if (JSON.stringify(previous3.get(field)) === JSON.stringify(spec)) continue;
+      const why = cargoSpecRefusal(spec, folder, registries);
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
+    }
+  }
+  const script = isTable(now.package) ? now.package.build : void 0;
+  if (typeof script !== "string" || pathRefusal(script, folderOf(path3))) return [];
+  return [joinPath(folderOf(path3), script)];
+}
+
+// src/core/gates/lockfile-line-sources.ts
+function lockfileFormat(path3) {
+  const base = path3.slice(path3.lastIndexOf("/") + 1);
+  if (base === "package-lock.json" || base === "npm-shrinkwrap.json") return "npm";
+  if (base === "yarn.lock") return "yarn";
+  if (base === "pnpm-lock.yaml") return "pnpm";
+  if (base === "bun.lock") return "bun";
+  if (base === "Cargo.lock") return "cargo";
+  if (base === "poetry.lock" || base === "uv.lock" || base === "pdm.lock" || base === "Pipfile.lock" || base === "Pipfile" || /^pylock\.(?:[\w-]{1,100}\.)?toml$/.test(base))
+    return "python";
+  if (base === "go.mod" || base === "go.work") return "go";
+  return null;
+}
+function lockfileLineRefusal(format, path3, text4, registries) {
+  const folder = folderOf(path3);
+  switch (format) {
+    case "npm":
+      return npmLockLine(text4, folder, registries);
+    case "yarn":
+      return yarnLockLine(text4, folder, registries);
+    case "pnpm":
+      return pnpmLockLine(text4, folder, registries);
+    case "bun":
+      return bunLockLine(text4, folder, registries);
+    case "cargo":
+      return cargoLockLine(text4, registries);
+    case "python":
+      return pythonLockLine(text4, folder, registries);
+    case "go":
+      return goLine(text4, folder);
+  }
+}
+var JSON_STRING = /"(?:[^"\\\n]|\\.){0,4000}"/g;
 function decodeJsonString(raw) {
   try {
     const value = JSON.parse(raw);
@@ -62178,18 +64186,255 @@ function decodeJsonString(raw) {
     return null;
   }
 }
-function isRegistrySpec(spec) {
-  const s = spec.trim();
-  if (/^(?:workspace|catalog):/i.test(s)) return true;
-  if (/^npm:/i.test(s)) return isRegistrySpec(s.replace(/^npm:(?:@[^/@\s]+\/)?[^@\s]+@?/i, ""));
-  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) return false;
-  if (/[/\\]/.test(s) || /^[.~]/.test(s)) return false;
-  return true;
+function jsonLine(text4) {
+  const found = Array.from(text4.matchAll(JSON_STRING));
+  let rest = "";
+  let from = 0;
+  for (const m of found) {
+    rest += text4.slice(from, m.index);
+    from = m.index + m[0].length;
+  }
+  rest += text4.slice(from);
+  if (!/^[\s{}[\]:,0-9eE.+-]{0,4000}$/.test(rest.replace(/\b(?:true|false|null)\b/g, ""))) return null;
+  const strings = [];
+  for (const m of found) {
+    const decoded = decodeJsonString(m[0]);
+    if (decoded === null) return null;
+    strings.push(decoded);
+  }
+  const pairs = [];
+  for (let i = 0; i < found.length; i++) {
+    const m = found[i];
+    const end = m.index + m[0].length;
+    if (!/^\s*:/.test(text4.slice(end, end + 200))) continue;
+    const next = found[i + 1];
+    if (next && /^\s*:\s*$/.test(text4.slice(end, next.index))) {
+      pairs.push({ key: strings[i], value: strings[i + 1] });
+      i++;
+    } else pairs.push({ key: strings[i], value: null });
+  }
+  return { pairs, strings };
 }
-function parseManifest(text4) {
+var NPM_LOCK_NOT_SOURCES = /* @__PURE__ */ new Set(["url", "type", "license", "integrity"]);
+function npmLockLine(text4, folder, registries) {
+  const line = jsonLine(text4);
+  if (!line) return `not JSON: ${shorten(text4)}`;
+  const judged = /* @__PURE__ */ new Set();
+  for (const { key, value } of line.pairs) {
+    if (value !== null) judged.add(value);
+    if (key === "resolved" && value !== null) {
+      const why = /^[a-z][a-z0-9+.-]{0,30}:/i.test(value) && !value.startsWith("file:") ? urlRefusal(value, registries) : pathRefusal(value.replace(/^file:/, ""), folder);
+      if (why) return why;
+    } else if ((key === "version" || key === "from") && value !== null) {
+      const why = npmSpecRefusal(value, folder, registries);
+      if (why) return why;
+    } else if (value === null && /\/|^\.\.$/.test(key)) {
+      const why = pathRefusal(key, folder);
+      if (why) return why;
+    } else if (value !== null && !NPM_LOCK_NOT_SOURCES.has(key)) {
+      const why = strayUrl(value, registries);
+      if (why) return why;
+    }
+  }
+  for (const value of line.strings) {
+    if (judged.has(value)) continue;
+    const why = strayUrl(value, registries);
+    if (why) return why;
+  }
+  return null;
+}
+function bunLockLine(text4, folder, registries) {
+  const line = jsonLine(text4);
+  if (!line) return `not JSON: ${shorten(text4)}`;
+  for (const value of line.strings) {
+    const at2 = /^(?:@[\w.~-]{1,214}\/)?[\w.~-]{1,214}@/.exec(value);
+    if (!at2) continue;
+    const why = npmSpecRefusal(value.slice(at2[0].length), folder, registries);
+    if (why) return why;
+  }
+  return strayUrl(text4, registries);
+}
+function descriptors(header) {
+  return header.replace(/:\s*$/, "").split(",").map((d3) => d3.trim().replace(/^"|"$/g, "")).filter(Boolean);
+}
+function descriptorRefusal(descriptor, folder, registries) {
+  const at2 = descriptor.indexOf("@", 1);
+  if (at2 < 0) return shorten(descriptor);
+  const spec = descriptor.slice(at2 + 1);
+  const locator = /::locator=(.{1,500})$/.exec(spec);
+  let base = folder;
+  if (locator) {
+    const decoded = safeDecode3(locator[1]);
+    const workspace = decoded.indexOf("@workspace:");
+    if (workspace > 0) base = joinFolder(folder, decoded.slice(workspace + 11));
+  }
+  return npmSpecRefusal(spec.replace(/::locator=.*$/, ""), base, registries);
+}
+function joinFolder(folder, sub) {
+  const clean = sub.replace(/^\.\/?/, "").replace(/\/$/, "");
+  if (clean === "") return folder;
+  return folder === "" ? clean : `${folder}/${clean}`;
+}
+function safeDecode3(text4) {
+  try {
+    return decodeURIComponent(text4);
+  } catch {
+    return text4;
+  }
+}
+function yarnLockLine(text4, folder, registries) {
+  if (/^\s*#/.test(text4) || text4.trim() === "") return null;
+  if (!/^\s/.test(text4) && /:\s*$/.test(text4)) {
+    if (text4.startsWith("__metadata")) return null;
+    for (const d3 of descriptors(text4)) {
+      const why = descriptorRefusal(d3, folder, registries);
+      if (why) return why;
+    }
+    return null;
+  }
+  const resolved = /^\s{1,40}resolved:?\s{1,4}"?([^"\s]{1,2000})"?\s*$/.exec(text4);
+  if (resolved) {
+    const value = resolved[1];
+    if (value.startsWith("file:")) return pathRefusal(value.slice(5).replace(/#.*$/, ""), folder);
+    return urlRefusal(value.replace(/#.*$/, ""), registries);
+  }
+  const resolution = /^\s{1,40}resolution:\s{1,4}"?([^"]{1,2000})"?\s*$/.exec(text4);
+  if (resolution) return descriptorRefusal(resolution[1], folder, registries);
+  return strayUrl(text4, registries);
+}
+function yamlPairs(text4) {
+  const out = [];
+  const body = text4.replace(/^[\s-]{0,40}/, "");
+  for (const part of body.replace(/[{}]/g, ",").split(",")) {
+    const m = /^\s{0,40}['"]?([\w@/.-]{1,200})['"]?:\s{1,10}(.{1,2000})$/.exec(part);
+    if (m) out.push({ key: m[1], value: m[2].trim().replace(/^['"]|['"]$/g, "") });
+  }
+  return out;
+}
+function pnpmLockLine(text4, folder, registries) {
+  const body = text4.trim();
+  if (body === "" || body.startsWith("#")) return null;
+  if (!/^(?:- |['"]?[^\s'"]{1,500}['"]?:(?:\s|$))/.test(body)) return `not understood: ${shorten(text4)}`;
+  if (/:\s{1,10}[|>][-+0-9]{0,3}\s*$/.test(body)) return `block scalar: ${shorten(text4)}`;
+  for (const { key: key2, value } of yamlPairs(text4)) {
+    if (key2 === "type" && value !== "directory") return shorten(text4);
+    if (key2 === "repo" || key2 === "commit" || key2 === "gitHosted") return shorten(text4);
+    if (key2 === "tarball") {
+      if (value.startsWith("file:")) return pathRefusal(value.slice(5), folder);
+      return urlRefusal(value, registries);
+    }
+    if (key2 === "directory" || key2 === "path") return pathRefusal(value, folder);
+    if (key2 === "specifier" || key2 === "version") {
+      const why = npmSpecRefusal(value.replace(/\(.*$/, ""), folder, registries);
+      if (why) return why;
+    }
+  }
+  const key = /^\s{0,8}['"]?\/?((?:@[\w.~-]{1,214}\/)?[\w.~-]{1,214})@([^'"\s(]{1,2000})/.exec(text4);
+  if (key && /:\s*$/.test(text4)) {
+    const why = npmSpecRefusal(key[2].replace(/:$/, ""), folder, registries);
+    if (why) return why;
+  }
+  if (/^\s{0,8}['"]?\/?(?:github\.com|gitlab\.com|bitbucket\.org)\//.test(text4)) return shorten(text4);
+  return strayUrl(text4, registries);
+}
+var CRATES_IO_SOURCES = /* @__PURE__ */ new Set([
+  "registry+https://github.com/rust-lang/crates.io-index",
+  "sparse+https://index.crates.io/"
+]);
+function cargoLockLine(text4, registries) {
+  const source = /^\s{0,8}source\s{0,4}=\s{0,4}"([^"]{0,2000})"/.exec(text4);
+  if (source) {
+    const value = source[1];
+    if (CRATES_IO_SOURCES.has(value)) return null;
+    const index2 = /^(?:registry|sparse)\+(https:\/\/.{1,2000})$/.exec(value);
+    return index2 ? urlRefusal(index2[1], registries) : shorten(value);
+  }
+  return strayUrl(text4, registries, (url2) => CRATES_IO_SOURCES.has(url2));
+}
+function pairsOnLine(text4) {
+  const out = [];
+  for (const m of text4.matchAll(/"?([A-Za-z_][\w-]{0,60})"?\s{0,8}[=:]\s{0,8}"((?:[^"\\]|\\.){0,2000})"/g))
+    out.push({ key: m[1], value: m[2] });
+  for (const m of text4.matchAll(/"?([A-Za-z_][\w-]{0,60})"?\s{0,8}[=:]\s{0,8}(true|false)\b/g))
+    out.push({ key: m[1], value: m[2] });
+  return out;
+}
+function pythonLockLine(text4, folder, registries) {
+  for (const { key, value } of pairsOnLine(text4)) {
+    switch (key) {
+      case "git":
+      case "hg":
+      case "svn":
+      case "bzr":
+      case "vcs":
+        return `${key}: ${shorten(value)}`;
+      case "type":
+        if (value === "git" || value === "hg" || value === "svn" || value === "bzr") return shorten(text4);
+        break;
+      case "verify_ssl":
+        if (value === "false") return shorten(text4);
+        break;
+      case "url":
+      case "registry":
+      case "index":
+      case "file":
+      case "path":
+      case "directory":
+      case "editable":
+      case "virtual": {
+        if (value === "true" || value === "false") break;
+        const why = /^[a-z][a-z0-9+.-]{0,30}:\/\//i.test(value) ? urlRefusal(value, registries) : pathRefusal(value.replace(/^file:/, ""), folder);
+        if (why) return why;
+        break;
+      }
+    }
+  }
+  return strayUrl(text4, registries);
+}
+function goLine(text4, folder) {
+  const line = text4.replace(/\/\/.*$/, "").trim();
+  const arrow = line.indexOf("=>");
+  if (arrow >= 0) {
+    const target = line.slice(arrow + 2).trim().split(/\s+/)[0] ?? "";
+    if (!/^\.\.?(?:\/|$)/.test(target)) return `replace: ${shorten(line)}`;
+    return pathRefusal(target, folder);
+  }
+  const use = /^(?:use\s+)?([./~][^\s]{0,2000})$/.exec(line);
+  if (use && line !== ")") return pathRefusal(use[1], folder);
+  return null;
+}
+
+// src/core/gates/package-manifest-rules.ts
+var import_json5 = __toESM(require_lib2(), 1);
+var import_yaml3 = __toESM(require_dist(), 1);
+var PACKAGE_MANIFESTS = ["package.json", "package.yaml", "package.json5"];
+var INSTALL_SCRIPTS = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "prepublish",
+  "preprepare",
+  "prepare",
+  "postprepare",
+  "dependencies",
+  "prepack",
+  "postpack",
+  "pnpm:devPreinstall"
+];
+var INSTALL_SETTINGS_FIELDS = ["pnpm", "trustedDependencies", "dependenciesMeta"];
+var DEPENDENCY_FIELDS = [
+  "dependencies",
+  "devDependencies",
+  "optionalDependencies",
+  "peerDependencies",
+  "overrides",
+  "resolutions"
+];
+function parseManifest(path3, text4) {
   if (text4 === null) return null;
   try {
-    const raw = JSON.parse(text4.replace(/^\uFEFF/, ""));
+    const body = text4.replace(/^\uFEFF/, "");
+    const raw = path3.endsWith(".yaml") ? (0, import_yaml3.parse)(body, { maxAliasCount: 50 }) : path3.endsWith(".json5") ? import_json5.default.parse(body) : JSON.parse(body);
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "unreadable";
     const record2 = raw;
     const scripts = /* @__PURE__ */ Object.create(null);
@@ -62228,15 +64473,6 @@ function installReach(scripts) {
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-var DEPENDENCY_FIELDS = [
-  "dependencies",
-  "devDependencies",
-  "optionalDependencies",
-  "peerDependencies",
-  "bundleDependencies",
-  "overrides",
-  "resolutions"
-];
 function dependencySpecs(raw) {
   const out = /* @__PURE__ */ new Map();
   const walk = (value, path3, depth) => {
@@ -62244,6 +64480,8 @@ function dependencySpecs(raw) {
     if (typeof value === "string") out.set(path3, value);
     else if (value && typeof value === "object" && !Array.isArray(value)) {
       for (const [key, inner] of Object.entries(value)) walk(inner, `${path3}.${key}`, depth + 1);
+    } else if (value !== void 0 && value !== null && depth > 0) {
+      out.set(path3, JSON.stringify(value) ?? "?");
     }
   };
   for (const field of DEPENDENCY_FIELDS) walk(raw[field], field, 0);
@@ -62251,139 +64489,371 @@ function dependencySpecs(raw) {
   if (pnpm && typeof pnpm === "object") walk(pnpm.overrides, "pnpm.overrides", 0);
   return out;
 }
-function manifestRules(file2, options2, add) {
-  const where = shorten(file2.filename, 80);
-  if (!file2.manifest) {
-    if (options2.lifecycleScripts || options2.registrySettings || options2.lockfileSources)
-      add(`install scripts not read: ${where}`);
+function packageManifestRules(path3, before, after, switches, registries, add) {
+  const where = shorten(path3, 80);
+  const base = path3.slice(path3.lastIndexOf("/") + 1);
+  const now = parseManifest(path3, after);
+  if (now === "unreadable" || now === null) {
+    add(`${base} unreadable: ${where}`);
     return;
   }
-  const after = parseManifest(file2.manifest.after);
-  const before = parseManifest(file2.status === "added" ? null : file2.manifest.before);
-  if (after === "unreadable" || after === null) {
-    add(`package.json unreadable: ${where}`);
-    return;
-  }
-  const old = before === "unreadable" || before === null ? { scripts: /* @__PURE__ */ Object.create(null), raw: {} } : before;
-  if (options2.lifecycleScripts) {
-    for (const name of installReach(after.scripts)) {
-      if (after.scripts[name] !== void 0 && after.scripts[name] !== old.scripts[name])
+  const was = parseManifest(path3, before);
+  const old = was === "unreadable" || was === null ? { scripts: /* @__PURE__ */ Object.create(null), raw: {} } : was;
+  if (switches.lifecycleScripts) {
+    for (const name of installReach(now.scripts)) {
+      if (now.scripts[name] !== void 0 && now.scripts[name] !== old.scripts[name])
         add(`install script: ${where} scripts.${shorten(name, 40)}`);
     }
-    if (!same(after.raw.workspaces, old.raw.workspaces)) add(`workspaces changed: ${where}`);
+    if (!same(now.raw.workspaces, old.raw.workspaces)) add(`workspaces changed: ${where}`);
   }
-  if (options2.registrySettings) {
-    if (!same(after.raw.packageManager, old.raw.packageManager))
+  if (switches.registrySettings) {
+    if (!same(now.raw.packageManager, old.raw.packageManager))
       add(`package manager changed: ${where} packageManager`);
-    if (!same(after.raw.pnpm, old.raw.pnpm)) add(`install settings: ${where} pnpm`);
+    for (const field of INSTALL_SETTINGS_FIELDS)
+      if (!same(now.raw[field], old.raw[field])) add(`install settings: ${where} ${field}`);
   }
-  if (options2.lockfileSources) {
-    const was = dependencySpecs(old.raw);
-    for (const [path3, spec] of dependencySpecs(after.raw)) {
-      if (was.get(path3) === spec || isRegistrySpec(spec)) continue;
-      add(`package source: ${where} ${shorten(path3, 50)}: ${shorten(spec)}`);
+  if (switches.lockfileSources) {
+    const previous3 = dependencySpecs(old.raw);
+    const folder = folderOf(path3);
+    for (const [field, spec] of dependencySpecs(now.raw)) {
+      if (previous3.get(field) === spec) continue;
+      const why = npmSpecRefusal(spec, folder, registries);
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
     }
   }
 }
-function strangeSource(kind, text4, registries) {
-  const checkUrls = (line) => {
-    for (const url2 of urlsIn(line)) {
-      if (kind === "cargo-lock" && CRATES_IO_SOURCES.has(url2.replace(/^"|"$/g, ""))) continue;
-      if (!fromRegistry(url2, registries)) return shorten(url2);
-    }
-    return null;
+
+// src/core/gates/pyproject-rules.ts
+function at(root, path3) {
+  let value = root;
+  for (const key of path3.split(".")) {
+    if (!isTable(value)) return void 0;
+    value = value[key];
+  }
+  return value;
+}
+function list(value) {
+  return Array.isArray(value) ? value : value === void 0 ? [] : [value];
+}
+function requirements(root) {
+  const out = /* @__PURE__ */ new Map();
+  const lists = (value, prefix) => list(value).forEach((item, i) => {
+    if (!isTable(item)) out.set(`${prefix}[${i}]`, item);
+  });
+  const groups2 = (value, prefix) => {
+    if (isTable(value)) for (const [name, items] of Object.entries(value)) lists(items, `${prefix}.${name}`);
   };
-  switch (kind) {
-    case "npm-lock": {
-      for (const { key, value } of jsonPairs(text4)) {
-        if (key === "url" || key === "license" || key === "type") continue;
-        if (key === "resolved") {
-          if (/^[\w@][\w@./-]*$/.test(value) && !value.split("/").includes("..")) continue;
-          if (!fromRegistry(value, registries)) return shorten(value);
-          continue;
-        }
-        if (key === "version" || key === "from" || key === null) {
-          if (/^(?:git\+|git:|github:|gitlab:|bitbucket:|file:|link:|https?:)/i.test(value) || /:\/\//.test(value)) {
-            if (!fromRegistry(value, registries)) return shorten(value);
-          }
-        }
-      }
-      return null;
-    }
-    case "yarn-lock": {
-      const protocol = /(?:^|[\s"@,])(git\+[a-z]+|git|github|gitlab|bitbucket|file|portal|exec|ssh|https?):/i.exec(text4);
-      if (protocol && !/^https?$/i.test(protocol[1])) return shorten(text4);
-      if (/(?:^|[\s"@,])link:\s*\//.test(text4)) return shorten(text4);
-      return checkUrls(text4);
-    }
-    case "pnpm-lock": {
-      if (/\btype:\s*['"]?(?:git|directory)\b/.test(text4) || /\b(?:directory|repo|path):\s/.test(text4))
-        return shorten(text4);
-      if (/(?:^|[\s'"({,:])(?:file:|link:\/|git\+|github:)/.test(text4)) return shorten(text4);
-      return checkUrls(text4);
-    }
-    case "cargo-lock":
-      return checkUrls(text4);
-    case "python-lock": {
-      if (/\btype\s*=\s*"(?:git|directory|file|url)"/.test(text4)) return shorten(text4);
-      const local = /\b(path|directory|editable|file)"?\s*[=:]\s*"([^"]*)"/.exec(text4);
-      if (local && local[2] !== "." && !/\.(?:whl|tar\.gz|zip|tar\.bz2)$/i.test(local[2]))
-        return shorten(text4);
-      return checkUrls(text4);
-    }
-    case "requirements": {
-      const line = text4.replace(/\s+#.*$/, "").trim();
-      if (/^(?:-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host)\b/.test(line))
-        return shorten(line);
-      if (/(?:^|[\s@=])(?:git|hg|svn|bzr)\+/i.test(line) || /(?:^|[\s@=])file:/i.test(line))
-        return shorten(line);
-      return checkUrls(line);
-    }
-    case "pipfile":
-      if (/\b(?:git|path|file)\s*=/.test(text4)) return shorten(text4);
-      return checkUrls(text4);
-    case "pyproject": {
-      const direct = /@\s*((?:git\+|hg\+|https?:|file:)[^\s"',]*)/i.exec(text4);
-      if (direct && !fromRegistry(direct[1], registries)) return shorten(direct[1]);
-      if (/\{[^}]*\b(?:git|url|path|index)\s*=/.test(text4)) return shorten(text4);
-      return null;
-    }
-    case "go-mod":
-      return /=>/.test(text4) ? shorten(text4) : null;
-    case "cargo-toml":
-      if (/\b(?:git|registry|registry-index)\s*=/.test(text4) || /^\s*\[(?:patch|source)[.\]]/.test(text4))
-        return shorten(text4);
-      return null;
-  }
+  lists(at(root, "build-system.requires"), "build-system.requires");
+  lists(at(root, "project.dependencies"), "project.dependencies");
+  groups2(at(root, "project.optional-dependencies"), "project.optional-dependencies");
+  groups2(at(root, "dependency-groups"), "dependency-groups");
+  for (const field of ["dev-dependencies", "constraint-dependencies", "override-dependencies"])
+    lists(at(root, `tool.uv.${field}`), `tool.uv.${field}`);
+  groups2(at(root, "tool.pdm.dev-dependencies"), "tool.pdm.dev-dependencies");
+  return out;
 }
-var PYPROJECT_INDEX = /^\s*(?:\[\[?tool\.(?:uv\.index|uv\.sources|poetry\.source|pdm\.source)\b|(?:index-url|extra-index-url|find-links|index-strategy|no-index|url)\s*=)/;
+function sourceTables(root) {
+  const out = /* @__PURE__ */ new Map();
+  const collect = (table2, prefix) => {
+    if (isTable(table2)) for (const [name, spec] of Object.entries(table2)) out.set(`${prefix}.${name}`, spec);
+  };
+  collect(at(root, "tool.uv.sources"), "tool.uv.sources");
+  collect(at(root, "tool.poetry.dependencies"), "tool.poetry.dependencies");
+  collect(at(root, "tool.poetry.dev-dependencies"), "tool.poetry.dev-dependencies");
+  const poetryGroups = at(root, "tool.poetry.group");
+  if (isTable(poetryGroups)) {
+    for (const [group, table2] of Object.entries(poetryGroups))
+      if (isTable(table2)) collect(table2.dependencies, `tool.poetry.group.${group}.dependencies`);
+  }
+  return out;
+}
+function sourceRefusal(spec, folder, registries) {
+  for (const item of list(spec)) {
+    if (typeof item === "string") continue;
+    if (!isTable(item)) return shorten(JSON.stringify(item) ?? "?");
+    if (item.git !== void 0) return `git ${shorten(String(item.git))}`;
+    if (item.url !== void 0) {
+      const why = urlRefusal(String(item.url), registries);
+      if (why) return why;
+    }
+    if (item.path !== void 0) {
+      const why = typeof item.path === "string" ? pathRefusal(item.path, folder) : "path";
+      if (why) return why;
+    }
+  }
+  return null;
+}
+var INDEX_SETTINGS = [
+  "tool.uv.index",
+  "tool.uv.index-url",
+  "tool.uv.extra-index-url",
+  "tool.uv.find-links",
+  "tool.uv.no-index",
+  "tool.uv.index-strategy",
+  "tool.uv.keyring-provider",
+  "tool.uv.allow-insecure-host",
+  "tool.uv.pip",
+  "tool.poetry.source",
+  "tool.pdm.source"
+];
+function indexUrls(root) {
+  const out = [];
+  for (const item of list(at(root, "tool.uv.index"))) if (isTable(item)) out.push(String(item.url));
+  for (const field of ["tool.uv.index-url", "tool.uv.extra-index-url", "tool.uv.pip.index-url"])
+    for (const url2 of list(at(root, field))) out.push(String(url2));
+  for (const field of ["tool.poetry.source", "tool.pdm.source"])
+    for (const item of list(at(root, field)))
+      if (isTable(item) && item.url !== void 0) out.push(String(item.url));
+  return out;
+}
+var BUILD_SETTINGS = [
+  "build-system.backend-path",
+  "tool.setuptools.cmdclass",
+  // poetry-core runs `tool.poetry.build.script` (or the older `build = "build.py"`) when it builds.
+  "tool.poetry.build",
+  // pdm-backend runs `tool.pdm.build.custom-hook` (default `pdm_build.py`, gated by name).
+  "tool.pdm.build.custom-hook"
+];
+function hatchHooks(root) {
+  const found = [];
+  const walk = (value, depth) => {
+    if (!isTable(value) || depth > 6) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "hooks") found.push(inner);
+      else walk(inner, depth + 1);
+    }
+  };
+  walk(at(root, "tool.hatch"), 0);
+  return JSON.stringify(found);
+}
+function pyprojectRules(path3, before, after, switches, registries, add) {
+  const where = shorten(path3, 80);
+  const now = tomlTable(after);
+  if (!now) {
+    add(`pyproject.toml unreadable: ${where}`);
+    return [];
+  }
+  const old = tomlTable(before) ?? {};
+  const folder = folderOf(path3);
+  const changed = (field) => JSON.stringify(at(now, field)) !== JSON.stringify(at(old, field));
+  if (switches.lifecycleScripts) {
+    for (const field of BUILD_SETTINGS) if (changed(field)) add(`install-time build: ${where} ${field}`);
+    const inTree = at(now, "build-system.backend-path") !== void 0;
+    if (inTree && changed("build-system.build-backend"))
+      add(`install-time build: ${where} build-system.build-backend`);
+    if (hatchHooks(now) !== hatchHooks(old)) add(`install-time build: ${where} tool.hatch hooks`);
+  }
+  if (switches.registrySettings) {
+    for (const field of INDEX_SETTINGS) if (changed(field)) add(`registry settings: ${where} ${field}`);
+  }
+  if (switches.lockfileSources) {
+    const oldRequirements = requirements(old);
+    for (const [field, requirement] of requirements(now)) {
+      if (JSON.stringify(oldRequirements.get(field)) === JSON.stringify(requirement)) continue;
+      const why = typeof requirement === "string" ? pep508Refusal(requirement, registries) : shorten(String(requirement));
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
+    }
+    const oldSources = sourceTables(old);
+    for (const [field, spec] of sourceTables(now)) {
+      if (JSON.stringify(oldSources.get(field)) === JSON.stringify(spec)) continue;
+      const why = sourceRefusal(spec, folder, registries);
+      if (why) add(`package source: ${where} ${shorten(field, 50)}: ${why}`);
+    }
+    const oldIndexes = new Set(indexUrls(old));
+    for (const url2 of indexUrls(now)) {
+      if (oldIndexes.has(url2)) continue;
+      const why = urlRefusal(url2, registries);
+      if (why) add(`package source: ${where} index: ${why}`);
+    }
+  }
+  const backend = list(at(now, "build-system.backend-path"));
+  return backend.filter((p) => typeof p === "string" && pathRefusal(p, folder) === null).map((p) => joinPath(folder, p));
+}
+
+// src/core/gates/requirements-lines.ts
+function isRequirementsFile(path3) {
+  const base = path3.slice(path3.lastIndexOf("/") + 1);
+  const lower2 = base.toLowerCase();
+  if (lower2.endsWith(".txt"))
+    return lower2.includes("requirements") || lower2.startsWith("constraints") || /(?:^|\/)requirements\//i.test(path3);
+  if (lower2.endsWith(".pip")) return true;
+  if (lower2.endsWith(".in")) {
+    const stem = lower2.slice(0, -3);
+    return stem !== "" && !stem.includes(".") && !["manifest", "makefile", "configure"].includes(stem);
+  }
+  return false;
+}
+var HARMLESS_OPTIONS = /* @__PURE__ */ new Set([
+  "--require-hashes",
+  "--only-binary",
+  "--no-binary",
+  "--prefer-binary",
+  "--pre",
+  "--hash",
+  "--use-feature",
+  "--no-index"
+]);
+var INDEX_OPTIONS = /* @__PURE__ */ new Set(["-i", "--index-url", "--extra-index-url", "-f", "--find-links"]);
+var INCLUDE_OPTIONS = /* @__PURE__ */ new Set(["-r", "--requirement", "-c", "--constraint"]);
+var EDITABLE_OPTIONS = /* @__PURE__ */ new Set(["-e", "--editable"]);
+function requirementsLineRefusal(path3, text4, registries) {
+  const line = text4.replace(/(?:^|\s)#.*$/, "").replace(/\\\s*$/, "").trim();
+  if (line === "") return null;
+  const folder = folderOf(path3);
+  if (line.startsWith("-")) {
+    const m = /^(-[a-zA-Z]|--[a-z][a-z-]{0,40})(?:\s*=\s*|\s+)?(.{0,4000})$/.exec(line);
+    if (!m) return shorten(line);
+    const option = m[1];
+    const value = m[2].trim();
+    if (HARMLESS_OPTIONS.has(option)) return null;
+    if (INDEX_OPTIONS.has(option)) {
+      if (/^[a-z][a-z0-9+.-]{0,30}:\/\//i.test(value)) return urlRefusal(value, registries);
+      return option === "-f" || option === "--find-links" ? pathRefusal(value, folder) : shorten(line);
+    }
+    if (INCLUDE_OPTIONS.has(option)) {
+      if (/^[a-z][a-z0-9+.-]{0,30}:\/\//i.test(value)) return urlRefusal(value, registries);
+      return pathRefusal(value, folder);
+    }
+    if (EDITABLE_OPTIONS.has(option)) {
+      const why = localOrUrl(value, folder, registries);
+      return why === void 0 ? shorten(line) : why;
+    }
+    return shorten(line);
+  }
+  const parts = line.split(/\s+--/);
+  for (const option of parts.slice(1)) {
+    if (!/^hash[=\s]/.test(option)) return shorten(`--${option}`);
+  }
+  const requirement = parts[0].trim();
+  const local = localOrUrl(requirement, folder, registries);
+  if (local !== void 0) return local;
+  return pep508Refusal(requirement, registries);
+}
+function localOrUrl(text4, folder, registries) {
+  const value = text4.replace(/\s*;.*$/, "").trim();
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\s*(?:\[[^\]]{0,500}\])?\s*@/.test(value)) return void 0;
+  if (/^[a-z][a-z0-9+.-]{0,30}:/i.test(value)) {
+    if (/^file:/i.test(value)) return shorten(value);
+    return urlRefusal(value.replace(/#.*$/, ""), registries);
+  }
+  if (/^\.\.?(?:[/\\]|$)/.test(value) || /^[/\\~]/.test(value)) return pathRefusal(value, folder);
+  if (/[/\\]/.test(value.split(/[\s[<>=!~;@]/)[0] ?? "") || /\.(?:whl|zip|tar\.gz|tgz|tar\.bz2)$/i.test(value))
+    return pathRefusal(value, folder);
+  return void 0;
+}
+
+// src/core/gates/supply-chain-gate.ts
+var DEFAULT_REGISTRIES = [
+  // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
+  "registry.npmjs.org",
+  "registry.yarnpkg.com",
+  // PyPI: the index and the files it links to
+  "pypi.org",
+  "files.pythonhosted.org",
+  // crates.io: the sparse index and the download host
+  "index.crates.io",
+  "static.crates.io",
+  "crates.io"
+];
+function readsWholeManifest(path3) {
+  const base = path3.slice(path3.lastIndexOf("/") + 1);
+  return PACKAGE_MANIFESTS.includes(base) || base === "Cargo.toml" || base === "pyproject.toml";
+}
+var SETTINGS_FILES = [
+  /(?:^|\/)\.npmrc$/,
+  /(?:^|\/)\.yarnrc(?:\.yml|\.yaml)?$/,
+  /(?:^|\/)\.pnpmfile\.[cm]?js$/,
+  /(?:^|\/)pnpm-workspace\.ya?ml$/,
+  /(?:^|\/)\.yarn\/(?:releases|plugins)\//,
+  // Bun's install settings: registry, scopes, lifecycle scripts (https://bun.sh/docs/runtime/bunfig).
+  /(?:^|\/)\.?bunfig\.toml$/,
+  /(?:^|\/)pip\.(?:conf|ini)$/,
+  /(?:^|\/)uv\.toml$/,
+  /(?:^|\/)poetry\.toml$/,
+  /(?:^|\/)pdm\.toml$/,
+  /(?:^|\/)\.cargo\/config(?:\.toml)?$/,
+  // rustup reads the toolchain to install from it, and `path` runs a local toolchain
+  // (https://rust-lang.github.io/rustup/overrides.html#the-toolchain-file).
+  /(?:^|\/)rust-toolchain(?:\.toml)?$/
+];
+var BUILD_FILES = [
+  /(?:^|\/)binding\.gyp$/,
+  /(?:^|\/)build\.rs$/,
+  /(?:^|\/)setup\.py$/,
+  /(?:^|\/)hatch_build\.py$/,
+  /(?:^|\/)pdm_build\.py$/,
+  // setuptools reads `cmdclass` and `setup_requires` from setup.cfg when it builds.
+  /(?:^|\/)setup\.cfg$/,
+  // Patches applied to dependencies when they are installed (Yarn's `patch:`, pnpm's patchedDependencies,
+  // patch-package's postinstall): a patch can give a dependency an install script.
+  /(?:^|\/)\.yarn\/patches\//,
+  /(?:^|\/)patches\/.{1,500}\.(?:patch|diff)$/,
+  // Yarn Plug'n'Play: the loader Yarn runs with every script, and the committed packages and their builds
+  // (https://yarnpkg.com/features/pnp).
+  /(?:^|\/)\.pnp\.(?:c?js|loader\.mjs)$/,
+  /(?:^|\/)\.yarn\/(?:cache|unplugged)\//
+];
+function within(path3, target) {
+  if (path3 === target) return true;
+  return /\.pyw?$/.test(path3) && (target === "" || path3.startsWith(`${target}/`));
+}
 function supplyChainRules(files, options2) {
   const rules = [];
   const add = (rule) => {
     if (!rules.includes(rule)) rules.push(rule);
   };
   const registries = new Set(options2.registries.map((r) => r.trim().toLowerCase()).filter(Boolean));
+  const anyRule = options2.lifecycleScripts || options2.registrySettings || options2.lockfileSources;
+  const buildPaths = [];
   for (const file2 of files) {
     if (file2.status === "removed") continue;
     const path3 = file2.filename;
+    const where = shorten(path3, 80);
     const names = [path3, ...file2.previousFilename ? [file2.previousFilename] : []];
     const base = path3.slice(path3.lastIndexOf("/") + 1);
     if (options2.registrySettings && names.some((name) => SETTINGS_FILES.some((re) => re.test(name))))
-      add(`registry settings: ${shorten(path3, 80)}`);
-    if (options2.lifecycleScripts && names.some((name) => /(?:^|\/)binding\.gyp$/.test(name)))
-      add(`install-time build: ${shorten(path3, 80)}`);
-    if (base === "package.json") {
-      manifestRules(file2, options2, add);
+      add(`registry settings: ${where}`);
+    if (options2.lifecycleScripts && names.some((name) => BUILD_FILES.some((re) => re.test(name))))
+      add(`install-time build: ${where}`);
+    if (readsWholeManifest(path3)) {
+      if (!anyRule) continue;
+      if (!file2.manifest) {
+        add(
+          PACKAGE_MANIFESTS.includes(base) ? `install scripts not read: ${where}` : `manifest not read: ${where}`
+        );
+        continue;
+      }
+      const before = file2.status === "added" ? null : file2.manifest.before;
+      const after = file2.manifest.after;
+      if (PACKAGE_MANIFESTS.includes(base))
+        packageManifestRules(path3, before, after, options2, registries, add);
+      else if (base === "Cargo.toml")
+        buildPaths.push(...cargoManifestRules(path3, before, after, options2, registries, add));
+      else buildPaths.push(...pyprojectRules(path3, before, after, options2, registries, add));
       continue;
     }
-    const kind = lockKind(path3);
-    if (!kind || !file2.patch) continue;
+    if (!options2.lockfileSources) continue;
+    if (base === "bun.lockb") {
+      add(`lockfile unreadable (binary): ${where}`);
+      continue;
+    }
+    const format = lockfileFormat(path3);
+    const requirements2 = !format && isRequirementsFile(path3);
+    if (!format && !requirements2) continue;
+    if (!file2.patch) {
+      add(`lockfile not shown: ${where}`);
+      continue;
+    }
     for (const line of addedLines(file2.patch)) {
-      if (kind === "pyproject" && options2.registrySettings && PYPROJECT_INDEX.test(line.text))
-        add(`registry settings: ${shorten(path3, 80)}:${line.number}`);
-      if (!options2.lockfileSources) continue;
-      const why = strangeSource(kind, line.text, registries);
-      if (why) add(`package source: ${shorten(path3, 80)}:${line.number}: ${why}`);
+      const why = format ? lockfileLineRefusal(format, path3, line.text, registries) : requirementsLineRefusal(path3, line.text, registries);
+      if (why) add(`package source: ${where}:${line.number}: ${why}`);
+    }
+  }
+  if (options2.lifecycleScripts && buildPaths.length > 0) {
+    for (const file2 of files) {
+      const names = [file2.filename, ...file2.previousFilename ? [file2.previousFilename] : []];
+      if (names.some((name) => buildPaths.some((target) => within(name, target))))
+        add(`install-time build: ${shorten(file2.filename, 80)}`);
     }
   }
   return rules;
@@ -63362,7 +65832,7 @@ function checkUsdBudgets(config3, ctx) {
   const agents = config3.agents;
   if (!isPlainObject4(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
   const bestOf = isPlainObject4(config3.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config3.bestOf.candidates : [];
-  const list3 = [
+  const list4 = [
     agents.primary ?? {},
     ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
     ...Array.isArray(bestOf) ? bestOf : []
@@ -63373,7 +65843,7 @@ function checkUsdBudgets(config3, ctx) {
   const prices = Array.isArray(config3.prices) ? config3.prices.filter(
     (p) => isPlainObject4(p) && typeof p.model === "string"
   ) : [];
-  const unpriced = unpricedAgents(list3, prices);
+  const unpriced = unpricedAgents(list4, prices);
   if (unpriced.length === 0) return;
   const which = unpriced.map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`).join(", ");
   for (const scope of ["task", "session"]) {
@@ -63390,7 +65860,7 @@ function checkUsdBudgets(config3, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  const at = (path3) => `workspaces[${path3[1]}].${path3[2]}`;
+  const at2 = (path3) => `workspaces[${path3[1]}].${path3[2]}`;
   for (const key of ["name", "label"])
     reportSameNames(
       ctx,
@@ -63399,7 +65869,7 @@ function checkWorkspaces(workspaces, ctx) {
         name: isPlainObject4(workspace) ? workspace[key] : void 0
       })),
       (path3, first) => [
-        `${at(path3)} is the same as ${at(first)}`,
+        `${at2(path3)} is the same as ${at2(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
       ]
     );
@@ -63467,13 +65937,13 @@ var RateLimitSchema = external_exports.strictObject({
 var REGISTRY_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
 var SupplyChainSchema = external_exports.strictObject({
   lifecycleScripts: external_exports.boolean().default(true).describe(
-    "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and a `binding.gyp`."
+    "Gate added or changed install-time scripts in any package.json, package.yaml or package.json5 (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and the files installs and builds run: `binding.gyp`, `build.rs` (and a Cargo.toml `build` script), `setup.py`, `setup.cfg`, `hatch_build.py`, `pdm_build.py`, an in-tree pyproject.toml build backend (`backend-path`) and its code, and dependency patches (`.yarn/patches/`, `patches/*.patch`)."
   ),
   registrySettings: external_exports.boolean().default(true).describe(
-    "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, \u2026), index settings in pyproject.toml, and package.json's `packageManager` and `pnpm` fields."
+    "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `bunfig.toml`, `pip.conf`, `uv.toml`, `poetry.toml`, `pdm.toml`, `.cargo/config.toml`, `rust-toolchain.toml`, \u2026), index settings in pyproject.toml, and a manifest's `packageManager`, `pnpm`, `trustedDependencies` and `dependenciesMeta` fields."
   ),
   lockfileSources: external_exports.boolean().default(true).describe(
-    "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on another host, git, a local path, a go.mod `replace`, a requirements `--index-url`)."
+    "Accept lockfile and manifest sources only from `registries`, registry versions, and paths inside the repository; gate everything else (git, a tarball URL on another host, a GitHub shorthand, a path outside the repository, a go.mod `replace` by another module) and any lockfile or manifest the gate cannot read (`bun.lockb`, an unparseable file)."
   ),
   registries: external_exports.array(
     external_exports.string().regex(REGISTRY_HOST).meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" })
@@ -63575,7 +66045,7 @@ var PlanGateSchema = external_exports.strictObject({
 }).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
 var MAX_BEST_OF_CANDIDATES = 4;
 var BestOfSchema = external_exports.strictObject({
-  candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list3) => list3.length !== 1, {
+  candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list4) => list4.length !== 1, {
     message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)"
   }).meta({
     description: "The agents of a best-of round, same keys as `agents.primary` (a preset, a model\u2026): each works the task from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: best of N is off.",
@@ -63833,7 +66303,7 @@ function agentLabel(agent) {
   return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }
 
-// ../main/node_modules/markdown-table/index.js
+// node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -64223,7 +66693,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// ../main/node_modules/mdast-util-to-string/lib/index.js
+// node_modules/mdast-util-to-string/lib/index.js
 var emptyOptions = {};
 function toString(value, options2) {
   const settings = options2 || emptyOptions;
@@ -64260,7 +66730,7 @@ function node2(value) {
   return Boolean(value && typeof value === "object");
 }
 
-// ../main/node_modules/character-entities/index.js
+// node_modules/character-entities/index.js
 var characterEntities = {
   AElig: "\xC6",
   AMP: "&",
@@ -66389,15 +68859,15 @@ var characterEntities = {
   zwnj: "\u200C"
 };
 
-// ../main/node_modules/decode-named-character-reference/index.js
+// node_modules/decode-named-character-reference/index.js
 var own2 = {}.hasOwnProperty;
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 
-// ../main/node_modules/micromark-util-chunked/index.js
-function splice(list3, start, remove, items) {
-  const end = list3.length;
+// node_modules/micromark-util-chunked/index.js
+function splice(list4, start, remove, items) {
+  const end = list4.length;
   let chunkStart = 0;
   let parameters;
   if (start < 0) {
@@ -66409,27 +68879,27 @@ function splice(list3, start, remove, items) {
   if (items.length < 1e4) {
     parameters = Array.from(items);
     parameters.unshift(start, remove);
-    list3.splice(...parameters);
+    list4.splice(...parameters);
   } else {
-    if (remove) list3.splice(start, remove);
+    if (remove) list4.splice(start, remove);
     while (chunkStart < items.length) {
       parameters = items.slice(chunkStart, chunkStart + 1e4);
       parameters.unshift(start, 0);
-      list3.splice(...parameters);
+      list4.splice(...parameters);
       chunkStart += 1e4;
       start += 1e4;
     }
   }
 }
-function push(list3, items) {
-  if (list3.length > 0) {
-    splice(list3, list3.length, 0, items);
-    return list3;
+function push(list4, items) {
+  if (list4.length > 0) {
+    splice(list4, list4.length, 0, items);
+    return list4;
   }
   return items;
 }
 
-// ../main/node_modules/micromark-util-combine-extensions/index.js
+// node_modules/micromark-util-combine-extensions/index.js
 var hasOwnProperty = {}.hasOwnProperty;
 function combineExtensions(extensions) {
   const all2 = {};
@@ -66459,17 +68929,17 @@ function syntaxExtension(all2, extension2) {
     }
   }
 }
-function constructs(existing, list3) {
+function constructs(existing, list4) {
   let index2 = -1;
   const before = [];
-  while (++index2 < list3.length) {
+  while (++index2 < list4.length) {
     ;
-    (list3[index2].add === "after" ? existing : before).push(list3[index2]);
+    (list4[index2].add === "after" ? existing : before).push(list4[index2]);
   }
   splice(existing, 0, 0, before);
 }
 
-// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
+// node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code19 = Number.parseInt(value, base);
   if (
@@ -66487,12 +68957,12 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code19);
 }
 
-// ../main/node_modules/micromark-util-normalize-identifier/index.js
+// node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 
-// ../main/node_modules/micromark-util-character/index.js
+// node_modules/micromark-util-character/index.js
 var asciiAlpha = regexCheck(/[A-Za-z]/);
 var asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
 var asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -66524,7 +68994,7 @@ function regexCheck(regex2) {
   }
 }
 
-// ../main/node_modules/micromark-factory-space/index.js
+// node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -66569,7 +69039,7 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/content.js
+// node_modules/micromark/lib/initialize/content.js
 var content = {
   tokenize: initializeContent
 };
@@ -66619,7 +69089,7 @@ function initializeContent(effects) {
   }
 }
 
-// ../main/node_modules/micromark-util-edit-map/index.js
+// node_modules/micromark-util-edit-map/index.js
 var EditMap = class {
   /**
    * Create a new edit map.
@@ -66697,11 +69167,11 @@ var EditMap = class {
     this.index.clear();
   }
 };
-function addImplementation(editMap, at, remove, add, before) {
+function addImplementation(editMap, at2, remove, add, before) {
   if (remove === 0 && add.length === 0) {
     return;
   }
-  const existing = editMap.index.get(at);
+  const existing = editMap.index.get(at2);
   if (existing) {
     existing[1] += remove;
     if (before) {
@@ -66712,12 +69182,12 @@ function addImplementation(editMap, at, remove, add, before) {
     }
     return;
   }
-  const change = [at, remove, add];
+  const change = [at2, remove, add];
   editMap.map.push(change);
-  editMap.index.set(at, change);
+  editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark/lib/initialize/document.js
+// node_modules/micromark/lib/initialize/document.js
 var document = {
   tokenize: initializeDocument
 };
@@ -66911,7 +69381,7 @@ function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
 
-// ../main/node_modules/micromark-util-classify-character/index.js
+// node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code19) {
   if (code19 === null || markdownLineEndingOrSpace(code19) || unicodeWhitespace(code19)) {
     return 1;
@@ -66921,7 +69391,7 @@ function classifyCharacter(code19) {
   }
 }
 
-// ../main/node_modules/micromark-util-resolve-all/index.js
+// node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -66935,7 +69405,7 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/attention.js
+// node_modules/micromark-core-commonmark/lib/attention.js
 var attention = {
   name: "attention",
   resolveAll: resolveAllAttention,
@@ -67058,7 +69528,7 @@ function movePoint(point3, offset) {
   point3._bufferIndex += offset;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
+// node_modules/micromark-core-commonmark/lib/autolink.js
 var autolink = {
   name: "autolink",
   tokenize: tokenizeAutolink
@@ -67159,7 +69629,7 @@ function tokenizeAutolink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
+// node_modules/micromark-core-commonmark/lib/blank-line.js
 var blankLine = {
   partial: true,
   tokenize: tokenizeBlankLine
@@ -67174,7 +69644,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
+// node_modules/micromark-core-commonmark/lib/block-quote.js
 var blockQuote = {
   continuation: {
     tokenize: tokenizeBlockQuoteContinuation
@@ -67232,7 +69702,7 @@ function exit(effects) {
   effects.exit("blockQuote");
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
+// node_modules/micromark-core-commonmark/lib/character-escape.js
 var characterEscape = {
   name: "characterEscape",
   tokenize: tokenizeCharacterEscape
@@ -67258,7 +69728,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
+// node_modules/micromark-core-commonmark/lib/character-reference.js
 var characterReference = {
   name: "characterReference",
   tokenize: tokenizeCharacterReference
@@ -67323,7 +69793,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 var nonLazyContinuation = {
   partial: true,
   tokenize: tokenizeNonLazyContinuation
@@ -67345,7 +69815,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
+// node_modules/micromark-core-commonmark/lib/code-fenced.js
 var codeFenced = {
   concrete: true,
   name: "codeFenced",
@@ -67508,7 +69978,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
+// node_modules/micromark-core-commonmark/lib/code-indented.js
 var codeIndented = {
   name: "codeIndented",
   tokenize: tokenizeCodeIndented
@@ -67566,7 +70036,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
+// node_modules/micromark-core-commonmark/lib/code-text.js
 var codeText = {
   name: "codeText",
   previous,
@@ -67681,7 +70151,7 @@ function tokenizeCodeText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 var SpliceBuffer = class {
   /**
    * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -67862,19 +70332,19 @@ var SpliceBuffer = class {
     }
   }
 };
-function chunkedPush(list3, right) {
+function chunkedPush(list4, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
-    list3.push(...right);
+    list4.push(...right);
   } else {
     while (chunkStart < right.length) {
-      list3.push(...right.slice(chunkStart, chunkStart + 1e4));
+      list4.push(...right.slice(chunkStart, chunkStart + 1e4));
       chunkStart += 1e4;
     }
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/index.js
+// node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -68027,7 +70497,7 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/content.js
+// node_modules/micromark-core-commonmark/lib/content.js
 var content2 = {
   resolve: resolveContent,
   tokenize: tokenizeContent
@@ -68098,7 +70568,7 @@ function tokenizeContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-factory-destination/index.js
+// node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -68190,7 +70660,7 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 
-// ../main/node_modules/micromark-factory-label/index.js
+// node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -68251,7 +70721,7 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-title/index.js
+// node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -68313,7 +70783,7 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-whitespace/index.js
+// node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -68332,7 +70802,7 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/definition.js
+// node_modules/micromark-core-commonmark/lib/definition.js
 var definition = {
   name: "definition",
   tokenize: tokenizeDefinition
@@ -68418,7 +70888,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 var hardBreakEscape = {
   name: "hardBreakEscape",
   tokenize: tokenizeHardBreakEscape
@@ -68439,7 +70909,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
+// node_modules/micromark-core-commonmark/lib/heading-atx.js
 var headingAtx = {
   name: "headingAtx",
   resolve: resolveHeadingAtx,
@@ -68528,7 +70998,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-html-tag-name/index.js
+// node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames = [
   "address",
   "article",
@@ -68595,7 +71065,7 @@ var htmlBlockNames = [
 ];
 var htmlRawNames = ["pre", "script", "style", "textarea"];
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
+// node_modules/micromark-core-commonmark/lib/html-flow.js
 var htmlFlow = {
   concrete: true,
   name: "htmlFlow",
@@ -68954,7 +71424,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
+// node_modules/micromark-core-commonmark/lib/html-text.js
 var htmlText = {
   name: "htmlText",
   tokenize: tokenizeHtmlText
@@ -69260,7 +71730,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
+// node_modules/micromark-core-commonmark/lib/label-end.js
 var labelEnd = {
   name: "labelEnd",
   resolveAll: resolveAllLabelEnd,
@@ -69486,7 +71956,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
+// node_modules/micromark-core-commonmark/lib/label-start-image.js
 var labelStartImage = {
   name: "labelStartImage",
   resolveAll: labelEnd.resolveAll,
@@ -69523,7 +71993,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
+// node_modules/micromark-core-commonmark/lib/label-start-link.js
 var labelStartLink = {
   name: "labelStartLink",
   resolveAll: labelEnd.resolveAll,
@@ -69551,7 +72021,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
+// node_modules/micromark-core-commonmark/lib/line-ending.js
 var lineEnding = {
   name: "lineEnding",
   tokenize: tokenizeLineEnding
@@ -69566,7 +72036,7 @@ function tokenizeLineEnding(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
+// node_modules/micromark-core-commonmark/lib/thematic-break.js
 var thematicBreak = {
   name: "thematicBreak",
   tokenize: tokenizeThematicBreak
@@ -69605,8 +72075,8 @@ function tokenizeThematicBreak(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/list.js
-var list = {
+// node_modules/micromark-core-commonmark/lib/list.js
+var list2 = {
   continuation: {
     tokenize: tokenizeListContinuation
   },
@@ -69712,7 +72182,7 @@ function tokenizeListContinuation(effects, ok3, nok) {
   function notInCurrentItem(code19) {
     self2.containerState._closeFlow = true;
     self2.interrupt = void 0;
-    return factorySpace(effects, effects.attempt(list, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code19);
+    return factorySpace(effects, effects.attempt(list2, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code19);
   }
 }
 function tokenizeIndent(effects, ok3, nok) {
@@ -69735,7 +72205,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
+// node_modules/micromark-core-commonmark/lib/setext-underline.js
 var setextUnderline = {
   name: "setextUnderline",
   resolveTo: resolveToSetextUnderline,
@@ -69829,7 +72299,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/flow.js
+// node_modules/micromark/lib/initialize/flow.js
 var flow = {
   tokenize: initializeFlow
 };
@@ -69867,7 +72337,7 @@ function initializeFlow(effects) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/text.js
+// node_modules/micromark/lib/initialize/text.js
 var resolver = {
   resolveAll: createResolver()
 };
@@ -69907,11 +72377,11 @@ function initializeFactory(field) {
       if (code19 === null) {
         return true;
       }
-      const list3 = constructs2[code19];
+      const list4 = constructs2[code19];
       let index2 = -1;
-      if (list3) {
-        while (++index2 < list3.length) {
-          const item = list3[index2];
+      if (list4) {
+        while (++index2 < list4.length) {
+          const item = list4[index2];
           if (!item.previous || item.previous.call(self2, self2.previous)) {
             return true;
           }
@@ -70009,7 +72479,7 @@ function resolveAllLineSuffixes(events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark/lib/constructs.js
+// node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -70023,19 +72493,19 @@ __export(constructs_exports, {
   text: () => text2
 });
 var document2 = {
-  [42]: list,
-  [43]: list,
-  [45]: list,
-  [48]: list,
-  [49]: list,
-  [50]: list,
-  [51]: list,
-  [52]: list,
-  [53]: list,
-  [54]: list,
-  [55]: list,
-  [56]: list,
-  [57]: list,
+  [42]: list2,
+  [43]: list2,
+  [45]: list2,
+  [48]: list2,
+  [49]: list2,
+  [50]: list2,
+  [51]: list2,
+  [52]: list2,
+  [53]: list2,
+  [54]: list2,
+  [55]: list2,
+  [56]: list2,
+  [57]: list2,
   [62]: blockQuote
 };
 var contentInitial = {
@@ -70084,7 +72554,7 @@ var disable = {
   null: []
 };
 
-// ../main/node_modules/micromark/lib/create-tokenizer.js
+// node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser2, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -70250,22 +72720,22 @@ function createTokenizer(parser2, initialize, from) {
         function start(code19) {
           const left = code19 !== null && map2[code19];
           const all2 = code19 !== null && map2.null;
-          const list3 = [
+          const list4 = [
             // To do: add more extension tests.
             /* c8 ignore next 2 */
             ...Array.isArray(left) ? left : left ? [left] : [],
             ...Array.isArray(all2) ? all2 : all2 ? [all2] : []
           ];
-          return handleListOfConstructs(list3)(code19);
+          return handleListOfConstructs(list4)(code19);
         }
       }
-      function handleListOfConstructs(list3) {
-        listOfConstructs = list3;
+      function handleListOfConstructs(list4) {
+        listOfConstructs = list4;
         constructIndex = 0;
-        if (list3.length === 0) {
+        if (list4.length === 0) {
           return bogusState;
         }
-        return handleConstruct(list3[constructIndex]);
+        return handleConstruct(list4[constructIndex]);
       }
       function handleConstruct(construct) {
         return start;
@@ -70410,8 +72880,8 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 
-// ../main/node_modules/micromark/lib/parse.js
-function parse5(options2) {
+// node_modules/micromark/lib/parse.js
+function parse6(options2) {
   const settings = options2 || {};
   const constructs2 = (
     /** @type {FullNormalizedExtension} */
@@ -70436,14 +72906,14 @@ function parse5(options2) {
   }
 }
 
-// ../main/node_modules/micromark/lib/postprocess.js
+// node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 
-// ../main/node_modules/micromark/lib/preprocess.js
+// node_modules/micromark/lib/preprocess.js
 var search = /[\0\t\n\r]/g;
 function preprocess2() {
   let column = 1;
@@ -70523,7 +72993,7 @@ function preprocess2() {
   }
 }
 
-// ../main/node_modules/micromark-util-decode-string/index.js
+// node_modules/micromark-util-decode-string/index.js
 var characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode5);
@@ -70541,7 +73011,7 @@ function decode5($0, $1, $2) {
   return decodeNamedCharacterReference($2) || $0;
 }
 
-// ../main/node_modules/unist-util-stringify-position/lib/index.js
+// node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -70567,14 +73037,14 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 
-// ../main/node_modules/mdast-util-from-markdown/lib/index.js
+// node_modules/mdast-util-from-markdown/lib/index.js
 var own3 = {}.hasOwnProperty;
 function fromMarkdown(value, encoding, options2) {
   if (encoding && typeof encoding === "object") {
     options2 = encoding;
     encoding = void 0;
   }
-  return compiler(options2)(postprocess(parse5(options2).document().write(preprocess2()(value, encoding, true))));
+  return compiler(options2)(postprocess(parse6(options2).document().write(preprocess2()(value, encoding, true))));
 }
 function compiler(options2) {
   const config3 = {
@@ -70614,8 +73084,8 @@ function compiler(options2) {
       link: opener(link),
       listItem: opener(listItem),
       listItemValue: onenterlistitemvalue,
-      listOrdered: opener(list3, onenterlistordered),
-      listUnordered: opener(list3),
+      listOrdered: opener(list4, onenterlistordered),
+      listUnordered: opener(list4),
       paragraph: opener(paragraph),
       reference: onenterreference,
       referenceString: buffer,
@@ -71217,7 +73687,7 @@ function compiler(options2) {
       position: void 0
     };
   }
-  function list3(token) {
+  function list4(token) {
     return {
       type: "list",
       ordered: token.type === "listOrdered",
@@ -71337,7 +73807,7 @@ function defaultOnError(left, right) {
   }) + ") is still open");
 }
 
-// ../main/node_modules/ccount/index.js
+// node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -71352,11 +73822,11 @@ function ccount(value, character) {
   return count2;
 }
 
-// ../main/node_modules/devlop/lib/default.js
+// node_modules/devlop/lib/default.js
 function ok() {
 }
 
-// ../main/node_modules/escape-string-regexp/index.js
+// node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -71364,7 +73834,7 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 
-// ../main/node_modules/unist-util-is/lib/index.js
+// node_modules/unist-util-is/lib/index.js
 var convert = (
   // Note: overloads in JSDoc can’t yet use different `@template`s.
   /**
@@ -71463,12 +73933,12 @@ function looksLikeANode(value) {
   return value !== null && typeof value === "object" && "type" in value;
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
+// node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/index.js
+// node_modules/unist-util-visit-parents/lib/index.js
 var empty = [];
 var CONTINUE = true;
 var EXIT = false;
@@ -71588,11 +74058,11 @@ function toResult(value) {
   return value === null || value === void 0 ? empty : [value];
 }
 
-// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
-function findAndReplace(tree, list3, options2) {
+// node_modules/mdast-util-find-and-replace/lib/index.js
+function findAndReplace(tree, list4, options2) {
   const settings = options2 || {};
   const ignored = convert(settings.ignore || []);
-  const pairs = toPairs(list3);
+  const pairs = toPairs(list4);
   let pairIndex = -1;
   while (++pairIndex < pairs.length) {
     visitParents(tree, visitor);
@@ -71666,7 +74136,7 @@ function toPairs(tupleOrList) {
     throw new TypeError("Expected find and replace tuple or list of tuples");
   }
   const result = [];
-  const list3 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
+  const list4 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
     /** @type {FindAndReplaceList} */
     tupleOrList
   ) : [
@@ -71674,8 +74144,8 @@ function toPairs(tupleOrList) {
     tupleOrList
   ];
   let index2 = -1;
-  while (++index2 < list3.length) {
-    const tuple2 = list3[index2];
+  while (++index2 < list4.length) {
+    const tuple2 = list4[index2];
     result.push([toExpression(tuple2[0]), toFunction(tuple2[1])]);
   }
   return result;
@@ -71689,7 +74159,7 @@ function toFunction(replace2) {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -71854,7 +74324,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code19) || unicodePunctuation(code19);
 }
 
-// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
+// node_modules/mdast-util-gfm-footnote/lib/index.js
 footnoteReference.peek = footnoteReferencePeek;
 function enterFootnoteCallString() {
   this.buffer();
@@ -71928,7 +74398,7 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// node_modules/mdast-util-gfm-strikethrough/lib/index.js
 handleDelete.attention = attentionDelete;
 handleDelete.peek = peekDelete;
 function gfmStrikethroughFromMarkdown() {
@@ -71965,7 +74435,7 @@ function peekDelete() {
   return "~";
 }
 
-// ../main/node_modules/mdast-util-gfm-table/lib/index.js
+// node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -72026,7 +74496,7 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 
-// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -72073,7 +74543,7 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 
-// ../main/node_modules/mdast-util-gfm/lib/index.js
+// node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -72084,7 +74554,7 @@ function gfmFromMarkdown() {
   ];
 }
 
-// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 var wwwPrefix = {
   tokenize: tokenizeWwwPrefix,
   partial: true
@@ -72426,7 +74896,7 @@ function previousUnbalanced(events) {
   return result;
 }
 
-// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 var indent = {
   tokenize: tokenizeIndent2,
   partial: true
@@ -72701,7 +75171,7 @@ function tokenizeIndent2(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options2) {
   const options_ = options2 || {};
   let single = options_.singleTilde;
@@ -72795,7 +75265,7 @@ function gfmStrikethrough(options2) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// node_modules/micromark-extension-gfm-table/lib/edit-map.js
 var EditMap2 = class {
   /**
    * Create a new edit map.
@@ -72866,22 +75336,22 @@ var EditMap2 = class {
     this.index.clear();
   }
 };
-function addImplementation2(editMap, at, remove, add) {
+function addImplementation2(editMap, at2, remove, add) {
   if (remove === 0 && add.length === 0) {
     return;
   }
-  const existing = editMap.index.get(at);
+  const existing = editMap.index.get(at2);
   if (existing) {
     existing[1] += remove;
     existing[2].push(...add);
     return;
   }
-  const change = [at, remove, add];
+  const change = [at2, remove, add];
   editMap.map.push(change);
-  editMap.index.set(at, change);
+  editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
+// node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -72908,7 +75378,7 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
+// node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -73299,7 +75769,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 
-// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 var tasklistCheck = {
   name: "tasklistCheck",
   tokenize: tokenizeTasklistCheck
@@ -73373,7 +75843,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm/index.js
+// node_modules/micromark-extension-gfm/index.js
 function gfm(options2) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -73436,14 +75906,14 @@ function bracketedLabels(text4) {
   return labels;
 }
 var FLOW_PARENTS = /* @__PURE__ */ new Set(["root", "blockquote", "listItem", "footnoteDefinition"]);
-function parse6(text4, htmlBlocks = true) {
+function parse7(text4, htmlBlocks = true) {
   return fromMarkdown(text4, {
     extensions: htmlBlocks ? [gfm()] : [gfm(), { disable: { null: ["htmlFlow"] } }],
     mdastExtensions: [gfmFromMarkdown()]
   });
 }
 function inspect(text4) {
-  const tree = parse6(text4);
+  const tree = parse7(text4);
   const used = /* @__PURE__ */ new Set();
   const usedNotes = /* @__PURE__ */ new Set();
   const definitions = [];
@@ -73496,8 +75966,8 @@ function wholeBlock(text4, node3) {
 }
 function nonContentEnd(value) {
   const close = (terminator, from) => {
-    const at = value.indexOf(terminator, from);
-    return at < 0 ? value.length : at + terminator.length;
+    const at2 = value.indexOf(terminator, from);
+    return at2 < 0 ? value.length : at2 + terminator.length;
   };
   if (value.startsWith("<!--")) return close("-->", 4);
   if (value.startsWith("<![CDATA[")) return close("]]>", 9);
@@ -73521,7 +75991,7 @@ function hiddenHtml(text4, node3, flow3) {
     if (n.type === "html") inner.push(n);
     if ("children" in n) for (const child of n.children) collect(child);
   };
-  collect(parse6(rest, false));
+  collect(parse7(rest, false));
   const offset = start + first;
   for (const n of inner) {
     const r = span(n);
@@ -73591,9 +76061,9 @@ function splitForParsing(text4) {
   let safeCut = -1;
   let lineCut = -1;
   let pos = 0;
-  const cutAt = (at, hiddenAt) => {
-    pieces.push({ text: text4.slice(start, at), hiddenUntil: startHidden });
-    start = at;
+  const cutAt = (at2, hiddenAt) => {
+    pieces.push({ text: text4.slice(start, at2), hiddenUntil: startHidden });
+    start = at2;
     startHidden = hiddenAt;
   };
   while (pos < text4.length) {
@@ -73621,9 +76091,9 @@ function splitForParsing(text4) {
     if (safeCut > start) cutAt(safeCut, null);
     else if (pos - start >= PARSE_PIECE * 2 && lineCut > start) cutAt(lineCut, null);
     while (pos - start > PARSE_PIECE * 2) {
-      let at = start + PARSE_PIECE;
-      if (/[\uD800-\uDBFF]/.test(text4[at - 1])) at--;
-      cutAt(at, block?.hidden ? block.end : null);
+      let at2 = start + PARSE_PIECE;
+      if (/[\uD800-\uDBFF]/.test(text4[at2 - 1])) at2--;
+      cutAt(at2, block?.hidden ? block.end : null);
     }
   }
   if (start < text4.length) pieces.push({ text: text4.slice(start), hiddenUntil: startHidden });
@@ -73676,9 +76146,9 @@ function splitInlineCode(text4) {
   const blanks = Array.from(text4.matchAll(/\n[ \t]*\n/g), (m) => m.index);
   const byLength = /* @__PURE__ */ new Map();
   runs.forEach((run2, n) => {
-    const list3 = byLength.get(run2.length) ?? [];
-    list3.push(n);
-    byLength.set(run2.length, list3);
+    const list4 = byLength.get(run2.length) ?? [];
+    list4.push(n);
+    byLength.set(run2.length, list4);
   });
   const consumed = /* @__PURE__ */ new Map();
   let cursor = 0;
@@ -73875,7 +76345,7 @@ function renderAlertComment(alert) {
 function slackEscape(text4) {
   return text4.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-function alertPayload(alert, repo, at) {
+function alertPayload(alert, repo, at2) {
   const where = `${repo.owner}/${repo.name}`;
   const mentions = alert.mentions.length ? ` (for ${alert.mentions.map((m) => `@${m}`).join(", ")})` : "";
   const text4 = slackEscape(
@@ -73892,7 +76362,7 @@ What to do: ${alert.todo}`
       issue: alert.issue,
       headline: alert.headline,
       mentions: alert.mentions,
-      at
+      at: at2
     }
   };
 }
@@ -73950,7 +76420,7 @@ var AlertWebhook = class {
     this.queueLimit = options2.queueLimit ?? 100;
   }
   /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
-  send(settings, alerts, repo, at) {
+  send(settings, alerts, repo, at2) {
     if (!settings || alerts.length === 0 || this.stopper.signal.aborted) return;
     const url2 = this.env[settings.urlEnv]?.trim() ?? "";
     const secret = this.env[settings.secretEnv] ?? "";
@@ -73969,7 +76439,7 @@ var AlertWebhook = class {
       const id = `${repo.owner}/${repo.name}#${alert.key}`;
       if (this.seen.has(id)) continue;
       this.remember(id);
-      const body = JSON.stringify(alertPayload(alert, repo, at.toISOString()));
+      const body = JSON.stringify(alertPayload(alert, repo, at2.toISOString()));
       const delivery = this.deliver(url2, secret, body, alert).finally(() => this.pending.delete(delivery));
       this.pending.add(delivery);
     }
@@ -74436,9 +76906,9 @@ function reconcilesAllowed(budgets, nowMs, tickMs, reserveFraction) {
   return allowed;
 }
 function leastRecent(a, b) {
-  const at = a.lastReconciledAt ?? Number.NEGATIVE_INFINITY;
+  const at2 = a.lastReconciledAt ?? Number.NEGATIVE_INFINITY;
   const bt = b.lastReconciledAt ?? Number.NEGATIVE_INFINITY;
-  if (at !== bt) return at < bt ? -1 : 1;
+  if (at2 !== bt) return at2 < bt ? -1 : 1;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 function chooseTickRepos(input2) {
@@ -74453,9 +76923,9 @@ function chooseTickRepos(input2) {
   );
   const reconcile2 = [];
   const deferred = { active: 0, unknown: 0, idle: 0 };
-  const take = (list3, kind, bound) => {
+  const take = (list4, kind, bound) => {
     let taken = 0;
-    for (const repo of list3) {
+    for (const repo of list4) {
       if (taken < bound && reconcile2.length < allowed) {
         reconcile2.push(repo.key);
         taken++;
@@ -74596,13 +77066,13 @@ var RepoActivityBook = class {
    * A reconcile ended at `at`: with the activity it found, or none (it failed, or said nothing) — the activity
    * known before stays. It counts as reconciled either way: it spent requests.
    */
-  reconciled(key, at, found) {
+  reconciled(key, at2, found) {
     const before = this.entries.get(key);
     const activity = found?.kind ?? before?.activity ?? "unknown";
     const wakeAtMs = found ? found.kind === "idle" ? found.wakeAtMs : void 0 : before?.wakeAtMs;
     this.entries.set(key, {
       activity,
-      lastReconciledAt: at,
+      lastReconciledAt: at2,
       ...wakeAtMs !== void 0 ? { wakeAtMs } : {}
     });
   }
@@ -74762,7 +77232,7 @@ function describeSchemaNode(node3) {
 }
 
 // src/core/config/load-config.ts
-var import_yaml3 = __toESM(require_dist(), 1);
+var import_yaml4 = __toESM(require_dist(), 1);
 
 // src/core/config/config-warnings.ts
 var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
@@ -74919,8 +77389,8 @@ function defaults(warnings = []) {
 }
 function parseConfig(text4, path3 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
-  const lineCounter = new import_yaml3.LineCounter();
-  const doc = (0, import_yaml3.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new import_yaml4.LineCounter();
+  const doc = (0, import_yaml4.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position2 = (offset) => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -74961,10 +77431,10 @@ function parseConfig(text4, path3 = CONFIG_PATH) {
       const prefix = keyPath.slice(0, depth);
       if (atKey && depth === keyPath.length && prefix.length > 0) {
         const parent = prefix.length === 1 ? doc.contents : doc.getIn(prefix.slice(0, -1), true);
-        if ((0, import_yaml3.isMap)(parent)) {
+        if ((0, import_yaml4.isMap)(parent)) {
           const key = String(prefix[prefix.length - 1]);
-          const pair = parent.items.find((item) => (0, import_yaml3.isScalar)(item.key) && String(item.key.value) === key);
-          const range2 = pair && (0, import_yaml3.isScalar)(pair.key) ? pair.key.range : void 0;
+          const pair = parent.items.find((item) => (0, import_yaml4.isScalar)(item.key) && String(item.key.value) === key);
+          const range2 = pair && (0, import_yaml4.isScalar)(pair.key) ? pair.key.range : void 0;
           if (range2) return position2(range2[0]);
         }
         continue;
@@ -75216,8 +77686,8 @@ function lastEditAt(edits, fallback) {
 function latest(edits) {
   return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
 }
-function unique(list3) {
-  return [...new Set(list3)];
+function unique(list4) {
+  return [...new Set(list4)];
 }
 function textChangedComment(input2) {
   const who = input2.editors.filter((e) => !!e);
@@ -75365,11 +77835,11 @@ function isDispatching(status) {
   return status === "running";
 }
 function reduceSession(state, event, now) {
-  const at = iso(now);
+  const at2 = iso(now);
   const actor = "actor" in event && event.actor || AUTOPILOT_ACTOR;
   const refuse = (reason) => ({ state, effects: [], refused: { reason } });
   const to = (status, reason, effects, extra = {}) => {
-    const next = { status, since: at, reason, actor, startedAt: state.startedAt };
+    const next = { status, since: at2, reason, actor, startedAt: state.startedAt };
     const detail = extra.detail;
     if (detail !== void 0) next.detail = detail;
     if (extra.startedAt !== void 0) next.startedAt = extra.startedAt;
@@ -75386,7 +77856,7 @@ function reduceSession(state, event, now) {
           "user_start",
           [{ type: "startDispatching" }, notify(`Autopilot started by @${actor}.`)],
           {
-            startedAt: at
+            startedAt: at2
           }
         );
       }
@@ -75485,8 +77955,8 @@ function reduceSession(state, event, now) {
     case "consecutiveFailures": {
       if (s !== "running")
         return refuse(`Consecutive failures only pause a running session (session is ${s}).`);
-      const list3 = event.issues?.length ? `: ${event.issues.map((n) => `#${n}`).join(", ")}` : "";
-      const detail = `${event.count} consecutive tasks failed${list3}`;
+      const list4 = event.issues?.length ? `: ${event.issues.map((n) => `#${n}`).join(", ")}` : "";
+      const detail = `${event.count} consecutive tasks failed${list4}`;
       return beginPause("consecutive_failures", event, "Autopilot paused after failures", detail, "warning");
     }
     case "budgetExhausted": {
@@ -75518,10 +77988,10 @@ function reduceSession(state, event, now) {
     }
     case "newWork": {
       if (s === "completed") {
-        const list3 = event.issues?.length ? ` (${event.issues.map((n) => `#${n}`).join(", ")})` : "";
+        const list4 = event.issues?.length ? ` (${event.issues.map((n) => `#${n}`).join(", ")})` : "";
         return to("running", "new_work", [
           { type: "startDispatching" },
-          notify(`New ready tasks${list3}: Autopilot is running again.`)
+          notify(`New ready tasks${list4}: Autopilot is running again.`)
         ]);
       }
       return refuse(
@@ -76350,7 +78820,7 @@ ${table(["#", "task", "score", "why"], rows)}`,
   );
 }
 function waiting({ view, limits }) {
-  return list2(
+  return list3(
     "Waiting",
     view.waiting,
     limits.list,
@@ -76358,7 +78828,7 @@ function waiting({ view, limits }) {
   );
 }
 function inReview({ view, limits }) {
-  return list2(
+  return list3(
     "In review",
     view.review,
     limits.list,
@@ -76366,7 +78836,7 @@ function inReview({ view, limits }) {
   );
 }
 function needsHuman({ view, limits }) {
-  return list2(
+  return list3(
     "Needs a human",
     view.needsHuman,
     limits.list,
@@ -76377,7 +78847,7 @@ function needsHuman({ view, limits }) {
   );
 }
 function stopped(title, tasks) {
-  return ({ view, limits }) => list2(
+  return ({ view, limits }) => list3(
     title,
     tasks(view),
     limits.list,
@@ -76391,7 +78861,7 @@ var blocked = stopped("Blocked", (view) => view.blocked);
 var timedOut = stopped("Timed out", (view) => view.timeouts);
 var failed = stopped("Failed", (view) => view.failed);
 function notInPool({ view, limits }) {
-  return list2(
+  return list3(
     "Not in the pool",
     view.notInPool,
     limits.list,
@@ -76399,7 +78869,7 @@ function notInPool({ view, limits }) {
   );
 }
 function epics({ view, limits }) {
-  return list2(
+  return list3(
     "Epics",
     view.epics ?? [],
     limits.list,
@@ -76515,7 +78985,7 @@ function runCell(slot) {
   if (slot.runId === null) return phase;
   return slot.runUrl && /^https:\/\/[^\s)]+$/.test(slot.runUrl) ? `[${phase}](${slot.runUrl})` : `${phase} (${slot.runId})`;
 }
-function list2(title, items, limit, line) {
+function list3(title, items, limit, line) {
   if (items.length === 0) return null;
   const shown2 = items.slice(0, limit);
   return withMore(
@@ -77288,7 +79758,7 @@ function epicItems(ctx, p, epic, pool) {
   const { pooled } = epic;
   const refusal = (n) => epic.refused?.find((r) => r.issue === n);
   const queued = new Set(pool.ranked.map((t) => t.issue));
-  const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
+  const reasonIn = (list4, n) => list4.find((l) => l.issue === n)?.reason ?? null;
   const items = [];
   for (const n of ctx.issues.get(p)?.subIssues ?? []) {
     const child = ctx.issues.get(n);
@@ -77388,8 +79858,8 @@ function liveRunsByIssue(runs) {
     if (run2.status === "completed") continue;
     const n = runIssue(run2);
     if (n === null) continue;
-    const list3 = byIssue.get(n);
-    if (list3) list3.push(run2);
+    const list4 = byIssue.get(n);
+    if (list4) list4.push(run2);
     else byIssue.set(n, [run2]);
   }
   return byIssue;
@@ -77921,9 +80391,9 @@ function planOfDispatch(ctx, n, record2) {
   const gated = ctx.config.planGate.enabled || issue2 !== void 0 && hasLabel(issue2.labels, ctx.config.planGate.label);
   return gated ? "propose" : null;
 }
-function planProposed(ctx, n, record2, digest, at) {
+function planProposed(ctx, n, record2, digest, at2) {
   if (record2.plan?.approvedBy && record2.plan.digest === digest) return true;
-  record2.plan = { digest, at };
+  record2.plan = { digest, at: at2 };
   record2.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
   return false;
@@ -78445,8 +80915,8 @@ function processAnswers(ctx, freshComments) {
       for (const c of [...ctx.snapshot.comments].sort((a, b) => a.id - b.id)) {
         const task = c.issue === trackingNumber ? null : taskIssueFor(ctx, c.issue);
         if (task === null) continue;
-        const list3 = byTask.get(task);
-        if (list3) list3.push(c);
+        const list4 = byTask.get(task);
+        if (list4) list4.push(c);
         else byTask.set(task, [c]);
       }
     }
@@ -78681,9 +81151,9 @@ function latestResults(all2) {
 function pullsByRef(pulls) {
   const byRef = /* @__PURE__ */ new Map();
   for (const p of pulls) {
-    const list3 = byRef.get(p.headRef) ?? [];
-    list3.push(p);
-    byRef.set(p.headRef, list3);
+    const list4 = byRef.get(p.headRef) ?? [];
+    list4.push(p);
+    byRef.set(p.headRef, list4);
   }
   return byRef;
 }
@@ -78703,7 +81173,7 @@ function ignoreForeignLabels(ctx, L2) {
   }
 }
 function applySettleOverlay(ctx, issues) {
-  const fresh = (at) => !!at && ctx.nowMs - Date.parse(at) < SETTLE_MINUTES * 6e4;
+  const fresh = (at2) => !!at2 && ctx.nowMs - Date.parse(at2) < SETTLE_MINUTES * 6e4;
   for (const [key, record2] of Object.entries(ctx.state.tasks)) {
     const n = Number(key);
     const issue2 = issues.get(n);
@@ -79230,13 +81700,13 @@ function referenceCapNote(issue2, parsed) {
   return `#${issue2} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
 }
 function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
-  const pending = lists.map((list3) => list3.filter((n) => !known(n)));
+  const pending = lists.map((list4) => list4.filter((n) => !known(n)));
   const chosen = /* @__PURE__ */ new Set();
   const all2 = new Set(pending.flat());
-  for (let turn = 0; chosen.size < max && pending.some((list3) => turn < list3.length); turn++) {
-    for (const list3 of pending) {
+  for (let turn = 0; chosen.size < max && pending.some((list4) => turn < list4.length); turn++) {
+    for (const list4 of pending) {
       if (chosen.size >= max) break;
-      if (turn < list3.length) chosen.add(list3[turn]);
+      if (turn < list4.length) chosen.add(list4[turn]);
     }
   }
   return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
@@ -79336,10 +81806,10 @@ function reuseGraph(issues, repo, closedCross, memo2) {
   const known = memo2.graph;
   if (!known) return null;
   const shape = known.shape;
-  let at = 0;
+  let at2 = 0;
   let same2 = true;
   const emit = (value) => {
-    if (shape[at++] !== value) same2 = false;
+    if (shape[at2++] !== value) same2 = false;
   };
   for (const issue2 of issues) {
     let parsed = null;
@@ -79351,7 +81821,7 @@ function reuseGraph(issues, repo, closedCross, memo2) {
     if (!same2) return null;
   }
   for (const key of closedCross) emit(key);
-  if (!same2 || at !== shape.length) return null;
+  if (!same2 || at2 !== shape.length) return null;
   const nodes = /* @__PURE__ */ new Map();
   let i = 0;
   for (const node3 of known.nodes.values()) {
@@ -79647,8 +82117,8 @@ function formatCycle(cycle, max = 8) {
   return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
 }
 function push2(map2, key, value) {
-  const list3 = map2.get(key);
-  if (list3) list3.push(value);
+  const list4 = map2.get(key);
+  if (list4) list4.push(value);
   else map2.set(key, [value]);
 }
 function sortedUnique(values) {
@@ -81162,8 +83632,8 @@ function sweepVerdict(input2) {
 }
 function sweepDueAt(ctx, n, why, days, activity) {
   const after = (iso2) => {
-    const at = Date.parse(iso2 ?? "");
-    return Number.isNaN(at) ? ctx.nowMs : Math.max(ctx.nowMs, at + days * 864e5);
+    const at2 = Date.parse(iso2 ?? "");
+    return Number.isNaN(at2) ? ctx.nowMs : Math.max(ctx.nowMs, at2 + days * 864e5);
   };
   if (why === "recent") return after(activity?.entries[0]?.at);
   if (why === "unread") return after(ctx.state.tasks[n]?.since);
@@ -81555,8 +84025,8 @@ function sessionReport(ctx, view, occasion, historyBelow) {
   const tasks = [];
   const open2 = /* @__PURE__ */ new Set();
   const lines = /* @__PURE__ */ new Map();
-  for (const list3 of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
-    for (const line of list3) lines.set(line.issue, line);
+  for (const list4 of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
+    for (const line of list4) lines.set(line.issue, line);
   const waits2 = new Map(view.waiting.map((w) => [w.issue, w]));
   const strangers = new Map(view.notInPool.map((w) => [w.issue, w]));
   for (const { n, issue: issue2, status, record: record2 } of openTasks(ctx)) {
@@ -81699,8 +84169,8 @@ function statusText(ctx, view, issue2) {
   const rank = view.queue.findIndex((q) => q.issue === issue2);
   if (rank >= 0)
     detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
-  for (const [label2, list3] of lists) {
-    const line = list3.find((x2) => x2.issue === issue2);
+  for (const [label2, list4] of lists) {
+    const line = list4.find((x2) => x2.issue === issue2);
     if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
   }
   return `#${issue2} ${detail}.
@@ -82080,9 +84550,7 @@ async function readPullDiff(ctx, pr, base, sha) {
   }
 }
 async function readManifests(ctx, files, mergeBase, head) {
-  const manifests = files.filter(
-    (f) => f.status !== "removed" && f.filename.slice(f.filename.lastIndexOf("/") + 1) === "package.json"
-  );
+  const manifests = files.filter((f) => f.status !== "removed" && readsWholeManifest(f.filename));
   for (const file2 of manifests.slice(0, MAX_MANIFESTS_PER_DIFF)) {
     try {
       const after = await readText(ctx, file2.filename, head);
@@ -82463,7 +84931,7 @@ function existingRefsOf(ctx, effect) {
   return refs;
 }
 async function deleteBranchAt(ctx, branch, expectOid) {
-  const at = expectOid.slice(0, 7);
+  const at2 = expectOid.slice(0, 7);
   const repository = ctx.facts?.repositoryNodeId;
   if (repository) {
     try {
@@ -82476,7 +84944,7 @@ async function deleteBranchAt(ctx, branch, expectOid) {
       return { deleted: true };
     } catch (error62) {
       if (!Array.isArray(error62.errors)) throw error62;
-      return { deleted: false, kept: `not at ${at} any more, gone, or protected` };
+      return { deleted: false, kept: `not at ${at2} any more, gone, or protected` };
     }
   }
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name, ref: `heads/${branch}` };
@@ -82488,7 +84956,7 @@ async function deleteBranchAt(ctx, branch, expectOid) {
     if (statusOf(error62) === 404) return { deleted: false, kept: "already gone" };
     throw error62;
   }
-  if (sha !== expectOid) return { deleted: false, kept: `not at ${at} any more` };
+  if (sha !== expectOid) return { deleted: false, kept: `not at ${at2} any more` };
   try {
     await ctx.write(() => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", o2));
     return { deleted: true };
@@ -82897,8 +85365,8 @@ async function fetchWorkerRuns(ctx, workflow) {
       }
       throw error62;
     }
-    const list3 = data.workflow_runs ?? [];
-    for (const run2 of list3) {
+    const list4 = data.workflow_runs ?? [];
+    for (const run2 of list4) {
       const title = run2.display_title ?? run2.name ?? "";
       const parsed = parseRunTitle(title);
       const status = run2.status ?? "queued";
@@ -82915,8 +85383,8 @@ async function fetchWorkerRuns(ctx, workflow) {
         attempt: parsed?.attempt ?? null
       });
     }
-    const oldest = list3[list3.length - 1];
-    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+    const oldest = list4[list4.length - 1];
+    if (list4.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
   }
   return runs;
 }
@@ -83060,8 +85528,8 @@ async function pointBranch(ctx, effect) {
 }
 
 // src/github/snapshot/snapshot-response.ts
-function compact(list3) {
-  return (list3 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
+function compact(list4) {
+  return (list4 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
 }
 
 // src/github/snapshot/buried-comments.ts
@@ -83555,11 +86023,11 @@ function taskBranchRefPrefix(branchPrefix) {
   return `refs/heads/${branchPrefix.slice(0, branchPrefix.lastIndexOf("/") + 1)}`;
 }
 function listedTaskBranches(data, listedWith, branchPrefix) {
-  const list3 = data.repository?.taskBranches;
-  if (!list3 || listedWith !== branchPrefix) return void 0;
+  const list4 = data.repository?.taskBranches;
+  if (!list4 || listedWith !== branchPrefix) return void 0;
   const dir = taskBranchRefPrefix(branchPrefix).slice("refs/heads/".length);
   const out = {};
-  for (const node3 of compact(list3.nodes)) {
+  for (const node3 of compact(list4.nodes)) {
     const name = dir + node3.name;
     const oid = node3.target?.oid;
     if (oid && issueOfTaskBranch(branchPrefix, name) !== null) out[name] = oid;
@@ -83988,10 +86456,10 @@ async function findOlder(ctx, effect) {
         page
       })
     );
-    const list3 = Array.isArray(data) ? data : [];
-    const own4 = list3.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
+    const list4 = Array.isArray(data) ? data : [];
+    const own4 = list4.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
     if (own4) return own4.id;
-    if (list3.length < 100) return null;
+    if (list4.length < 100) return null;
   }
   return null;
 }
@@ -84499,8 +86967,8 @@ async function findTrackingIssue(ctx) {
   };
   if (ctx.botLogin) params.creator = ctx.botLogin;
   const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
-  const list3 = response.data ?? [];
-  return list3.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+  const list4 = response.data ?? [];
+  return list4.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
 }
 async function writeTracking(ctx, effect) {
   if (effect.body.length > 65536) {
@@ -85090,17 +87558,17 @@ async function reconcileOnce(options2, log) {
       chosen.source === "last-good" ? "the last good configuration stays in force until the file is fixed" : "no earlier valid configuration: nothing is dispatched or merged until the file is fixed"
     );
   }
-  const at = now();
-  const limitWait = limitWaitFor(options2, at.getTime());
+  const at2 = now();
+  const limitWait = limitWaitFor(options2, at2.getTime());
   const decision = decide({
-    snapshot: options2.endingRunId ? withRunEnded(world, options2.endingRunId, at) : world,
+    snapshot: options2.endingRunId ? withRunEnded(world, options2.endingRunId, at2) : world,
     state,
     config: fileConfig,
     configError,
     lastGoodConfig: lastGoodConfig2,
     configHeld: chosen.source === "none",
-    now: at,
-    dispatchIdSeed: at.getTime().toString(36),
+    now: at2,
+    dispatchIdSeed: at2.getTime().toString(36),
     start: options2.start ?? null,
     githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null
   });
@@ -85110,7 +87578,7 @@ async function reconcileOnce(options2, log) {
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
   if (decision.alerts?.length && !report.conflict && stateWritten(report.outcomes)) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
-    else options2.alerts?.send(inForce.alerts.webhook, decision.alerts, options2.repo, at);
+    else options2.alerts?.send(inForce.alerts.webhook, decision.alerts, options2.repo, at2);
   }
   const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
   return {
@@ -85258,28 +87726,28 @@ function createControllerApp(options2 = {}) {
     if (installations && Date.now() - installations.at < ttl) return installations.list;
     if (!probot) return [];
     const ids = await listInstallationIds(await probot.auth());
-    const list3 = [];
+    const list4 = [];
     for (const installationId of ids) {
       const repos = await listInstallationRepos(await probot.auth(installationId));
-      list3.push({ installationId, repos });
+      list4.push({ installationId, repos });
     }
-    installations = { at: Date.now(), list: list3 };
-    const installed2 = new Set(list3.flatMap((i) => i.repos.map(repoKey)));
+    installations = { at: Date.now(), list: list4 };
+    const installed2 = new Set(list4.flatMap((i) => i.repos.map(repoKey)));
     book.retain(installed2);
     options2.metrics?.retain(installed2);
-    return list3;
+    return list4;
   }
   async function tickOnce() {
     if (!probot || stopped2) return;
-    let list3;
+    let list4;
     try {
-      list3 = await listInstallations();
+      list4 = await listInstallations();
     } catch (error62) {
       log.error(`tick: could not list installations: ${error62.message}`);
       return;
     }
     const runs = [];
-    for (const installation of list3) {
+    for (const installation of list4) {
       if (installation.repos.length === 0) continue;
       let octokit;
       try {

@@ -2709,18 +2709,18 @@ var init_parse = __esm({
       return result.issues.length === 0;
     };
     _encode = (_Err) => {
-      const parse7 = _parse(_Err);
+      const parse8 = _parse(_Err);
       const fn = (schema, value, _ctx, _params) => {
         const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-        return parse7(schema, value, ctx, finalizeParams(fn, _params));
+        return parse8(schema, value, ctx, finalizeParams(fn, _params));
       };
       return fn;
     };
     encode = /* @__PURE__ */ _encode($ZodRealError);
     _decode = (_Err) => {
-      const parse7 = _parse(_Err);
+      const parse8 = _parse(_Err);
       const fn = (schema, value, _ctx, _params) => {
-        return parse7(schema, value, _ctx, finalizeParams(fn, _params));
+        return parse8(schema, value, _ctx, finalizeParams(fn, _params));
       };
       return fn;
     };
@@ -3645,7 +3645,7 @@ function capSize(inst, size) {
   if (!caps.length)
     return;
   const cap = Math.min(...caps.map((c) => c[0]));
-  const parse7 = inst._zod.parse;
+  const parse8 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n = size(payload.value);
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
@@ -3659,7 +3659,7 @@ function capSize(inst, size) {
         }
       }
     }
-    return parse7(payload, ctx);
+    return parse8(payload, ctx);
   };
 }
 function handleArrayResult(result, final, index3) {
@@ -21285,7 +21285,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node3, rewritten) : node3;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run2(s) {
+  function run3(s) {
     const cached2 = cache.get(s);
     if (cached2 === RESOLVING) {
       return new $ZodLazy({
@@ -21311,21 +21311,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k2 of keys) {
-          const mapped = run2(oldShape[k2]);
+          const mapped = run3(oldShape[k2]);
           if (mapped !== oldShape[k2])
             changed = true;
           newShape[k2] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run2(def.catchall);
+          newCatchall = run3(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run2(def.element);
+        const mapped = run3(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -21333,14 +21333,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run2(item);
+          const mapped = run3(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run2(def.rest);
+          newRest = run3(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -21348,12 +21348,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run2(def.keyType);
-        const newVal = run2(def.valueType);
+        const newKey = run3(def.keyType);
+        const newVal = run3(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run2(def.valueType);
+        const newVal = run3(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -21361,7 +21361,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run2(opt);
+          const mapped = run3(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -21369,8 +21369,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run2(def.left);
-        const newRight = run2(def.right);
+        const newLeft = run3(def.left);
+        const newRight = run3(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -21382,23 +21382,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run2(def.innerType);
+        const newInner = run3(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run2(def.in);
-        const newOut = run2(def.out);
+        const newIn = run3(def.in);
+        const newOut = run3(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run2(def.input);
-        const newOutput = run2(def.output);
+        const newInput = run3(def.input);
+        const newOutput = run3(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run2(original()) });
+        return clone(s, { ...rest, getter: () => run3(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -21429,7 +21429,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run2(schema);
+  return run3(schema);
 }
 var RESOLVING;
 var init_visit = __esm({
@@ -28952,831 +28952,1221 @@ var init_gate_pattern = __esm({
   }
 });
 
-// src/core/gates/supply-chain-gate.ts
-var DEFAULT_REGISTRIES;
-var init_supply_chain_gate = __esm({
-  "src/core/gates/supply-chain-gate.ts"() {
+// src/core/gates/source-allowance.ts
+var init_source_allowance = __esm({
+  "src/core/gates/source-allowance.ts"() {
     "use strict";
-    DEFAULT_REGISTRIES = [
-      // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
-      "registry.npmjs.org",
-      "registry.yarnpkg.com",
-      // PyPI: the index and the files it links to
-      "pypi.org",
-      "files.pythonhosted.org",
-      // crates.io: the sparse index and the download host
-      "index.crates.io",
-      "static.crates.io",
-      "crates.io"
-    ];
   }
 });
 
-// src/core/agent/pricing.ts
-function bareModel(model) {
-  const trimmed = model.trim().toLowerCase();
-  const slash = trimmed.lastIndexOf("/");
-  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
-}
-function priceOf(model, overrides = []) {
-  if (!model) return null;
-  const tables = [
-    Object.fromEntries(
-      overrides.map((entry) => [
-        entry.model.trim().toLowerCase(),
-        { input: entry.input, output: entry.output }
-      ])
-    ),
-    DEFAULT_PRICES
-  ];
-  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
-    for (const table2 of tables) {
-      const exact = table2[candidate];
-      if (exact) return { model: candidate, price: exact };
-      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
-      if (prefix) return { model: prefix, price: table2[prefix] };
-    }
-  }
-  return null;
-}
-function costOf(usage, price) {
-  const usd = (usage.input * price.input + usage.output * price.output) / 1e6;
-  return Math.round(usd * 1e6) / 1e6;
-}
-function unpricedAgents(agents, overrides = []) {
-  return agents.filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null).map((agent) => ({ preset: agent.preset, model: agent.model }));
-}
-var DEFAULT_PRICES, SELF_PRICING_PRESETS;
-var init_pricing = __esm({
-  "src/core/agent/pricing.ts"() {
-    "use strict";
-    init_presets();
-    DEFAULT_PRICES = Object.assign(
-      {},
-      ...PRESETS.map((preset) => preset.prices)
-    );
-    SELF_PRICING_PRESETS = new Set(
-      PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
-    );
+// node_modules/smol-toml/dist/error.js
+var init_error = __esm({
+  "node_modules/smol-toml/dist/error.js"() {
   }
 });
 
-// src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path21) {
-  return ctx.issues.some((issue3) => path21.every((segment, i) => issue3.path?.[i] === segment));
-}
-function crossIssue(ctx, path21, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path21, input: input2, message, params: { expected, value: input2 } });
-}
-function checkAgent(agent, ctx) {
-  if (!isPlainObject2(agent)) return;
-  const { preset, command, env } = agent;
-  if (preset === "custom" && !hasIssueAt(ctx, ["preset"]) && !hasIssueAt(ctx, ["command"])) {
-    if (typeof command !== "string" || !command.includes(PROMPT_FILE_PLACEHOLDER)) {
-      crossIssue(
-        ctx,
-        ["command"],
-        command,
-        `preset \`custom\` needs a command containing ${PROMPT_FILE_PLACEHOLDER}`,
-        `a shell command containing ${PROMPT_FILE_PLACEHOLDER} (required by preset "custom")`
-      );
-    }
+// node_modules/smol-toml/dist/primitive.js
+var init_primitive = __esm({
+  "node_modules/smol-toml/dist/primitive.js"() {
+    init_error();
   }
-  if (Array.isArray(env)) {
-    env.forEach((name, i) => {
-      if (typeof name === "string" && FORBIDDEN_AGENT_ENV.includes(name.toUpperCase())) {
-        crossIssue(
-          ctx,
-          ["env", i],
-          name,
-          `${name} may not be passed to the agent`,
-          `a variable name other than ${FORBIDDEN_AGENT_ENV.join(", ")} (the GitHub token is never passed to the agent)`
-        );
+});
+
+// node_modules/smol-toml/dist/date.js
+var init_date = __esm({
+  "node_modules/smol-toml/dist/date.js"() {
+  }
+});
+
+// node_modules/smol-toml/dist/extract.js
+var init_extract = __esm({
+  "node_modules/smol-toml/dist/extract.js"() {
+    init_primitive();
+    init_struct();
+    init_error();
+    init_date();
+  }
+});
+
+// node_modules/smol-toml/dist/util.js
+var init_util2 = __esm({
+  "node_modules/smol-toml/dist/util.js"() {
+    init_error();
+  }
+});
+
+// node_modules/smol-toml/dist/struct.js
+var init_struct = __esm({
+  "node_modules/smol-toml/dist/struct.js"() {
+    init_primitive();
+    init_extract();
+    init_util2();
+    init_error();
+  }
+});
+
+// node_modules/smol-toml/dist/parse.js
+var init_parse3 = __esm({
+  "node_modules/smol-toml/dist/parse.js"() {
+    init_struct();
+    init_extract();
+    init_util2();
+    init_error();
+  }
+});
+
+// node_modules/smol-toml/dist/stringify.js
+var HAS_WELLFORMED;
+var init_stringify = __esm({
+  "node_modules/smol-toml/dist/stringify.js"() {
+    HAS_WELLFORMED = !!"".isWellFormed;
+  }
+});
+
+// node_modules/smol-toml/dist/index.js
+var init_dist = __esm({
+  "node_modules/smol-toml/dist/index.js"() {
+    init_parse3();
+    init_stringify();
+    init_date();
+    init_error();
+  }
+});
+
+// src/core/gates/toml-table.ts
+var init_toml_table = __esm({
+  "src/core/gates/toml-table.ts"() {
+    "use strict";
+    init_dist();
+  }
+});
+
+// src/core/gates/cargo-manifest-rules.ts
+var init_cargo_manifest_rules = __esm({
+  "src/core/gates/cargo-manifest-rules.ts"() {
+    "use strict";
+    init_source_allowance();
+    init_toml_table();
+  }
+});
+
+// src/core/gates/lockfile-line-sources.ts
+var init_lockfile_line_sources = __esm({
+  "src/core/gates/lockfile-line-sources.ts"() {
+    "use strict";
+    init_source_allowance();
+  }
+});
+
+// node_modules/json5/lib/unicode.js
+var require_unicode = __commonJS({
+  "node_modules/json5/lib/unicode.js"(exports2, module) {
+    module.exports.Space_Separator = /[\u1680\u2000-\u200A\u202F\u205F\u3000]/;
+    module.exports.ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
+    module.exports.ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
+  }
+});
+
+// node_modules/json5/lib/util.js
+var require_util = __commonJS({
+  "node_modules/json5/lib/util.js"(exports2, module) {
+    var unicode = require_unicode();
+    module.exports = {
+      isSpaceSeparator(c) {
+        return typeof c === "string" && unicode.Space_Separator.test(c);
+      },
+      isIdStartChar(c) {
+        return typeof c === "string" && (c >= "a" && c <= "z" || c >= "A" && c <= "Z" || c === "$" || c === "_" || unicode.ID_Start.test(c));
+      },
+      isIdContinueChar(c) {
+        return typeof c === "string" && (c >= "a" && c <= "z" || c >= "A" && c <= "Z" || c >= "0" && c <= "9" || c === "$" || c === "_" || c === "\u200C" || c === "\u200D" || unicode.ID_Continue.test(c));
+      },
+      isDigit(c) {
+        return typeof c === "string" && /[0-9]/.test(c);
+      },
+      isHexDigit(c) {
+        return typeof c === "string" && /[0-9A-Fa-f]/.test(c);
       }
-    });
-  }
-}
-function checkConfig(config2, ctx) {
-  if (!isPlainObject2(config2)) return;
-  const num = (path21) => {
-    const value = getAt(config2, path21);
-    return typeof value === "number" && !hasIssueAt(ctx, path21) ? value : null;
-  };
-  const ordered = (low, high, strict) => {
-    const lo = num(low);
-    const hi = num(high);
-    if (lo === null || hi === null || (strict ? hi > lo : hi >= lo)) return;
-    const lowName = formatPath(low);
-    crossIssue(
-      ctx,
-      high,
-      hi,
-      `${formatPath(high)} must be ${strict ? "greater than" : "at least"} ${lowName}`,
-      `an integer ${strict ? "greater than" : "\u2265"} ${lowName} (${lo})`
-    );
-  };
-  ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
-  ordered(["retryBaseMs"], ["retryMaxMs"], false);
-  ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
-  checkUsdBudgets(config2, ctx);
-  checkWorkspaces(config2.workspaces, ctx);
-  const labels = config2.labels;
-  if (isPlainObject2(labels))
-    reportSameNames(
-      ctx,
-      Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
-      (path21, first) => [
-        `${path21.join(".")} is the same label as ${first.join(".")}`,
-        `a label name different from ${first.join(".")} (names are compared case-insensitively)`
-      ]
-    );
-}
-function reportSameNames(ctx, entries, say) {
-  const seen = /* @__PURE__ */ new Map();
-  for (const { path: path21, name } of entries) {
-    if (typeof name !== "string" || hasIssueAt(ctx, path21)) continue;
-    const normalized = name.trim().toLowerCase();
-    const first = seen.get(normalized);
-    if (first === void 0) {
-      seen.set(normalized, path21);
-      continue;
-    }
-    const [message, expected] = say(path21, first);
-    crossIssue(ctx, path21, name, message, expected);
-  }
-}
-function checkUsdBudgets(config2, ctx) {
-  const budgets = config2.budgets;
-  if (!isPlainObject2(budgets)) return;
-  const agents = config2.agents;
-  if (!isPlainObject2(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
-  const bestOf = isPlainObject2(config2.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config2.bestOf.candidates : [];
-  const list3 = [
-    agents.primary ?? {},
-    ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
-    ...Array.isArray(bestOf) ? bestOf : []
-  ].filter(isPlainObject2).map((agent) => ({
-    preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
-    model: typeof agent.model === "string" ? agent.model : null
-  }));
-  const prices = Array.isArray(config2.prices) ? config2.prices.filter(
-    (p) => isPlainObject2(p) && typeof p.model === "string"
-  ) : [];
-  const unpriced = unpricedAgents(list3, prices);
-  if (unpriced.length === 0) return;
-  const which = unpriced.map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`).join(", ");
-  for (const scope of ["task", "session"]) {
-    const usd = getAt(config2, ["budgets", scope, "usd"]);
-    if (typeof usd !== "number" || hasIssueAt(ctx, ["budgets", scope, "usd"])) continue;
-    crossIssue(
-      ctx,
-      ["budgets", scope, "usd"],
-      usd,
-      `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
-      `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`
-    );
-  }
-}
-function checkWorkspaces(workspaces, ctx) {
-  if (!Array.isArray(workspaces)) return;
-  const at = (path21) => `workspaces[${path21[1]}].${path21[2]}`;
-  for (const key of ["name", "label"])
-    reportSameNames(
-      ctx,
-      workspaces.map((workspace, i) => ({
-        path: ["workspaces", i, key],
-        name: isPlainObject2(workspace) ? workspace[key] : void 0
-      })),
-      (path21, first) => [
-        `${at(path21)} is the same as ${at(first)}`,
-        `a ${key} no other workspace has (compared case-insensitively)`
-      ]
-    );
-}
-var init_cross_field_checks = __esm({
-  "src/core/config/cross-field-checks.ts"() {
-    "use strict";
-    init_config_constants();
-    init_key_paths();
-    init_pricing();
-    init_presets();
+    };
   }
 });
 
-// src/core/config/config-section-schemas.ts
-var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, EpicsSchema, PlanGateSchema, MAX_BEST_OF_CANDIDATES, BestOfSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
-var init_config_section_schemas = __esm({
-  "src/core/config/config-section-schemas.ts"() {
-    "use strict";
-    init_zod();
-    init_gate_pattern();
-    init_supply_chain_gate();
-    init_presets();
-    init_config_constants();
-    init_cross_field_checks();
-    init_key_paths();
-    nonBlank = (expected) => external_exports.string().regex(/\S/).meta({ [EXPECTED]: expected });
-    LABEL_EXPECTED = "a label name: not blank, at most 50 characters";
-    label = (defaultName, meaning) => external_exports.string().max(50).regex(/\S/).default(defaultName).meta({ description: meaning, [EXPECTED]: LABEL_EXPECTED });
-    LabelsSchema = external_exports.strictObject({
-      ready: label("autopilot:ready", "An open issue with this label is a task Autopilot may pick up."),
-      inProgress: label("autopilot:in-progress", "A worker is running on the task."),
-      review: label(
-        "autopilot:review",
-        "The task's pull request is open and waits for its checks, reviews and the human gate."
-      ),
-      blocked: label("autopilot:blocked", "The task cannot go on without something outside Autopilot."),
-      needsHuman: label(
-        "autopilot:needs-human",
-        "The agent asked a question, or the human gate needs a person's approval."
-      ),
-      timeout: label("autopilot:timeout", "The task ran out of iterations or wall-clock time."),
-      failed: label("autopilot:failed", "The task failed (after its retries)."),
-      critical: label("critical", "Priority tag: adds `scoring.critical` to the task's score."),
-      quickWin: label("quick-win", "Priority tag: adds `scoring.quickWin` to the task's score."),
-      exclude: label("autopilot:exclude", "Autopilot never picks an issue with this label, even a ready one.")
-    }).prefault({}).describe(
-      "Label names. Labels carry each task's state on GitHub; a task has exactly one state label at a time. Names must be distinct (GitHub compares them case-insensitively)."
-    );
-    ENV_NAME2 = /^[A-Za-z_][A-Za-z0-9_]*$/;
-    AgentObjectSchema = external_exports.strictObject({
-      preset: external_exports.enum(PRESET_NAMES).default(DEFAULT_PRESET).describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
-      model: nonBlank("a model name (not blank)").nullable().default(null).describe("Model passed to the agent CLI; null uses the CLI's own default."),
-      args: external_exports.array(external_exports.string()).default([]).describe("Extra command-line arguments for the agent CLI."),
-      env: external_exports.array(
-        external_exports.string().regex(ENV_NAME2).meta({
-          [EXPECTED]: "an environment variable name (letters, digits and _, not starting with a digit)"
-        })
-      ).default([]).describe(
-        "Environment variable names passed to the agent besides its preset's model keys, `PATH` and the runner's toolchain variables (docs/WORKER.md, *Toolchains*): list a variable here to pass it even when its name looks like a secret (e.g. `NPM_TOKEN`); everything else of the runner is withheld. The GitHub and Actions tokens and another preset's model key can never be listed."
-      ),
-      command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`).nullable().default(null).describe(
-        `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain \`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`
-      )
-    }).superRefine(checkAgent, { when: (payload) => isPlainObject2(payload.value) });
-    AGENTS_EXPECTED = "a list (at most 5) of agents, each a mapping with the same keys as `agents.primary`: preset, model, args, env, command";
-    AgentsSchema = external_exports.strictObject({
-      primary: AgentObjectSchema.prefault({}).describe("The agent that works on every task."),
-      fallbacks: external_exports.array(AgentObjectSchema).max(5).default([]).meta({
-        description: "Agents tried in order when the one before them keeps hitting rate limits; same keys as `primary`.",
-        [EXPECTED]: AGENTS_EXPECTED
-      })
-    }).prefault({}).describe("The coding agents: a primary and ordered fallbacks.");
-    RateLimitSchema = external_exports.strictObject({
-      retries: external_exports.int().min(0).max(20).default(3).describe("Retries of an agent run after a rate limit, before switching to the next fallback agent."),
-      baseMs: external_exports.int().min(0).max(36e5).default(5e3).describe("First wait after a rate limit, in milliseconds."),
-      factor: external_exports.number().min(1).max(10).default(3).describe("Each further wait is the previous one times this factor."),
-      maxWaitMs: external_exports.int().min(0).max(864e5).default(3e5).describe("Longest single wait, in milliseconds (at least `baseMs`)."),
-      usageLimitWaitMs: external_exports.int().min(6e4).max(7 * 864e5).default(36e5).describe(
-        "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, in milliseconds. The task resumes after it; the reason shown says it was assumed."
-      )
-    }).prefault({}).describe(
-      "Backoff when an agent reports a rate limit: waits of baseMs \xD7 factor^retry, capped at maxWaitMs."
-    );
-    REGISTRY_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
-    SupplyChainSchema = external_exports.strictObject({
-      lifecycleScripts: external_exports.boolean().default(true).describe(
-        "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and a `binding.gyp`."
-      ),
-      registrySettings: external_exports.boolean().default(true).describe(
-        "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, \u2026), index settings in pyproject.toml, and package.json's `packageManager` and `pnpm` fields."
-      ),
-      lockfileSources: external_exports.boolean().default(true).describe(
-        "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on another host, git, a local path, a go.mod `replace`, a requirements `--index-url`)."
-      ),
-      registries: external_exports.array(
-        external_exports.string().regex(REGISTRY_HOST).meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" })
-      ).default([...DEFAULT_REGISTRIES]).describe(
-        "Hosts packages may be downloaded from over https; replaces the default list (the public npm, PyPI and crates.io hosts), so list those too when you add a private registry."
-      )
-    }).prefault({}).describe("The supply-chain rules: what installs and builds is code too. Each rule can be turned off.");
-    HumanGateSchema = external_exports.strictObject({
-      enabled: external_exports.boolean().default(true).describe(
-        "Check each task's diff, touched paths and agent commands against the gate rules. When false, only the built-in never-auto-approve rules still fire: they cannot be turned off."
-      ),
-      patterns: external_exports.array(
-        nonBlank("a regular expression in RE2 syntax (not blank)").superRefine((source, ctx) => {
-          const compiled = compileGatePattern(source);
-          if (!compiled.ok) {
-            ctx.addIssue({
-              code: "custom",
-              message: `pattern not accepted: ${compiled.reason}`,
-              input: source,
-              params: {
-                expected: `a regular expression the linear-time (RE2) engine accepts: ${compiled.reason}; write ${compiled.instead}`
-              }
-            });
+// node_modules/json5/lib/parse.js
+var require_parse = __commonJS({
+  "node_modules/json5/lib/parse.js"(exports2, module) {
+    var util2 = require_util();
+    var source;
+    var parseState;
+    var stack;
+    var pos;
+    var line;
+    var column;
+    var token;
+    var key;
+    var root;
+    module.exports = function parse8(text4, reviver) {
+      source = String(text4);
+      parseState = "start";
+      stack = [];
+      pos = 0;
+      line = 1;
+      column = 0;
+      token = void 0;
+      key = void 0;
+      root = void 0;
+      do {
+        token = lex();
+        parseStates[parseState]();
+      } while (token.type !== "eof");
+      if (typeof reviver === "function") {
+        return internalize({ "": root }, "", reviver);
+      }
+      return root;
+    };
+    function internalize(holder, name, reviver) {
+      const value = holder[name];
+      if (value != null && typeof value === "object") {
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) {
+            const key2 = String(i);
+            const replacement = internalize(value, key2, reviver);
+            if (replacement === void 0) {
+              delete value[key2];
+            } else {
+              Object.defineProperty(value, key2, {
+                value: replacement,
+                writable: true,
+                enumerable: true,
+                configurable: true
+              });
+            }
           }
-        })
-      ).default([]).describe(
-        "Extra regular expressions (RE2 syntax: no lookarounds or backreferences; no slashes) matched case-insensitively against the diff and the commands the agent ran, in linear time; a match needs a person's approval before merging. Added to the built-in rules."
-      ),
-      paths: external_exports.array(nonBlank("a glob pattern such as `infra/**` (not blank)")).default([]).describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval."),
-      supplyChain: SupplyChainSchema
-    }).prefault({}).describe("The human gate: changes that need a person's approval before their pull request merges.");
-    MergeSchema = external_exports.strictObject({
-      auto: external_exports.boolean().default(true).describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
-      method: external_exports.enum(["merge", "squash", "rebase"]).default("squash").describe("How pull requests are merged."),
-      requiredChecks: external_exports.array(nonBlank("a check name (not blank)")).default([]).describe("Names of the checks that must pass before merging; empty means every check on the PR."),
-      deleteBranch: external_exports.boolean().default(true).describe("Delete the task branch after merging."),
-      checksTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe("How long to wait for the pull request's checks to finish."),
-      maxFeedbackRounds: external_exports.int().min(0).max(20).default(3).describe(
-        "How many times failing checks, requested changes or merge conflicts send a task back to a worker."
-      )
-    }).prefault({}).describe("Merging a task's pull request.");
-    tokenBudget = (scope) => external_exports.int().min(1).nullable().default(null).describe(`Most tokens (input + output) ${scope}; null means no limit.`);
-    usdBudget = (scope) => external_exports.number().positive().nullable().default(null).describe(
-      `Most US dollars of agent cost ${scope}; null means no limit. Every configured agent must have a known cost (a CLI that prices its own usage, or a model priced in \`prices\` or the built-in table): a configuration whose USD budget some agent could spend past is refused.`
-    );
-    BudgetsSchema = external_exports.strictObject({
-      task: external_exports.strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") }).prefault({}).describe(
-        "Budget of one task, earlier attempts included. The worker meters each run as its CLI streams usage and stops it when it reaches what is left (Claude Code is also given it as `--max-budget-usd`), commits and pushes the work so far, and ends with `budget_exceeded`; a CLI that reports usage only at its end (Gemini CLI) is checked after each run."
-      ),
-      session: external_exports.strictObject({
-        tokens: tokenBudget("a whole session may use"),
-        usd: usdBudget("a whole session may use")
-      }).prefault({}).describe(
-        "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together."
-      )
-    }).prefault({}).describe("Token and cost budgets.");
-    PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
-    PricesSchema = external_exports.array(
-      external_exports.strictObject({
-        model: external_exports.string().trim().min(1).max(200).describe("A model name, as given to the agent or as its CLI reports it."),
-        input: external_exports.number().min(0).max(1e4).describe("US dollars per million input tokens."),
-        output: external_exports.number().min(0).max(1e4).describe("US dollars per million output tokens.")
-      })
-    ).max(100).default([]).meta({
-      description: "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
-      [EXPECTED]: PRICES_EXPECTED
-    });
-    weight = (defaultValue, meaning) => external_exports.number().min(0).max(1e3).default(defaultValue).describe(meaning);
-    ScoringSchema = external_exports.strictObject({
-      unblocks: weight(10, "Points per open issue that finishing this task unblocks."),
-      critical: weight(50, "Points for the `critical` label."),
-      quickWin: weight(30, "Points for the `quick-win` label."),
-      nearCompleteParent: weight(20, "Points when more than half of the parent issue's sub-issues are done."),
-      retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
-    }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
-    SessionSchema = external_exports.strictObject({
-      autoStart: external_exports.boolean().default(true).describe(
-        "Start a session by itself when work is ready (a task labeled ready by someone with write access, or new work after a completed session). `false`: the session waits, and the dashboard says so, until somebody with write access comments `/autopilot start`."
-      )
-    }).prefault({}).describe("How a session begins.");
-    CleanupSchema = external_exports.strictObject({
-      staleBranchDays: external_exports.union([external_exports.literal("off"), external_exports.number().positive().max(3650)]).default("off").meta({
-        description: "Delete the branch (and close the pull request) of a failed, timed-out or skipped task once nothing was pushed to it for this many days (fractions allowed), and only when every push to it was Autopilot's own (GitHub's record of who pushed, never the commits' author fields): a branch a person pushed to is kept, and so is one pushed to after Autopilot judged it (it is deleted only while still at the commit it was judged at). `off` keeps every branch until `/autopilot cleanup #N`.",
-        [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
-      })
-    }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
-    EpicsSchema = external_exports.strictObject({
-      closeParent: external_exports.boolean().default(true).describe(
-        "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent stays open and its progress comment says all are done."
-      )
-    }).prefault({}).describe(
-      "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
-    );
-    PlanGateSchema = external_exports.strictObject({
-      enabled: external_exports.boolean().default(false).describe(
-        "Every task first gets a planning run: the agent reads the code and proposes a plan (nothing it changes is kept or pushed), posted on the issue; the task waits, needing a human, until a writer approves it with `/autopilot approve #N` (a comment with changes instead gets a new plan with those words). The approved plan goes to the agent with the task."
-      ),
-      label: external_exports.string().trim().min(1).max(50).default("autopilot:plan").describe("A task with this label gets the plan gate even when `enabled` is false.")
-    }).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
-    MAX_BEST_OF_CANDIDATES = 4;
-    BestOfSchema = external_exports.strictObject({
-      candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list3) => list3.length !== 1, {
-        message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)"
-      }).meta({
-        description: "The agents of a best-of round, same keys as `agents.primary` (a preset, a model\u2026): each works the task from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: best of N is off.",
-        [EXPECTED]: `no entries, or 2 to ${MAX_BEST_OF_CANDIDATES} agents, each a mapping with the same keys as \`agents.primary\``
-      }),
-      label: external_exports.string().trim().min(1).max(50).default("autopilot:best-of").describe("A task with this label is worked as a best-of round (when `candidates` lists agents)."),
-      onRetry: external_exports.boolean().default(false).describe(
-        "A task's attempt after one that ended without a pull request (failed, timed out, crashed, retried) is worked as a best-of round, label or not."
-      ),
-      checksWaitMinutes: external_exports.int().min(0).max(240).default(30).describe(
-        "How long the choice waits, after the last candidate finished, for the candidates' pull-request checks; a candidate whose checks are still running then counts as not passing them."
-      )
-    }).prefault({}).describe(
-      "Best of N: the candidates work one after another, each from the default branch on its own branch; the winner is chosen by evidence (the quality gate passed, the PR's checks passed, no human-gate rule fired, the smaller diff; the earlier candidate on a tie) and continues as the task's pull request on the task branch; the other candidates' pull requests are closed and their branches deleted. Every candidate's cost counts against the task's budget and is shown."
-    );
-    DefinitionOfReadySchema = external_exports.strictObject({
-      minWords: external_exports.int().min(0).max(1e4).default(0).describe(
-        "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
-      ),
-      sections: external_exports.array(external_exports.string().trim().min(1).max(100)).max(20).default([]).describe(
-        "Headings a ready task's body must have, each followed by text (`### Goal`, as GitHub writes the fields of an issue form; any heading level, case ignored). `autopilot init` writes an issue form with Goal, Acceptance criteria, Files or areas and Out of scope, and sets `[Goal, Acceptance criteria]` here."
-      )
-    }).prefault({}).describe(
-      "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); `autopilot init` turns it on."
-    );
-    REPO_DIRECTORY = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\\\0\r\n]+$/;
-    WorkspacesSchema = external_exports.array(
-      external_exports.strictObject({
-        name: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/).meta({
-          description: "The workspace's name, as the prompt and the quality results show it.",
-          [EXPECTED]: "a name of letters, digits, `.`, `_` and `-` (at most 60)"
-        }),
-        paths: external_exports.array(nonBlank("a path glob (not blank)")).min(1).max(50).meta({
-          description: "Globs of the paths that belong to it (as `humanGate.paths`: `packages/api/**`, or `packages/api/` for everything below).",
-          [EXPECTED]: "a non-empty list of path globs"
-        }),
-        directory: external_exports.string().regex(REPO_DIRECTORY).max(200).nullable().default(null).meta({
-          description: "Where its quality commands run and where an agent routed to it starts (its own instructions file, such as CLAUDE.md or AGENTS.md, is read from there by the agent CLIs); null: the repository's root.",
-          [EXPECTED]: "a directory relative to the repository's root, without `..`"
-        }),
-        qualityCommands: external_exports.array(nonBlank("a shell command (not blank)")).max(20).default([]).describe("Shell commands that must pass when a change touches the workspace (run in `directory`)."),
-        label: external_exports.string().trim().min(1).max(50).nullable().default(null).describe("A label that routes a task to this workspace: its agent starts in `directory`.")
-      })
-    ).max(50).default([]).meta({
-      description: "Monorepo workspaces. A change runs the quality commands of each workspace whose paths it touches, and the top-level `qualityCommands` only when it touches files of no workspace (or there are no workspaces); a task labeled with a workspace's `label` is worked from its `directory`.",
-      [EXPECTED]: "a list of { name, paths, directory, qualityCommands, label }"
-    });
-  }
-});
-
-// src/core/agent/network-allow.ts
-function isIP(text4) {
-  if (IPV4.safeParse(text4).success) return 4;
-  return IPV6.safeParse(text4).success ? 6 : 0;
-}
-function parsePort(text4) {
-  if (!/^\d{1,5}$/.test(text4)) return null;
-  const port = Number(text4);
-  return port >= 1 && port <= 65535 ? port : null;
-}
-function splitHostPort(text4) {
-  const value = text4.trim().toLowerCase();
-  if (value.startsWith("[")) {
-    const end = value.indexOf("]");
-    if (end < 0) return null;
-    const rest = value.slice(end + 1);
-    if (rest !== "" && !rest.startsWith(":")) return null;
-    return { host: value.slice(1, end), port: rest ? rest.slice(1) : null };
-  }
-  const colon = value.lastIndexOf(":");
-  if (colon >= 0 && value.indexOf(":") !== colon) return { host: value, port: null };
-  const host = colon >= 0 ? value.slice(0, colon) : value;
-  return {
-    host: host.endsWith(".") ? host.slice(0, -1) : host,
-    port: colon >= 0 ? value.slice(colon + 1) : null
-  };
-}
-function parseAllowEntry(raw) {
-  const text4 = raw.trim().toLowerCase();
-  const fail = (why2) => ({
-    ok: false,
-    error: `${JSON.stringify(raw)}: ${why2} (write a host such as "api.example.com", "*.example.com", "127.0.0.1:8080" or "[::1]:8080")`
-  });
-  if (text4 === "") return fail("empty");
-  if (/^[a-z][a-z0-9+.-]*:\/\//.test(text4))
-    return fail("a host, not a URL: leave out the scheme and the path");
-  if (/[/?#@\s]/.test(text4)) return fail("a host, not a URL: no path, user or spaces");
-  const split = splitHostPort(text4);
-  if (!split) return fail("an IPv6 address needs its closing bracket");
-  let port = null;
-  if (split.port !== null) {
-    port = parsePort(split.port);
-    if (port === null) return fail(`the port ${JSON.stringify(split.port)} is not a number from 1 to 65535`);
-  }
-  let { host } = split;
-  let kind = "exact";
-  if (host.startsWith("*.")) {
-    kind = "suffix";
-    host = host.slice(2);
-    if (isIP(host)) return fail("a wildcard covers host names, not addresses");
-    if (!host.includes("."))
-      return fail("a wildcard needs a domain with a dot in it (`*.example.com`), not a top-level domain");
-  }
-  if (host.includes("*"))
-    return fail("a wildcard is allowed only as the whole first label (`*.example.com`)");
-  if (isIP(host) === 6 && !text4.startsWith("[")) {
-    return fail("an IPv6 address is written in brackets");
-  }
-  if (!isIP(host) && !HOST_NAME.test(host)) return fail("not a host name");
-  return { ok: true, entry: { text: text4, kind, host, port } };
-}
-function parseAllowList(entries) {
-  const parsed = [];
-  const errors = [];
-  for (const raw of entries) {
-    const one2 = parseAllowEntry(raw);
-    if (one2.ok) parsed.push(one2.entry);
-    else errors.push(one2.error);
-  }
-  return { entries: parsed, errors };
-}
-function hostPortText(host, port) {
-  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-}
-function matchAllowList(entries, host, port) {
-  const name = host.toLowerCase().replace(/\.$/, "");
-  const portAllowed = (entry) => entry.port === null ? DEFAULT_PORTS.includes(port) : entry.port === port;
-  const literal2 = isIP(name) !== 0;
-  const exact = entries.find((entry) => entry.kind === "exact" && entry.host === name && portAllowed(entry));
-  if (exact || literal2) return exact ?? null;
-  return entries.find(
-    (entry) => entry.kind === "suffix" && name.endsWith(`.${entry.host}`) && portAllowed(entry)
-  ) ?? null;
-}
-var IPV4, IPV6, LABEL, HOST_NAME, DEFAULT_PORTS;
-var init_network_allow = __esm({
-  "src/core/agent/network-allow.ts"() {
-    "use strict";
-    init_zod();
-    IPV4 = external_exports.ipv4();
-    IPV6 = external_exports.ipv6();
-    LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
-    HOST_NAME = new RegExp(`^(?:${LABEL}\\.)*${LABEL}$`);
-    DEFAULT_PORTS = [80, 443];
-  }
-});
-
-// src/core/config/network-schema.ts
-var AllowEntrySchema, NetworkSchema;
-var init_network_schema = __esm({
-  "src/core/config/network-schema.ts"() {
-    "use strict";
-    init_zod();
-    init_network_allow();
-    init_config_constants();
-    AllowEntrySchema = external_exports.string().superRefine((value, context) => {
-      const parsed = parseAllowEntry(value);
-      if (!parsed.ok) {
-        context.addIssue({
-          code: "custom",
-          message: parsed.error,
-          params: { expected: parsed.error.replace(/^"(?:[^"\\]|\\.)*": /, "") }
-        });
+        } else {
+          for (const key2 in value) {
+            const replacement = internalize(value, key2, reviver);
+            if (replacement === void 0) {
+              delete value[key2];
+            } else {
+              Object.defineProperty(value, key2, {
+                value: replacement,
+                writable: true,
+                enumerable: true,
+                configurable: true
+              });
+            }
+          }
+        }
       }
-    });
-    NetworkSchema = external_exports.union([
-      external_exports.literal("open"),
-      external_exports.strictObject({
-        allow: external_exports.array(AllowEntrySchema).max(200).default([]).describe(
-          "Hosts the agent may reach besides its preset's model API and the hosts of the base URLs passed in `agents.*.env`: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: ports 80 and 443)."
-        )
-      })
-    ]).default({ allow: [] }).meta({
-      description: "The agent's network (docs/WORKER.md, *The agent's network*). Its sandbox has none of its own; its one way out is the worker's proxy, which lets through the preset's model API, the hosts of the base URLs passed in `agents.*.env`, and the hosts `allow` lists: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: 80 and 443), such as `{ allow: [registry.npmjs.org, '127.0.0.1:43123'] }`. Refused hosts are listed in the job summary and the progress comment. `open` gives the agent the runner's whole network (named on the dashboard). Only `.github/autopilot.yml` on the default branch can set it.",
-      [EXPECTED]: '"open" or a mapping { allow: [hosts] }'
-    });
-  }
-});
-
-// src/core/config/quality-schema.ts
-var REPORT_PATH, CoverageSchema, QualitySchema;
-var init_quality_schema = __esm({
-  "src/core/config/quality-schema.ts"() {
-    "use strict";
-    init_zod();
-    init_config_constants();
-    REPORT_PATH = /^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\0\r\n\\]+(?<!\/)$/;
-    CoverageSchema = external_exports.strictObject({
-      threshold: external_exports.number().min(0).max(100).default(0).describe(
-        "Lowest percentage of lines (statements for a Go cover profile) the tests must run for the gate to pass, such as 80. 0 turns the coverage check off (no report is looked for)."
-      ),
-      report: external_exports.string().max(300).regex(REPORT_PATH).default("auto").meta({
-        description: "The coverage report the quality commands write, as a path in the repository, or `auto` for the first found of `coverage/lcov.info`, `lcov.info`, `coverage/coverage-summary.json`, `coverage/cobertura-coverage.xml`, `coverage.xml`, `coverage.out`, `cover.out`. Its format (lcov, Istanbul JSON summary, Cobertura XML, Go cover profile) is recognised from its content. It is removed before the commands run, so only a report they write counts.",
-        [EXPECTED]: '"auto" or a relative path inside the repository, such as coverage/lcov.info'
-      })
-    }).prefault({}).describe(
-      "A coverage threshold, checked after every quality command passed: below it, or with no readable report, the gate fails like a failing command and the agent is told the measured coverage. The report is written by the agent's tests: docs/SECURITY.md says what this does and does not prove."
-    );
-    QualitySchema = external_exports.strictObject({
-      reruns: external_exports.int().min(0).max(10).default(3).describe(
-        "Times a failing quality command is run again before it counts as failing; one that passes on a re-run is reported as flaky. A command stopped by `iterationTimeoutMinutes` is not run again. 0 runs each once."
-      ),
-      coverage: CoverageSchema
-    }).prefault({}).describe(
-      "The test gate around `qualityCommands`: re-runs of failing commands (flaky tests) and an optional coverage threshold. A gate that keeps failing (see `maxIgnoredCompletionCycles`) sends the task to a person (`needs-human`) with the failing output, rather than failing it."
-    );
-  }
-});
-
-// src/core/config/config-schema.ts
-function deepFreeze(value) {
-  if (typeof value === "object" && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-function agentLabel(agent) {
-  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
-}
-function everyAgent(config2) {
-  return [config2.agents.primary, ...config2.agents.fallbacks, ...config2.bestOf.candidates];
-}
-var BRANCH_PREFIX, WORKFLOW_FILE, MAX_ITERATIONS, ConfigSchema, DEFAULT_CONFIG;
-var init_config_schema = __esm({
-  "src/core/config/config-schema.ts"() {
-    "use strict";
-    init_zod();
-    init_alerts_schema();
-    init_config_constants();
-    init_config_section_schemas();
-    init_cross_field_checks();
-    init_key_paths();
-    init_network_schema();
-    init_quality_schema();
-    BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
-    WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
-    MAX_ITERATIONS = 500;
-    ConfigSchema = external_exports.strictObject({
-      labels: LabelsSchema,
-      mode: external_exports.enum(["auto", "semi-auto"]).default("auto").describe(
-        "`auto`: a running session dispatches the best-scored ready tasks into free slots by itself. `semi-auto`: it starts no worker on its own (nor for a task back in the queue after a pause, a crash or an answer); the dashboard names the task it would pick next and why, and a person with write access starts a task with `/autopilot run #N`."
-      ),
-      session: SessionSchema,
-      maxParallel: external_exports.int().min(1).max(20).default(2).describe("Most tasks worked on at the same time."),
-      maxIterations: external_exports.int().min(1).max(MAX_ITERATIONS).default(50).describe("Most agent iterations for one task before it ends with `timeout`."),
-      timeoutMinutes: external_exports.int().min(1).max(4320).default(30).describe(
-        "Wall clock of one worker job, in minutes, before the task ends with `timeout`. GitHub-hosted runners stop any job after 360."
-      ),
-      iterationTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe(
-        "Longest single agent run, in minutes; its whole process tree is killed after it. One iteration's quality step (every command and re-run together) gets the same time."
-      ),
-      stuckThreshold: external_exports.int().min(1).max(100).default(5).describe("Iterations in a row without a new commit before a stuck warning."),
-      stuckStopThreshold: external_exports.int().min(2).max(200).default(10).describe(
-        "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold)."
-      ),
-      maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(1).describe(
-        "Completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; N feeds the failures back to the agent N\u22121 times first."
-      ),
-      completion: external_exports.enum(["promise", "objective"]).default("promise").describe(
-        "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality commands passing (none configured or detected: the PR's checks are the only gate). `objective`: the agent's objective marker `<promise>OBJECTIVE_MET: \u2026</promise>`, which names each requirement of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE (or the marker with a blank statement) does not end the task, and with no quality commands the task stops as blocked."
-      ),
-      iterationDelayMs: external_exports.int().min(0).max(36e5).default(0).describe(
-        "Pause between one iteration and the next, in milliseconds (after the commit and push, before the next agent run): spaces out an agent's API calls. Waits for rate limits come on top."
-      ),
-      errorStrategy: external_exports.enum(["retry", "skip", "abort"]).default("retry").describe(
-        "What a failed task leads to: `retry` it (up to maxRetries, with backoff), `skip` to the next task, or `abort` the session."
-      ),
-      maxRetries: external_exports.int().min(0).max(20).default(2).describe("Retries of a failed task (errorStrategy `retry`)."),
-      retryBaseMs: external_exports.int().min(0).max(864e5).default(6e4).describe(
-        "Re-dispatch delay of a retry is retryBaseMs \xD7 2^attempt milliseconds, capped by retryMaxMs."
-      ),
-      retryMaxMs: external_exports.int().min(0).max(6048e5).default(36e5).describe("Longest retry delay, in milliseconds (at least retryBaseMs)."),
-      consecutiveErrorThreshold: external_exports.int().min(1).max(100).default(3).describe("Failed tasks in a row that pause the session."),
-      agents: AgentsSchema,
-      recoverPrimary: external_exports.boolean().default(true).describe(
-        "After a rate or usage limit moved the job to a fallback agent, go back to the primary once its limit has lifted (the reset time it printed, or rateLimit.maxWaitMs after the switch when it printed none), at the next iteration of the same job. false keeps the fallback for the rest of the job."
-      ),
-      rateLimit: RateLimitSchema,
-      qualityCommands: external_exports.union([external_exports.literal("auto"), external_exports.array(nonBlank("a shell command (not blank)")).min(1)]).default("auto").meta({
-        description: "Shell commands that must pass before a task counts as done (run in order, in the repository root), or `auto` to detect them from the repository (package.json scripts, Makefile, \u2026).",
-        [EXPECTED]: '"auto" or a non-empty list of shell commands'
-      }),
-      quality: QualitySchema,
-      workspaces: WorkspacesSchema,
-      setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
-        description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
-        [EXPECTED]: "a list of shell commands"
-      }),
-      setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
-      humanGate: HumanGateSchema,
-      definitionOfReady: DefinitionOfReadySchema,
-      planGate: PlanGateSchema,
-      bestOf: BestOfSchema,
-      merge: MergeSchema,
-      cleanup: CleanupSchema,
-      epics: EpicsSchema,
-      budgets: BudgetsSchema,
-      prices: PricesSchema,
-      scoring: ScoringSchema,
-      branchPrefix: external_exports.string().max(100).regex(BRANCH_PREFIX).default("autopilot/").meta({
-        description: "Task branches are named `<branchPrefix>issue-N`.",
-        [EXPECTED]: "a git branch-name prefix such as `autopilot/`: no spaces, `..`, `//`, `@{` or any of `~^:?*[\\`, not starting with `/`, `.` or `-`"
-      }),
-      workerWorkflow: external_exports.string().regex(WORKFLOW_FILE).default("autopilot-worker.yml").meta({
-        description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
-        [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`"
-      }),
-      dryRun: external_exports.boolean().default(false).describe(
-        "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
-      ),
-      isolation: external_exports.enum(["namespace", "uid", "none"]).default("namespace").describe(
-        "How the agent is kept away from the worker and the runner: `namespace` (the default) runs the agent, the agent-side git and the quality commands in a bubblewrap sandbox (their own PID, mount and network namespaces, the host read-only, the worker's files hidden) as a separate unprivileged OS user; `uid` uses the separate user only (weaker: no namespace, the agent sees the host's processes and files its user may read, and has the host's network); `none` runs them as the worker's own user, which can then read the token. The worker refuses to start when the chosen wall is impossible (no bubblewrap or no namespaces for `namespace`; no root and no password-less sudo for either). Only `.github/autopilot.yml` on the default branch can set it."
-      ),
-      network: NetworkSchema,
-      alerts: AlertsSchema
-    }).superRefine(checkConfig, { when: (payload) => isPlainObject2(payload.value) }).meta({
-      title: "Autopilot configuration (.github/autopilot.yml)",
-      description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
-    });
-    DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
-  }
-});
-
-// src/core/config/config-json-schema.ts
-function asNode(value) {
-  return isPlainObject2(value) ? value : void 0;
-}
-function internalJsonSchema() {
-  internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
-  return internalSchemaCache;
-}
-function schemaAt(root, path21) {
-  let node3 = root;
-  for (const segment of path21) {
-    node3 = node3 ? stepInto(node3, segment) : void 0;
-  }
-  return node3;
-}
-function stepInto(node3, segment) {
-  if (Array.isArray(node3.anyOf)) {
-    for (const alternative of node3.anyOf) {
-      const alt = asNode(alternative);
-      const inner = alt ? stepInto(alt, segment) : void 0;
-      if (inner) return inner;
+      return reviver.call(holder, name, value);
     }
-    return void 0;
-  }
-  if (typeof segment === "number") return asNode(node3.items);
-  const properties = asNode(node3.properties);
-  return properties && Object.hasOwn(properties, String(segment)) ? asNode(properties[String(segment)]) : void 0;
-}
-var internalSchemaCache;
-var init_config_json_schema = __esm({
-  "src/core/config/config-json-schema.ts"() {
-    "use strict";
-    init_zod();
-    init_config_constants();
-    init_config_schema();
-    init_key_paths();
+    var lexState;
+    var buffer;
+    var doubleQuote2;
+    var sign;
+    var c;
+    function lex() {
+      lexState = "default";
+      buffer = "";
+      doubleQuote2 = false;
+      sign = 1;
+      for (; ; ) {
+        c = peek();
+        const token2 = lexStates[lexState]();
+        if (token2) {
+          return token2;
+        }
+      }
+    }
+    function peek() {
+      if (source[pos]) {
+        return String.fromCodePoint(source.codePointAt(pos));
+      }
+    }
+    function read() {
+      const c2 = peek();
+      if (c2 === "\n") {
+        line++;
+        column = 0;
+      } else if (c2) {
+        column += c2.length;
+      } else {
+        column++;
+      }
+      if (c2) {
+        pos += c2.length;
+      }
+      return c2;
+    }
+    var lexStates = {
+      default() {
+        switch (c) {
+          case "	":
+          case "\v":
+          case "\f":
+          case " ":
+          case "\xA0":
+          case "\uFEFF":
+          case "\n":
+          case "\r":
+          case "\u2028":
+          case "\u2029":
+            read();
+            return;
+          case "/":
+            read();
+            lexState = "comment";
+            return;
+          case void 0:
+            read();
+            return newToken("eof");
+        }
+        if (util2.isSpaceSeparator(c)) {
+          read();
+          return;
+        }
+        return lexStates[parseState]();
+      },
+      comment() {
+        switch (c) {
+          case "*":
+            read();
+            lexState = "multiLineComment";
+            return;
+          case "/":
+            read();
+            lexState = "singleLineComment";
+            return;
+        }
+        throw invalidChar(read());
+      },
+      multiLineComment() {
+        switch (c) {
+          case "*":
+            read();
+            lexState = "multiLineCommentAsterisk";
+            return;
+          case void 0:
+            throw invalidChar(read());
+        }
+        read();
+      },
+      multiLineCommentAsterisk() {
+        switch (c) {
+          case "*":
+            read();
+            return;
+          case "/":
+            read();
+            lexState = "default";
+            return;
+          case void 0:
+            throw invalidChar(read());
+        }
+        read();
+        lexState = "multiLineComment";
+      },
+      singleLineComment() {
+        switch (c) {
+          case "\n":
+          case "\r":
+          case "\u2028":
+          case "\u2029":
+            read();
+            lexState = "default";
+            return;
+          case void 0:
+            read();
+            return newToken("eof");
+        }
+        read();
+      },
+      value() {
+        switch (c) {
+          case "{":
+          case "[":
+            return newToken("punctuator", read());
+          case "n":
+            read();
+            literal2("ull");
+            return newToken("null", null);
+          case "t":
+            read();
+            literal2("rue");
+            return newToken("boolean", true);
+          case "f":
+            read();
+            literal2("alse");
+            return newToken("boolean", false);
+          case "-":
+          case "+":
+            if (read() === "-") {
+              sign = -1;
+            }
+            lexState = "sign";
+            return;
+          case ".":
+            buffer = read();
+            lexState = "decimalPointLeading";
+            return;
+          case "0":
+            buffer = read();
+            lexState = "zero";
+            return;
+          case "1":
+          case "2":
+          case "3":
+          case "4":
+          case "5":
+          case "6":
+          case "7":
+          case "8":
+          case "9":
+            buffer = read();
+            lexState = "decimalInteger";
+            return;
+          case "I":
+            read();
+            literal2("nfinity");
+            return newToken("numeric", Infinity);
+          case "N":
+            read();
+            literal2("aN");
+            return newToken("numeric", NaN);
+          case '"':
+          case "'":
+            doubleQuote2 = read() === '"';
+            buffer = "";
+            lexState = "string";
+            return;
+        }
+        throw invalidChar(read());
+      },
+      identifierNameStartEscape() {
+        if (c !== "u") {
+          throw invalidChar(read());
+        }
+        read();
+        const u = unicodeEscape();
+        switch (u) {
+          case "$":
+          case "_":
+            break;
+          default:
+            if (!util2.isIdStartChar(u)) {
+              throw invalidIdentifier();
+            }
+            break;
+        }
+        buffer += u;
+        lexState = "identifierName";
+      },
+      identifierName() {
+        switch (c) {
+          case "$":
+          case "_":
+          case "\u200C":
+          case "\u200D":
+            buffer += read();
+            return;
+          case "\\":
+            read();
+            lexState = "identifierNameEscape";
+            return;
+        }
+        if (util2.isIdContinueChar(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("identifier", buffer);
+      },
+      identifierNameEscape() {
+        if (c !== "u") {
+          throw invalidChar(read());
+        }
+        read();
+        const u = unicodeEscape();
+        switch (u) {
+          case "$":
+          case "_":
+          case "\u200C":
+          case "\u200D":
+            break;
+          default:
+            if (!util2.isIdContinueChar(u)) {
+              throw invalidIdentifier();
+            }
+            break;
+        }
+        buffer += u;
+        lexState = "identifierName";
+      },
+      sign() {
+        switch (c) {
+          case ".":
+            buffer = read();
+            lexState = "decimalPointLeading";
+            return;
+          case "0":
+            buffer = read();
+            lexState = "zero";
+            return;
+          case "1":
+          case "2":
+          case "3":
+          case "4":
+          case "5":
+          case "6":
+          case "7":
+          case "8":
+          case "9":
+            buffer = read();
+            lexState = "decimalInteger";
+            return;
+          case "I":
+            read();
+            literal2("nfinity");
+            return newToken("numeric", sign * Infinity);
+          case "N":
+            read();
+            literal2("aN");
+            return newToken("numeric", NaN);
+        }
+        throw invalidChar(read());
+      },
+      zero() {
+        switch (c) {
+          case ".":
+            buffer += read();
+            lexState = "decimalPoint";
+            return;
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+          case "x":
+          case "X":
+            buffer += read();
+            lexState = "hexadecimal";
+            return;
+        }
+        return newToken("numeric", sign * 0);
+      },
+      decimalInteger() {
+        switch (c) {
+          case ".":
+            buffer += read();
+            lexState = "decimalPoint";
+            return;
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util2.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      decimalPointLeading() {
+        if (util2.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalFraction";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalPoint() {
+        switch (c) {
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util2.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalFraction";
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      decimalFraction() {
+        switch (c) {
+          case "e":
+          case "E":
+            buffer += read();
+            lexState = "decimalExponent";
+            return;
+        }
+        if (util2.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      decimalExponent() {
+        switch (c) {
+          case "+":
+          case "-":
+            buffer += read();
+            lexState = "decimalExponentSign";
+            return;
+        }
+        if (util2.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalExponentInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalExponentSign() {
+        if (util2.isDigit(c)) {
+          buffer += read();
+          lexState = "decimalExponentInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      decimalExponentInteger() {
+        if (util2.isDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      hexadecimal() {
+        if (util2.isHexDigit(c)) {
+          buffer += read();
+          lexState = "hexadecimalInteger";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      hexadecimalInteger() {
+        if (util2.isHexDigit(c)) {
+          buffer += read();
+          return;
+        }
+        return newToken("numeric", sign * Number(buffer));
+      },
+      string() {
+        switch (c) {
+          case "\\":
+            read();
+            buffer += escape2();
+            return;
+          case '"':
+            if (doubleQuote2) {
+              read();
+              return newToken("string", buffer);
+            }
+            buffer += read();
+            return;
+          case "'":
+            if (!doubleQuote2) {
+              read();
+              return newToken("string", buffer);
+            }
+            buffer += read();
+            return;
+          case "\n":
+          case "\r":
+            throw invalidChar(read());
+          case "\u2028":
+          case "\u2029":
+            separatorChar(c);
+            break;
+          case void 0:
+            throw invalidChar(read());
+        }
+        buffer += read();
+      },
+      start() {
+        switch (c) {
+          case "{":
+          case "[":
+            return newToken("punctuator", read());
+        }
+        lexState = "value";
+      },
+      beforePropertyName() {
+        switch (c) {
+          case "$":
+          case "_":
+            buffer = read();
+            lexState = "identifierName";
+            return;
+          case "\\":
+            read();
+            lexState = "identifierNameStartEscape";
+            return;
+          case "}":
+            return newToken("punctuator", read());
+          case '"':
+          case "'":
+            doubleQuote2 = read() === '"';
+            lexState = "string";
+            return;
+        }
+        if (util2.isIdStartChar(c)) {
+          buffer += read();
+          lexState = "identifierName";
+          return;
+        }
+        throw invalidChar(read());
+      },
+      afterPropertyName() {
+        if (c === ":") {
+          return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      beforePropertyValue() {
+        lexState = "value";
+      },
+      afterPropertyValue() {
+        switch (c) {
+          case ",":
+          case "}":
+            return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      beforeArrayValue() {
+        if (c === "]") {
+          return newToken("punctuator", read());
+        }
+        lexState = "value";
+      },
+      afterArrayValue() {
+        switch (c) {
+          case ",":
+          case "]":
+            return newToken("punctuator", read());
+        }
+        throw invalidChar(read());
+      },
+      end() {
+        throw invalidChar(read());
+      }
+    };
+    function newToken(type, value) {
+      return {
+        type,
+        value,
+        line,
+        column
+      };
+    }
+    function literal2(s) {
+      for (const c2 of s) {
+        const p = peek();
+        if (p !== c2) {
+          throw invalidChar(read());
+        }
+        read();
+      }
+    }
+    function escape2() {
+      const c2 = peek();
+      switch (c2) {
+        case "b":
+          read();
+          return "\b";
+        case "f":
+          read();
+          return "\f";
+        case "n":
+          read();
+          return "\n";
+        case "r":
+          read();
+          return "\r";
+        case "t":
+          read();
+          return "	";
+        case "v":
+          read();
+          return "\v";
+        case "0":
+          read();
+          if (util2.isDigit(peek())) {
+            throw invalidChar(read());
+          }
+          return "\0";
+        case "x":
+          read();
+          return hexEscape();
+        case "u":
+          read();
+          return unicodeEscape();
+        case "\n":
+        case "\u2028":
+        case "\u2029":
+          read();
+          return "";
+        case "\r":
+          read();
+          if (peek() === "\n") {
+            read();
+          }
+          return "";
+        case "1":
+        case "2":
+        case "3":
+        case "4":
+        case "5":
+        case "6":
+        case "7":
+        case "8":
+        case "9":
+          throw invalidChar(read());
+        case void 0:
+          throw invalidChar(read());
+      }
+      return read();
+    }
+    function hexEscape() {
+      let buffer2 = "";
+      let c2 = peek();
+      if (!util2.isHexDigit(c2)) {
+        throw invalidChar(read());
+      }
+      buffer2 += read();
+      c2 = peek();
+      if (!util2.isHexDigit(c2)) {
+        throw invalidChar(read());
+      }
+      buffer2 += read();
+      return String.fromCodePoint(parseInt(buffer2, 16));
+    }
+    function unicodeEscape() {
+      let buffer2 = "";
+      let count2 = 4;
+      while (count2-- > 0) {
+        const c2 = peek();
+        if (!util2.isHexDigit(c2)) {
+          throw invalidChar(read());
+        }
+        buffer2 += read();
+      }
+      return String.fromCodePoint(parseInt(buffer2, 16));
+    }
+    var parseStates = {
+      start() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        push2();
+      },
+      beforePropertyName() {
+        switch (token.type) {
+          case "identifier":
+          case "string":
+            key = token.value;
+            parseState = "afterPropertyName";
+            return;
+          case "punctuator":
+            pop();
+            return;
+          case "eof":
+            throw invalidEOF();
+        }
+      },
+      afterPropertyName() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        parseState = "beforePropertyValue";
+      },
+      beforePropertyValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        push2();
+      },
+      beforeArrayValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        if (token.type === "punctuator" && token.value === "]") {
+          pop();
+          return;
+        }
+        push2();
+      },
+      afterPropertyValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        switch (token.value) {
+          case ",":
+            parseState = "beforePropertyName";
+            return;
+          case "}":
+            pop();
+        }
+      },
+      afterArrayValue() {
+        if (token.type === "eof") {
+          throw invalidEOF();
+        }
+        switch (token.value) {
+          case ",":
+            parseState = "beforeArrayValue";
+            return;
+          case "]":
+            pop();
+        }
+      },
+      end() {
+      }
+    };
+    function push2() {
+      let value;
+      switch (token.type) {
+        case "punctuator":
+          switch (token.value) {
+            case "{":
+              value = {};
+              break;
+            case "[":
+              value = [];
+              break;
+          }
+          break;
+        case "null":
+        case "boolean":
+        case "numeric":
+        case "string":
+          value = token.value;
+          break;
+      }
+      if (root === void 0) {
+        root = value;
+      } else {
+        const parent = stack[stack.length - 1];
+        if (Array.isArray(parent)) {
+          parent.push(value);
+        } else {
+          Object.defineProperty(parent, key, {
+            value,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      if (value !== null && typeof value === "object") {
+        stack.push(value);
+        if (Array.isArray(value)) {
+          parseState = "beforeArrayValue";
+        } else {
+          parseState = "beforePropertyName";
+        }
+      } else {
+        const current = stack[stack.length - 1];
+        if (current == null) {
+          parseState = "end";
+        } else if (Array.isArray(current)) {
+          parseState = "afterArrayValue";
+        } else {
+          parseState = "afterPropertyValue";
+        }
+      }
+    }
+    function pop() {
+      stack.pop();
+      const current = stack[stack.length - 1];
+      if (current == null) {
+        parseState = "end";
+      } else if (Array.isArray(current)) {
+        parseState = "afterArrayValue";
+      } else {
+        parseState = "afterPropertyValue";
+      }
+    }
+    function invalidChar(c2) {
+      if (c2 === void 0) {
+        return syntaxError(`JSON5: invalid end of input at ${line}:${column}`);
+      }
+      return syntaxError(`JSON5: invalid character '${formatChar(c2)}' at ${line}:${column}`);
+    }
+    function invalidEOF() {
+      return syntaxError(`JSON5: invalid end of input at ${line}:${column}`);
+    }
+    function invalidIdentifier() {
+      column -= 5;
+      return syntaxError(`JSON5: invalid identifier character at ${line}:${column}`);
+    }
+    function separatorChar(c2) {
+      console.warn(`JSON5: '${formatChar(c2)}' in strings is not valid ECMAScript; consider escaping`);
+    }
+    function formatChar(c2) {
+      const replacements = {
+        "'": "\\'",
+        '"': '\\"',
+        "\\": "\\\\",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\r": "\\r",
+        "	": "\\t",
+        "\v": "\\v",
+        "\0": "\\0",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029"
+      };
+      if (replacements[c2]) {
+        return replacements[c2];
+      }
+      if (c2 < " ") {
+        const hexString = c2.charCodeAt(0).toString(16);
+        return "\\x" + ("00" + hexString).substring(hexString.length);
+      }
+      return c2;
+    }
+    function syntaxError(message) {
+      const err = new SyntaxError(message);
+      err.lineNumber = line;
+      err.columnNumber = column;
+      return err;
+    }
   }
 });
 
-// src/core/config/describe-expected.ts
-function bounds(noun, node3) {
-  const min = typeof node3.minimum === "number" && node3.minimum > Number.MIN_SAFE_INTEGER ? node3.minimum : void 0;
-  const exclusiveMin = typeof node3.exclusiveMinimum === "number" ? node3.exclusiveMinimum : void 0;
-  const max = typeof node3.maximum === "number" && node3.maximum < Number.MAX_SAFE_INTEGER ? node3.maximum : void 0;
-  if (min !== void 0 && max !== void 0) return `${noun} from ${min} to ${max}`;
-  const parts = [];
-  if (min !== void 0) parts.push(`\u2265 ${min}`);
-  if (exclusiveMin !== void 0) parts.push(`> ${exclusiveMin}`);
-  if (max !== void 0) parts.push(`\u2264 ${max}`);
-  return parts.length ? `${noun} ${parts.join(" and ")}` : noun;
-}
-function describeSchemaNode(node3) {
-  if (typeof node3[EXPECTED] === "string") return node3[EXPECTED];
-  if (Array.isArray(node3.anyOf)) {
-    const alternatives = node3.anyOf.map((alt) => describeSchemaNode(asNode(alt) ?? {}));
-    return [...new Set(alternatives)].join(" or ");
-  }
-  if (Array.isArray(node3.enum)) {
-    const values = node3.enum.map((value) => JSON.stringify(value));
-    return values.length === 1 ? values[0] : `one of ${values.join(", ")}`;
-  }
-  if ("const" in node3) return JSON.stringify(node3.const);
-  switch (node3.type) {
-    case "null":
-      return "null";
-    case "boolean":
-      return "true or false";
-    case "integer":
-      return bounds("an integer", node3);
-    case "number":
-      return bounds("a number", node3);
-    case "string": {
-      const max = typeof node3.maxLength === "number" ? ` of at most ${node3.maxLength} characters` : "";
-      if (typeof node3.pattern === "string") return `a string matching /${node3.pattern}/${max}`;
-      return typeof node3.minLength === "number" && node3.minLength > 0 ? `a non-empty string${max}` : `a string${max}`;
-    }
-    case "array": {
-      const size = [];
-      if (typeof node3.minItems === "number" && node3.minItems > 0) size.push(`at least ${node3.minItems}`);
-      if (typeof node3.maxItems === "number") size.push(`at most ${node3.maxItems}`);
-      const items = asNode(node3.items);
-      const each = items ? `; each ${describeSchemaNode(items)}` : "";
-      return `a list${size.length ? ` (${size.join(", ")} items)` : ""}${each}`;
-    }
-    case "object": {
-      const keys = Object.keys(asNode(node3.properties) ?? {});
-      return keys.length ? `a mapping with the ${keys.length === 1 ? "key" : "keys"} ${keys.join(", ")}` : "a mapping";
-    }
-    default:
-      return "a valid value";
-  }
-}
-var init_describe_expected = __esm({
-  "src/core/config/describe-expected.ts"() {
-    "use strict";
-    init_config_constants();
-    init_config_json_schema();
+// node_modules/json5/lib/stringify.js
+var require_stringify = __commonJS({
+  "node_modules/json5/lib/stringify.js"(exports2, module) {
+    var util2 = require_util();
+    module.exports = function stringify2(value, replacer, space) {
+      const stack = [];
+      let indent2 = "";
+      let propertyList;
+      let replacerFunc;
+      let gap = "";
+      let quote;
+      if (replacer != null && typeof replacer === "object" && !Array.isArray(replacer)) {
+        space = replacer.space;
+        quote = replacer.quote;
+        replacer = replacer.replacer;
+      }
+      if (typeof replacer === "function") {
+        replacerFunc = replacer;
+      } else if (Array.isArray(replacer)) {
+        propertyList = [];
+        for (const v of replacer) {
+          let item;
+          if (typeof v === "string") {
+            item = v;
+          } else if (typeof v === "number" || v instanceof String || v instanceof Number) {
+            item = String(v);
+          }
+          if (item !== void 0 && propertyList.indexOf(item) < 0) {
+            propertyList.push(item);
+          }
+        }
+      }
+      if (space instanceof Number) {
+        space = Number(space);
+      } else if (space instanceof String) {
+        space = String(space);
+      }
+      if (typeof space === "number") {
+        if (space > 0) {
+          space = Math.min(10, Math.floor(space));
+          gap = "          ".substr(0, space);
+        }
+      } else if (typeof space === "string") {
+        gap = space.substr(0, 10);
+      }
+      return serializeProperty("", { "": value });
+      function serializeProperty(key, holder) {
+        let value2 = holder[key];
+        if (value2 != null) {
+          if (typeof value2.toJSON5 === "function") {
+            value2 = value2.toJSON5(key);
+          } else if (typeof value2.toJSON === "function") {
+            value2 = value2.toJSON(key);
+          }
+        }
+        if (replacerFunc) {
+          value2 = replacerFunc.call(holder, key, value2);
+        }
+        if (value2 instanceof Number) {
+          value2 = Number(value2);
+        } else if (value2 instanceof String) {
+          value2 = String(value2);
+        } else if (value2 instanceof Boolean) {
+          value2 = value2.valueOf();
+        }
+        switch (value2) {
+          case null:
+            return "null";
+          case true:
+            return "true";
+          case false:
+            return "false";
+        }
+        if (typeof value2 === "string") {
+          return quoteString(value2, false);
+        }
+        if (typeof value2 === "number") {
+          return String(value2);
+        }
+        if (typeof value2 === "object") {
+          return Array.isArray(value2) ? serializeArray(value2) : serializeObject(value2);
+        }
+        return void 0;
+      }
+      function quoteString(value2) {
+        const quotes = {
+          "'": 0.1,
+          '"': 0.2
+        };
+        const replacements = {
+          "'": "\\'",
+          '"': '\\"',
+          "\\": "\\\\",
+          "\b": "\\b",
+          "\f": "\\f",
+          "\n": "\\n",
+          "\r": "\\r",
+          "	": "\\t",
+          "\v": "\\v",
+          "\0": "\\0",
+          "\u2028": "\\u2028",
+          "\u2029": "\\u2029"
+        };
+        let product = "";
+        for (let i = 0; i < value2.length; i++) {
+          const c = value2[i];
+          switch (c) {
+            case "'":
+            case '"':
+              quotes[c]++;
+              product += c;
+              continue;
+            case "\0":
+              if (util2.isDigit(value2[i + 1])) {
+                product += "\\x00";
+                continue;
+              }
+          }
+          if (replacements[c]) {
+            product += replacements[c];
+            continue;
+          }
+          if (c < " ") {
+            let hexString = c.charCodeAt(0).toString(16);
+            product += "\\x" + ("00" + hexString).substring(hexString.length);
+            continue;
+          }
+          product += c;
+        }
+        const quoteChar = quote || Object.keys(quotes).reduce((a, b) => quotes[a] < quotes[b] ? a : b);
+        product = product.replace(new RegExp(quoteChar, "g"), replacements[quoteChar]);
+        return quoteChar + product + quoteChar;
+      }
+      function serializeObject(value2) {
+        if (stack.indexOf(value2) >= 0) {
+          throw TypeError("Converting circular structure to JSON5");
+        }
+        stack.push(value2);
+        let stepback = indent2;
+        indent2 = indent2 + gap;
+        let keys = propertyList || Object.keys(value2);
+        let partial2 = [];
+        for (const key of keys) {
+          const propertyString = serializeProperty(key, value2);
+          if (propertyString !== void 0) {
+            let member = serializeKey(key) + ":";
+            if (gap !== "") {
+              member += " ";
+            }
+            member += propertyString;
+            partial2.push(member);
+          }
+        }
+        let final;
+        if (partial2.length === 0) {
+          final = "{}";
+        } else {
+          let properties;
+          if (gap === "") {
+            properties = partial2.join(",");
+            final = "{" + properties + "}";
+          } else {
+            let separator = ",\n" + indent2;
+            properties = partial2.join(separator);
+            final = "{\n" + indent2 + properties + ",\n" + stepback + "}";
+          }
+        }
+        stack.pop();
+        indent2 = stepback;
+        return final;
+      }
+      function serializeKey(key) {
+        if (key.length === 0) {
+          return quoteString(key, true);
+        }
+        const firstChar = String.fromCodePoint(key.codePointAt(0));
+        if (!util2.isIdStartChar(firstChar)) {
+          return quoteString(key, true);
+        }
+        for (let i = firstChar.length; i < key.length; i++) {
+          if (!util2.isIdContinueChar(String.fromCodePoint(key.codePointAt(i)))) {
+            return quoteString(key, true);
+          }
+        }
+        return key;
+      }
+      function serializeArray(value2) {
+        if (stack.indexOf(value2) >= 0) {
+          throw TypeError("Converting circular structure to JSON5");
+        }
+        stack.push(value2);
+        let stepback = indent2;
+        indent2 = indent2 + gap;
+        let partial2 = [];
+        for (let i = 0; i < value2.length; i++) {
+          const propertyString = serializeProperty(String(i), value2);
+          partial2.push(propertyString !== void 0 ? propertyString : "null");
+        }
+        let final;
+        if (partial2.length === 0) {
+          final = "[]";
+        } else {
+          if (gap === "") {
+            let properties = partial2.join(",");
+            final = "[" + properties + "]";
+          } else {
+            let separator = ",\n" + indent2;
+            let properties = partial2.join(separator);
+            final = "[\n" + indent2 + properties + ",\n" + stepback + "]";
+          }
+        }
+        stack.pop();
+        indent2 = stepback;
+        return final;
+      }
+    };
   }
 });
 
-// src/core/config/config-reference.ts
-var init_config_reference = __esm({
-  "src/core/config/config-reference.ts"() {
-    "use strict";
-    init_config_schema();
-    init_config_json_schema();
-    init_describe_expected();
-    init_key_paths();
+// node_modules/json5/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/json5/lib/index.js"(exports2, module) {
+    var parse8 = require_parse();
+    var stringify2 = require_stringify();
+    var JSON52 = {
+      parse: parse8,
+      stringify: stringify2
+    };
+    module.exports = JSON52;
   }
 });
 
@@ -31160,7 +31550,7 @@ ${indent2}`);
 });
 
 // node_modules/yaml/dist/stringify/stringify.js
-var require_stringify = __commonJS({
+var require_stringify2 = __commonJS({
   "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
@@ -31250,7 +31640,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify(item, ctx, onComment, onChompKeep) {
+    function stringify2(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -31279,7 +31669,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str}`;
     }
     exports2.createStringifyContext = createStringifyContext;
-    exports2.stringify = stringify;
+    exports2.stringify = stringify2;
   }
 });
 
@@ -31289,7 +31679,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent: indent2, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -31311,7 +31701,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -31363,7 +31753,7 @@ ${indent2}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -31504,7 +31894,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log2 = require_log();
     var merge3 = require_merge();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key, value }) {
@@ -31540,7 +31930,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node3 of ctx.anchors.keys())
           strCtx.anchors.add(node3.anchor);
@@ -31607,12 +31997,12 @@ var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow3 = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options);
+      const stringify3 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify3(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent: indent2, options: { commentString } } = ctx;
@@ -31637,7 +32027,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str2 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -31704,7 +32094,7 @@ ${indent2}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str = stringify.stringify(item, itemCtx, () => comment = null);
+        let str = stringify2.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
         if (i < items.length - 1) {
           str += ",";
@@ -33065,7 +33455,7 @@ var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify2();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -33080,7 +33470,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options);
+      const ctx = stringify2.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -33102,7 +33492,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -33110,7 +33500,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines.push(stringify2.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -35246,7 +35636,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
-    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -35299,7 +35689,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value);
       return res;
     }
-    exports2.stringify = stringify;
+    exports2.stringify = stringify2;
   }
 });
 
@@ -37010,7 +37400,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse7(src, reviver, options) {
+    function parse8(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -37029,7 +37419,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value, replacer, options) {
+    function stringify2(value, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -37051,10 +37441,10 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports2.parse = parse7;
+    exports2.parse = parse8;
     exports2.parseAllDocuments = parseAllDocuments;
     exports2.parseDocument = parseDocument2;
-    exports2.stringify = stringify;
+    exports2.stringify = stringify2;
   }
 });
 
@@ -37107,6 +37497,868 @@ var require_dist = __commonJS({
     exports2.stringify = publicApi.stringify;
     exports2.visit = visit2.visit;
     exports2.visitAsync = visit2.visitAsync;
+  }
+});
+
+// src/core/gates/package-manifest-rules.ts
+var import_json5, import_yaml;
+var init_package_manifest_rules = __esm({
+  "src/core/gates/package-manifest-rules.ts"() {
+    "use strict";
+    import_json5 = __toESM(require_lib(), 1);
+    import_yaml = __toESM(require_dist(), 1);
+    init_source_allowance();
+  }
+});
+
+// src/core/gates/pyproject-rules.ts
+var init_pyproject_rules = __esm({
+  "src/core/gates/pyproject-rules.ts"() {
+    "use strict";
+    init_source_allowance();
+    init_toml_table();
+  }
+});
+
+// src/core/gates/requirements-lines.ts
+var init_requirements_lines = __esm({
+  "src/core/gates/requirements-lines.ts"() {
+    "use strict";
+    init_source_allowance();
+  }
+});
+
+// src/core/gates/supply-chain-gate.ts
+var DEFAULT_REGISTRIES;
+var init_supply_chain_gate = __esm({
+  "src/core/gates/supply-chain-gate.ts"() {
+    "use strict";
+    init_cargo_manifest_rules();
+    init_lockfile_line_sources();
+    init_package_manifest_rules();
+    init_pyproject_rules();
+    init_requirements_lines();
+    init_source_allowance();
+    DEFAULT_REGISTRIES = [
+      // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
+      "registry.npmjs.org",
+      "registry.yarnpkg.com",
+      // PyPI: the index and the files it links to
+      "pypi.org",
+      "files.pythonhosted.org",
+      // crates.io: the sparse index and the download host
+      "index.crates.io",
+      "static.crates.io",
+      "crates.io"
+    ];
+  }
+});
+
+// src/core/agent/pricing.ts
+function bareModel(model) {
+  const trimmed = model.trim().toLowerCase();
+  const slash = trimmed.lastIndexOf("/");
+  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+}
+function priceOf(model, overrides = []) {
+  if (!model) return null;
+  const tables = [
+    Object.fromEntries(
+      overrides.map((entry) => [
+        entry.model.trim().toLowerCase(),
+        { input: entry.input, output: entry.output }
+      ])
+    ),
+    DEFAULT_PRICES
+  ];
+  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
+    for (const table2 of tables) {
+      const exact = table2[candidate];
+      if (exact) return { model: candidate, price: exact };
+      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
+      if (prefix) return { model: prefix, price: table2[prefix] };
+    }
+  }
+  return null;
+}
+function costOf(usage, price) {
+  const usd = (usage.input * price.input + usage.output * price.output) / 1e6;
+  return Math.round(usd * 1e6) / 1e6;
+}
+function unpricedAgents(agents, overrides = []) {
+  return agents.filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null).map((agent) => ({ preset: agent.preset, model: agent.model }));
+}
+var DEFAULT_PRICES, SELF_PRICING_PRESETS;
+var init_pricing = __esm({
+  "src/core/agent/pricing.ts"() {
+    "use strict";
+    init_presets();
+    DEFAULT_PRICES = Object.assign(
+      {},
+      ...PRESETS.map((preset) => preset.prices)
+    );
+    SELF_PRICING_PRESETS = new Set(
+      PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
+    );
+  }
+});
+
+// src/core/config/cross-field-checks.ts
+function hasIssueAt(ctx, path21) {
+  return ctx.issues.some((issue3) => path21.every((segment, i) => issue3.path?.[i] === segment));
+}
+function crossIssue(ctx, path21, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path21, input: input2, message, params: { expected, value: input2 } });
+}
+function checkAgent(agent, ctx) {
+  if (!isPlainObject2(agent)) return;
+  const { preset, command, env } = agent;
+  if (preset === "custom" && !hasIssueAt(ctx, ["preset"]) && !hasIssueAt(ctx, ["command"])) {
+    if (typeof command !== "string" || !command.includes(PROMPT_FILE_PLACEHOLDER)) {
+      crossIssue(
+        ctx,
+        ["command"],
+        command,
+        `preset \`custom\` needs a command containing ${PROMPT_FILE_PLACEHOLDER}`,
+        `a shell command containing ${PROMPT_FILE_PLACEHOLDER} (required by preset "custom")`
+      );
+    }
+  }
+  if (Array.isArray(env)) {
+    env.forEach((name, i) => {
+      if (typeof name === "string" && FORBIDDEN_AGENT_ENV.includes(name.toUpperCase())) {
+        crossIssue(
+          ctx,
+          ["env", i],
+          name,
+          `${name} may not be passed to the agent`,
+          `a variable name other than ${FORBIDDEN_AGENT_ENV.join(", ")} (the GitHub token is never passed to the agent)`
+        );
+      }
+    });
+  }
+}
+function checkConfig(config2, ctx) {
+  if (!isPlainObject2(config2)) return;
+  const num = (path21) => {
+    const value = getAt(config2, path21);
+    return typeof value === "number" && !hasIssueAt(ctx, path21) ? value : null;
+  };
+  const ordered = (low, high, strict) => {
+    const lo = num(low);
+    const hi = num(high);
+    if (lo === null || hi === null || (strict ? hi > lo : hi >= lo)) return;
+    const lowName = formatPath(low);
+    crossIssue(
+      ctx,
+      high,
+      hi,
+      `${formatPath(high)} must be ${strict ? "greater than" : "at least"} ${lowName}`,
+      `an integer ${strict ? "greater than" : "\u2265"} ${lowName} (${lo})`
+    );
+  };
+  ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
+  ordered(["retryBaseMs"], ["retryMaxMs"], false);
+  ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
+  checkUsdBudgets(config2, ctx);
+  checkWorkspaces(config2.workspaces, ctx);
+  const labels = config2.labels;
+  if (isPlainObject2(labels))
+    reportSameNames(
+      ctx,
+      Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
+      (path21, first) => [
+        `${path21.join(".")} is the same label as ${first.join(".")}`,
+        `a label name different from ${first.join(".")} (names are compared case-insensitively)`
+      ]
+    );
+}
+function reportSameNames(ctx, entries, say) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const { path: path21, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path21)) continue;
+    const normalized = name.trim().toLowerCase();
+    const first = seen.get(normalized);
+    if (first === void 0) {
+      seen.set(normalized, path21);
+      continue;
+    }
+    const [message, expected] = say(path21, first);
+    crossIssue(ctx, path21, name, message, expected);
+  }
+}
+function checkUsdBudgets(config2, ctx) {
+  const budgets = config2.budgets;
+  if (!isPlainObject2(budgets)) return;
+  const agents = config2.agents;
+  if (!isPlainObject2(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
+  const bestOf = isPlainObject2(config2.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config2.bestOf.candidates : [];
+  const list3 = [
+    agents.primary ?? {},
+    ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
+    ...Array.isArray(bestOf) ? bestOf : []
+  ].filter(isPlainObject2).map((agent) => ({
+    preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
+    model: typeof agent.model === "string" ? agent.model : null
+  }));
+  const prices = Array.isArray(config2.prices) ? config2.prices.filter(
+    (p) => isPlainObject2(p) && typeof p.model === "string"
+  ) : [];
+  const unpriced = unpricedAgents(list3, prices);
+  if (unpriced.length === 0) return;
+  const which = unpriced.map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`).join(", ");
+  for (const scope of ["task", "session"]) {
+    const usd = getAt(config2, ["budgets", scope, "usd"]);
+    if (typeof usd !== "number" || hasIssueAt(ctx, ["budgets", scope, "usd"])) continue;
+    crossIssue(
+      ctx,
+      ["budgets", scope, "usd"],
+      usd,
+      `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
+      `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`
+    );
+  }
+}
+function checkWorkspaces(workspaces, ctx) {
+  if (!Array.isArray(workspaces)) return;
+  const at = (path21) => `workspaces[${path21[1]}].${path21[2]}`;
+  for (const key of ["name", "label"])
+    reportSameNames(
+      ctx,
+      workspaces.map((workspace, i) => ({
+        path: ["workspaces", i, key],
+        name: isPlainObject2(workspace) ? workspace[key] : void 0
+      })),
+      (path21, first) => [
+        `${at(path21)} is the same as ${at(first)}`,
+        `a ${key} no other workspace has (compared case-insensitively)`
+      ]
+    );
+}
+var init_cross_field_checks = __esm({
+  "src/core/config/cross-field-checks.ts"() {
+    "use strict";
+    init_config_constants();
+    init_key_paths();
+    init_pricing();
+    init_presets();
+  }
+});
+
+// src/core/config/config-section-schemas.ts
+var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, EpicsSchema, PlanGateSchema, MAX_BEST_OF_CANDIDATES, BestOfSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
+var init_config_section_schemas = __esm({
+  "src/core/config/config-section-schemas.ts"() {
+    "use strict";
+    init_zod();
+    init_gate_pattern();
+    init_supply_chain_gate();
+    init_presets();
+    init_config_constants();
+    init_cross_field_checks();
+    init_key_paths();
+    nonBlank = (expected) => external_exports.string().regex(/\S/).meta({ [EXPECTED]: expected });
+    LABEL_EXPECTED = "a label name: not blank, at most 50 characters";
+    label = (defaultName, meaning) => external_exports.string().max(50).regex(/\S/).default(defaultName).meta({ description: meaning, [EXPECTED]: LABEL_EXPECTED });
+    LabelsSchema = external_exports.strictObject({
+      ready: label("autopilot:ready", "An open issue with this label is a task Autopilot may pick up."),
+      inProgress: label("autopilot:in-progress", "A worker is running on the task."),
+      review: label(
+        "autopilot:review",
+        "The task's pull request is open and waits for its checks, reviews and the human gate."
+      ),
+      blocked: label("autopilot:blocked", "The task cannot go on without something outside Autopilot."),
+      needsHuman: label(
+        "autopilot:needs-human",
+        "The agent asked a question, or the human gate needs a person's approval."
+      ),
+      timeout: label("autopilot:timeout", "The task ran out of iterations or wall-clock time."),
+      failed: label("autopilot:failed", "The task failed (after its retries)."),
+      critical: label("critical", "Priority tag: adds `scoring.critical` to the task's score."),
+      quickWin: label("quick-win", "Priority tag: adds `scoring.quickWin` to the task's score."),
+      exclude: label("autopilot:exclude", "Autopilot never picks an issue with this label, even a ready one.")
+    }).prefault({}).describe(
+      "Label names. Labels carry each task's state on GitHub; a task has exactly one state label at a time. Names must be distinct (GitHub compares them case-insensitively)."
+    );
+    ENV_NAME2 = /^[A-Za-z_][A-Za-z0-9_]*$/;
+    AgentObjectSchema = external_exports.strictObject({
+      preset: external_exports.enum(PRESET_NAMES).default(DEFAULT_PRESET).describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
+      model: nonBlank("a model name (not blank)").nullable().default(null).describe("Model passed to the agent CLI; null uses the CLI's own default."),
+      args: external_exports.array(external_exports.string()).default([]).describe("Extra command-line arguments for the agent CLI."),
+      env: external_exports.array(
+        external_exports.string().regex(ENV_NAME2).meta({
+          [EXPECTED]: "an environment variable name (letters, digits and _, not starting with a digit)"
+        })
+      ).default([]).describe(
+        "Environment variable names passed to the agent besides its preset's model keys, `PATH` and the runner's toolchain variables (docs/WORKER.md, *Toolchains*): list a variable here to pass it even when its name looks like a secret (e.g. `NPM_TOKEN`); everything else of the runner is withheld. The GitHub and Actions tokens and another preset's model key can never be listed."
+      ),
+      command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`).nullable().default(null).describe(
+        `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain \`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`
+      )
+    }).superRefine(checkAgent, { when: (payload) => isPlainObject2(payload.value) });
+    AGENTS_EXPECTED = "a list (at most 5) of agents, each a mapping with the same keys as `agents.primary`: preset, model, args, env, command";
+    AgentsSchema = external_exports.strictObject({
+      primary: AgentObjectSchema.prefault({}).describe("The agent that works on every task."),
+      fallbacks: external_exports.array(AgentObjectSchema).max(5).default([]).meta({
+        description: "Agents tried in order when the one before them keeps hitting rate limits; same keys as `primary`.",
+        [EXPECTED]: AGENTS_EXPECTED
+      })
+    }).prefault({}).describe("The coding agents: a primary and ordered fallbacks.");
+    RateLimitSchema = external_exports.strictObject({
+      retries: external_exports.int().min(0).max(20).default(3).describe("Retries of an agent run after a rate limit, before switching to the next fallback agent."),
+      baseMs: external_exports.int().min(0).max(36e5).default(5e3).describe("First wait after a rate limit, in milliseconds."),
+      factor: external_exports.number().min(1).max(10).default(3).describe("Each further wait is the previous one times this factor."),
+      maxWaitMs: external_exports.int().min(0).max(864e5).default(3e5).describe("Longest single wait, in milliseconds (at least `baseMs`)."),
+      usageLimitWaitMs: external_exports.int().min(6e4).max(7 * 864e5).default(36e5).describe(
+        "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, in milliseconds. The task resumes after it; the reason shown says it was assumed."
+      )
+    }).prefault({}).describe(
+      "Backoff when an agent reports a rate limit: waits of baseMs \xD7 factor^retry, capped at maxWaitMs."
+    );
+    REGISTRY_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
+    SupplyChainSchema = external_exports.strictObject({
+      lifecycleScripts: external_exports.boolean().default(true).describe(
+        "Gate added or changed install-time scripts in any package.json, package.yaml or package.json5 (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and the files installs and builds run: `binding.gyp`, `build.rs` (and a Cargo.toml `build` script), `setup.py`, `setup.cfg`, `hatch_build.py`, `pdm_build.py`, an in-tree pyproject.toml build backend (`backend-path`) and its code, and dependency patches (`.yarn/patches/`, `patches/*.patch`)."
+      ),
+      registrySettings: external_exports.boolean().default(true).describe(
+        "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `bunfig.toml`, `pip.conf`, `uv.toml`, `poetry.toml`, `pdm.toml`, `.cargo/config.toml`, `rust-toolchain.toml`, \u2026), index settings in pyproject.toml, and a manifest's `packageManager`, `pnpm`, `trustedDependencies` and `dependenciesMeta` fields."
+      ),
+      lockfileSources: external_exports.boolean().default(true).describe(
+        "Accept lockfile and manifest sources only from `registries`, registry versions, and paths inside the repository; gate everything else (git, a tarball URL on another host, a GitHub shorthand, a path outside the repository, a go.mod `replace` by another module) and any lockfile or manifest the gate cannot read (`bun.lockb`, an unparseable file)."
+      ),
+      registries: external_exports.array(
+        external_exports.string().regex(REGISTRY_HOST).meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" })
+      ).default([...DEFAULT_REGISTRIES]).describe(
+        "Hosts packages may be downloaded from over https; replaces the default list (the public npm, PyPI and crates.io hosts), so list those too when you add a private registry."
+      )
+    }).prefault({}).describe("The supply-chain rules: what installs and builds is code too. Each rule can be turned off.");
+    HumanGateSchema = external_exports.strictObject({
+      enabled: external_exports.boolean().default(true).describe(
+        "Check each task's diff, touched paths and agent commands against the gate rules. When false, only the built-in never-auto-approve rules still fire: they cannot be turned off."
+      ),
+      patterns: external_exports.array(
+        nonBlank("a regular expression in RE2 syntax (not blank)").superRefine((source, ctx) => {
+          const compiled = compileGatePattern(source);
+          if (!compiled.ok) {
+            ctx.addIssue({
+              code: "custom",
+              message: `pattern not accepted: ${compiled.reason}`,
+              input: source,
+              params: {
+                expected: `a regular expression the linear-time (RE2) engine accepts: ${compiled.reason}; write ${compiled.instead}`
+              }
+            });
+          }
+        })
+      ).default([]).describe(
+        "Extra regular expressions (RE2 syntax: no lookarounds or backreferences; no slashes) matched case-insensitively against the diff and the commands the agent ran, in linear time; a match needs a person's approval before merging. Added to the built-in rules."
+      ),
+      paths: external_exports.array(nonBlank("a glob pattern such as `infra/**` (not blank)")).default([]).describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval."),
+      supplyChain: SupplyChainSchema
+    }).prefault({}).describe("The human gate: changes that need a person's approval before their pull request merges.");
+    MergeSchema = external_exports.strictObject({
+      auto: external_exports.boolean().default(true).describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
+      method: external_exports.enum(["merge", "squash", "rebase"]).default("squash").describe("How pull requests are merged."),
+      requiredChecks: external_exports.array(nonBlank("a check name (not blank)")).default([]).describe("Names of the checks that must pass before merging; empty means every check on the PR."),
+      deleteBranch: external_exports.boolean().default(true).describe("Delete the task branch after merging."),
+      checksTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe("How long to wait for the pull request's checks to finish."),
+      maxFeedbackRounds: external_exports.int().min(0).max(20).default(3).describe(
+        "How many times failing checks, requested changes or merge conflicts send a task back to a worker."
+      )
+    }).prefault({}).describe("Merging a task's pull request.");
+    tokenBudget = (scope) => external_exports.int().min(1).nullable().default(null).describe(`Most tokens (input + output) ${scope}; null means no limit.`);
+    usdBudget = (scope) => external_exports.number().positive().nullable().default(null).describe(
+      `Most US dollars of agent cost ${scope}; null means no limit. Every configured agent must have a known cost (a CLI that prices its own usage, or a model priced in \`prices\` or the built-in table): a configuration whose USD budget some agent could spend past is refused.`
+    );
+    BudgetsSchema = external_exports.strictObject({
+      task: external_exports.strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") }).prefault({}).describe(
+        "Budget of one task, earlier attempts included. The worker meters each run as its CLI streams usage and stops it when it reaches what is left (Claude Code is also given it as `--max-budget-usd`), commits and pushes the work so far, and ends with `budget_exceeded`; a CLI that reports usage only at its end (Gemini CLI) is checked after each run."
+      ),
+      session: external_exports.strictObject({
+        tokens: tokenBudget("a whole session may use"),
+        usd: usdBudget("a whole session may use")
+      }).prefault({}).describe(
+        "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together."
+      )
+    }).prefault({}).describe("Token and cost budgets.");
+    PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
+    PricesSchema = external_exports.array(
+      external_exports.strictObject({
+        model: external_exports.string().trim().min(1).max(200).describe("A model name, as given to the agent or as its CLI reports it."),
+        input: external_exports.number().min(0).max(1e4).describe("US dollars per million input tokens."),
+        output: external_exports.number().min(0).max(1e4).describe("US dollars per million output tokens.")
+      })
+    ).max(100).default([]).meta({
+      description: "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
+      [EXPECTED]: PRICES_EXPECTED
+    });
+    weight = (defaultValue, meaning) => external_exports.number().min(0).max(1e3).default(defaultValue).describe(meaning);
+    ScoringSchema = external_exports.strictObject({
+      unblocks: weight(10, "Points per open issue that finishing this task unblocks."),
+      critical: weight(50, "Points for the `critical` label."),
+      quickWin: weight(30, "Points for the `quick-win` label."),
+      nearCompleteParent: weight(20, "Points when more than half of the parent issue's sub-issues are done."),
+      retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
+    }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
+    SessionSchema = external_exports.strictObject({
+      autoStart: external_exports.boolean().default(true).describe(
+        "Start a session by itself when work is ready (a task labeled ready by someone with write access, or new work after a completed session). `false`: the session waits, and the dashboard says so, until somebody with write access comments `/autopilot start`."
+      )
+    }).prefault({}).describe("How a session begins.");
+    CleanupSchema = external_exports.strictObject({
+      staleBranchDays: external_exports.union([external_exports.literal("off"), external_exports.number().positive().max(3650)]).default("off").meta({
+        description: "Delete the branch (and close the pull request) of a failed, timed-out or skipped task once nothing was pushed to it for this many days (fractions allowed), and only when every push to it was Autopilot's own (GitHub's record of who pushed, never the commits' author fields): a branch a person pushed to is kept, and so is one pushed to after Autopilot judged it (it is deleted only while still at the commit it was judged at). `off` keeps every branch until `/autopilot cleanup #N`.",
+        [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
+      })
+    }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
+    EpicsSchema = external_exports.strictObject({
+      closeParent: external_exports.boolean().default(true).describe(
+        "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent stays open and its progress comment says all are done."
+      )
+    }).prefault({}).describe(
+      "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
+    );
+    PlanGateSchema = external_exports.strictObject({
+      enabled: external_exports.boolean().default(false).describe(
+        "Every task first gets a planning run: the agent reads the code and proposes a plan (nothing it changes is kept or pushed), posted on the issue; the task waits, needing a human, until a writer approves it with `/autopilot approve #N` (a comment with changes instead gets a new plan with those words). The approved plan goes to the agent with the task."
+      ),
+      label: external_exports.string().trim().min(1).max(50).default("autopilot:plan").describe("A task with this label gets the plan gate even when `enabled` is false.")
+    }).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
+    MAX_BEST_OF_CANDIDATES = 4;
+    BestOfSchema = external_exports.strictObject({
+      candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list3) => list3.length !== 1, {
+        message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)"
+      }).meta({
+        description: "The agents of a best-of round, same keys as `agents.primary` (a preset, a model\u2026): each works the task from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: best of N is off.",
+        [EXPECTED]: `no entries, or 2 to ${MAX_BEST_OF_CANDIDATES} agents, each a mapping with the same keys as \`agents.primary\``
+      }),
+      label: external_exports.string().trim().min(1).max(50).default("autopilot:best-of").describe("A task with this label is worked as a best-of round (when `candidates` lists agents)."),
+      onRetry: external_exports.boolean().default(false).describe(
+        "A task's attempt after one that ended without a pull request (failed, timed out, crashed, retried) is worked as a best-of round, label or not."
+      ),
+      checksWaitMinutes: external_exports.int().min(0).max(240).default(30).describe(
+        "How long the choice waits, after the last candidate finished, for the candidates' pull-request checks; a candidate whose checks are still running then counts as not passing them."
+      )
+    }).prefault({}).describe(
+      "Best of N: the candidates work one after another, each from the default branch on its own branch; the winner is chosen by evidence (the quality gate passed, the PR's checks passed, no human-gate rule fired, the smaller diff; the earlier candidate on a tie) and continues as the task's pull request on the task branch; the other candidates' pull requests are closed and their branches deleted. Every candidate's cost counts against the task's budget and is shown."
+    );
+    DefinitionOfReadySchema = external_exports.strictObject({
+      minWords: external_exports.int().min(0).max(1e4).default(0).describe(
+        "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
+      ),
+      sections: external_exports.array(external_exports.string().trim().min(1).max(100)).max(20).default([]).describe(
+        "Headings a ready task's body must have, each followed by text (`### Goal`, as GitHub writes the fields of an issue form; any heading level, case ignored). `autopilot init` writes an issue form with Goal, Acceptance criteria, Files or areas and Out of scope, and sets `[Goal, Acceptance criteria]` here."
+      )
+    }).prefault({}).describe(
+      "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); `autopilot init` turns it on."
+    );
+    REPO_DIRECTORY = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\\\0\r\n]+$/;
+    WorkspacesSchema = external_exports.array(
+      external_exports.strictObject({
+        name: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/).meta({
+          description: "The workspace's name, as the prompt and the quality results show it.",
+          [EXPECTED]: "a name of letters, digits, `.`, `_` and `-` (at most 60)"
+        }),
+        paths: external_exports.array(nonBlank("a path glob (not blank)")).min(1).max(50).meta({
+          description: "Globs of the paths that belong to it (as `humanGate.paths`: `packages/api/**`, or `packages/api/` for everything below).",
+          [EXPECTED]: "a non-empty list of path globs"
+        }),
+        directory: external_exports.string().regex(REPO_DIRECTORY).max(200).nullable().default(null).meta({
+          description: "Where its quality commands run and where an agent routed to it starts (its own instructions file, such as CLAUDE.md or AGENTS.md, is read from there by the agent CLIs); null: the repository's root.",
+          [EXPECTED]: "a directory relative to the repository's root, without `..`"
+        }),
+        qualityCommands: external_exports.array(nonBlank("a shell command (not blank)")).max(20).default([]).describe("Shell commands that must pass when a change touches the workspace (run in `directory`)."),
+        label: external_exports.string().trim().min(1).max(50).nullable().default(null).describe("A label that routes a task to this workspace: its agent starts in `directory`.")
+      })
+    ).max(50).default([]).meta({
+      description: "Monorepo workspaces. A change runs the quality commands of each workspace whose paths it touches, and the top-level `qualityCommands` only when it touches files of no workspace (or there are no workspaces); a task labeled with a workspace's `label` is worked from its `directory`.",
+      [EXPECTED]: "a list of { name, paths, directory, qualityCommands, label }"
+    });
+  }
+});
+
+// src/core/agent/network-allow.ts
+function isIP(text4) {
+  if (IPV4.safeParse(text4).success) return 4;
+  return IPV6.safeParse(text4).success ? 6 : 0;
+}
+function parsePort(text4) {
+  if (!/^\d{1,5}$/.test(text4)) return null;
+  const port = Number(text4);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+function splitHostPort(text4) {
+  const value = text4.trim().toLowerCase();
+  if (value.startsWith("[")) {
+    const end = value.indexOf("]");
+    if (end < 0) return null;
+    const rest = value.slice(end + 1);
+    if (rest !== "" && !rest.startsWith(":")) return null;
+    return { host: value.slice(1, end), port: rest ? rest.slice(1) : null };
+  }
+  const colon = value.lastIndexOf(":");
+  if (colon >= 0 && value.indexOf(":") !== colon) return { host: value, port: null };
+  const host = colon >= 0 ? value.slice(0, colon) : value;
+  return {
+    host: host.endsWith(".") ? host.slice(0, -1) : host,
+    port: colon >= 0 ? value.slice(colon + 1) : null
+  };
+}
+function parseAllowEntry(raw) {
+  const text4 = raw.trim().toLowerCase();
+  const fail = (why2) => ({
+    ok: false,
+    error: `${JSON.stringify(raw)}: ${why2} (write a host such as "api.example.com", "*.example.com", "127.0.0.1:8080" or "[::1]:8080")`
+  });
+  if (text4 === "") return fail("empty");
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(text4))
+    return fail("a host, not a URL: leave out the scheme and the path");
+  if (/[/?#@\s]/.test(text4)) return fail("a host, not a URL: no path, user or spaces");
+  const split = splitHostPort(text4);
+  if (!split) return fail("an IPv6 address needs its closing bracket");
+  let port = null;
+  if (split.port !== null) {
+    port = parsePort(split.port);
+    if (port === null) return fail(`the port ${JSON.stringify(split.port)} is not a number from 1 to 65535`);
+  }
+  let { host } = split;
+  let kind = "exact";
+  if (host.startsWith("*.")) {
+    kind = "suffix";
+    host = host.slice(2);
+    if (isIP(host)) return fail("a wildcard covers host names, not addresses");
+    if (!host.includes("."))
+      return fail("a wildcard needs a domain with a dot in it (`*.example.com`), not a top-level domain");
+  }
+  if (host.includes("*"))
+    return fail("a wildcard is allowed only as the whole first label (`*.example.com`)");
+  if (isIP(host) === 6 && !text4.startsWith("[")) {
+    return fail("an IPv6 address is written in brackets");
+  }
+  if (!isIP(host) && !HOST_NAME.test(host)) return fail("not a host name");
+  return { ok: true, entry: { text: text4, kind, host, port } };
+}
+function parseAllowList(entries) {
+  const parsed = [];
+  const errors = [];
+  for (const raw of entries) {
+    const one2 = parseAllowEntry(raw);
+    if (one2.ok) parsed.push(one2.entry);
+    else errors.push(one2.error);
+  }
+  return { entries: parsed, errors };
+}
+function hostPortText(host, port) {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+function matchAllowList(entries, host, port) {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  const portAllowed = (entry) => entry.port === null ? DEFAULT_PORTS.includes(port) : entry.port === port;
+  const literal2 = isIP(name) !== 0;
+  const exact = entries.find((entry) => entry.kind === "exact" && entry.host === name && portAllowed(entry));
+  if (exact || literal2) return exact ?? null;
+  return entries.find(
+    (entry) => entry.kind === "suffix" && name.endsWith(`.${entry.host}`) && portAllowed(entry)
+  ) ?? null;
+}
+var IPV4, IPV6, LABEL, HOST_NAME, DEFAULT_PORTS;
+var init_network_allow = __esm({
+  "src/core/agent/network-allow.ts"() {
+    "use strict";
+    init_zod();
+    IPV4 = external_exports.ipv4();
+    IPV6 = external_exports.ipv6();
+    LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+    HOST_NAME = new RegExp(`^(?:${LABEL}\\.)*${LABEL}$`);
+    DEFAULT_PORTS = [80, 443];
+  }
+});
+
+// src/core/config/network-schema.ts
+var AllowEntrySchema, NetworkSchema;
+var init_network_schema = __esm({
+  "src/core/config/network-schema.ts"() {
+    "use strict";
+    init_zod();
+    init_network_allow();
+    init_config_constants();
+    AllowEntrySchema = external_exports.string().superRefine((value, context) => {
+      const parsed = parseAllowEntry(value);
+      if (!parsed.ok) {
+        context.addIssue({
+          code: "custom",
+          message: parsed.error,
+          params: { expected: parsed.error.replace(/^"(?:[^"\\]|\\.)*": /, "") }
+        });
+      }
+    });
+    NetworkSchema = external_exports.union([
+      external_exports.literal("open"),
+      external_exports.strictObject({
+        allow: external_exports.array(AllowEntrySchema).max(200).default([]).describe(
+          "Hosts the agent may reach besides its preset's model API and the hosts of the base URLs passed in `agents.*.env`: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: ports 80 and 443)."
+        )
+      })
+    ]).default({ allow: [] }).meta({
+      description: "The agent's network (docs/WORKER.md, *The agent's network*). Its sandbox has none of its own; its one way out is the worker's proxy, which lets through the preset's model API, the hosts of the base URLs passed in `agents.*.env`, and the hosts `allow` lists: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: 80 and 443), such as `{ allow: [registry.npmjs.org, '127.0.0.1:43123'] }`. Refused hosts are listed in the job summary and the progress comment. `open` gives the agent the runner's whole network (named on the dashboard). Only `.github/autopilot.yml` on the default branch can set it.",
+      [EXPECTED]: '"open" or a mapping { allow: [hosts] }'
+    });
+  }
+});
+
+// src/core/config/quality-schema.ts
+var REPORT_PATH, CoverageSchema, QualitySchema;
+var init_quality_schema = __esm({
+  "src/core/config/quality-schema.ts"() {
+    "use strict";
+    init_zod();
+    init_config_constants();
+    REPORT_PATH = /^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\0\r\n\\]+(?<!\/)$/;
+    CoverageSchema = external_exports.strictObject({
+      threshold: external_exports.number().min(0).max(100).default(0).describe(
+        "Lowest percentage of lines (statements for a Go cover profile) the tests must run for the gate to pass, such as 80. 0 turns the coverage check off (no report is looked for)."
+      ),
+      report: external_exports.string().max(300).regex(REPORT_PATH).default("auto").meta({
+        description: "The coverage report the quality commands write, as a path in the repository, or `auto` for the first found of `coverage/lcov.info`, `lcov.info`, `coverage/coverage-summary.json`, `coverage/cobertura-coverage.xml`, `coverage.xml`, `coverage.out`, `cover.out`. Its format (lcov, Istanbul JSON summary, Cobertura XML, Go cover profile) is recognised from its content. It is removed before the commands run, so only a report they write counts.",
+        [EXPECTED]: '"auto" or a relative path inside the repository, such as coverage/lcov.info'
+      })
+    }).prefault({}).describe(
+      "A coverage threshold, checked after every quality command passed: below it, or with no readable report, the gate fails like a failing command and the agent is told the measured coverage. The report is written by the agent's tests: docs/SECURITY.md says what this does and does not prove."
+    );
+    QualitySchema = external_exports.strictObject({
+      reruns: external_exports.int().min(0).max(10).default(3).describe(
+        "Times a failing quality command is run again before it counts as failing; one that passes on a re-run is reported as flaky. A command stopped by `iterationTimeoutMinutes` is not run again. 0 runs each once."
+      ),
+      coverage: CoverageSchema
+    }).prefault({}).describe(
+      "The test gate around `qualityCommands`: re-runs of failing commands (flaky tests) and an optional coverage threshold. A gate that keeps failing (see `maxIgnoredCompletionCycles`) sends the task to a person (`needs-human`) with the failing output, rather than failing it."
+    );
+  }
+});
+
+// src/core/config/config-schema.ts
+function deepFreeze(value) {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+function agentLabel(agent) {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
+}
+function everyAgent(config2) {
+  return [config2.agents.primary, ...config2.agents.fallbacks, ...config2.bestOf.candidates];
+}
+var BRANCH_PREFIX, WORKFLOW_FILE, MAX_ITERATIONS, ConfigSchema, DEFAULT_CONFIG;
+var init_config_schema = __esm({
+  "src/core/config/config-schema.ts"() {
+    "use strict";
+    init_zod();
+    init_alerts_schema();
+    init_config_constants();
+    init_config_section_schemas();
+    init_cross_field_checks();
+    init_key_paths();
+    init_network_schema();
+    init_quality_schema();
+    BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
+    WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
+    MAX_ITERATIONS = 500;
+    ConfigSchema = external_exports.strictObject({
+      labels: LabelsSchema,
+      mode: external_exports.enum(["auto", "semi-auto"]).default("auto").describe(
+        "`auto`: a running session dispatches the best-scored ready tasks into free slots by itself. `semi-auto`: it starts no worker on its own (nor for a task back in the queue after a pause, a crash or an answer); the dashboard names the task it would pick next and why, and a person with write access starts a task with `/autopilot run #N`."
+      ),
+      session: SessionSchema,
+      maxParallel: external_exports.int().min(1).max(20).default(2).describe("Most tasks worked on at the same time."),
+      maxIterations: external_exports.int().min(1).max(MAX_ITERATIONS).default(50).describe("Most agent iterations for one task before it ends with `timeout`."),
+      timeoutMinutes: external_exports.int().min(1).max(4320).default(30).describe(
+        "Wall clock of one worker job, in minutes, before the task ends with `timeout`. GitHub-hosted runners stop any job after 360."
+      ),
+      iterationTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe(
+        "Longest single agent run, in minutes; its whole process tree is killed after it. One iteration's quality step (every command and re-run together) gets the same time."
+      ),
+      stuckThreshold: external_exports.int().min(1).max(100).default(5).describe("Iterations in a row without a new commit before a stuck warning."),
+      stuckStopThreshold: external_exports.int().min(2).max(200).default(10).describe(
+        "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold)."
+      ),
+      maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(1).describe(
+        "Completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; N feeds the failures back to the agent N\u22121 times first."
+      ),
+      completion: external_exports.enum(["promise", "objective"]).default("promise").describe(
+        "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality commands passing (none configured or detected: the PR's checks are the only gate). `objective`: the agent's objective marker `<promise>OBJECTIVE_MET: \u2026</promise>`, which names each requirement of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE (or the marker with a blank statement) does not end the task, and with no quality commands the task stops as blocked."
+      ),
+      iterationDelayMs: external_exports.int().min(0).max(36e5).default(0).describe(
+        "Pause between one iteration and the next, in milliseconds (after the commit and push, before the next agent run): spaces out an agent's API calls. Waits for rate limits come on top."
+      ),
+      errorStrategy: external_exports.enum(["retry", "skip", "abort"]).default("retry").describe(
+        "What a failed task leads to: `retry` it (up to maxRetries, with backoff), `skip` to the next task, or `abort` the session."
+      ),
+      maxRetries: external_exports.int().min(0).max(20).default(2).describe("Retries of a failed task (errorStrategy `retry`)."),
+      retryBaseMs: external_exports.int().min(0).max(864e5).default(6e4).describe(
+        "Re-dispatch delay of a retry is retryBaseMs \xD7 2^attempt milliseconds, capped by retryMaxMs."
+      ),
+      retryMaxMs: external_exports.int().min(0).max(6048e5).default(36e5).describe("Longest retry delay, in milliseconds (at least retryBaseMs)."),
+      consecutiveErrorThreshold: external_exports.int().min(1).max(100).default(3).describe("Failed tasks in a row that pause the session."),
+      agents: AgentsSchema,
+      recoverPrimary: external_exports.boolean().default(true).describe(
+        "After a rate or usage limit moved the job to a fallback agent, go back to the primary once its limit has lifted (the reset time it printed, or rateLimit.maxWaitMs after the switch when it printed none), at the next iteration of the same job. false keeps the fallback for the rest of the job."
+      ),
+      rateLimit: RateLimitSchema,
+      qualityCommands: external_exports.union([external_exports.literal("auto"), external_exports.array(nonBlank("a shell command (not blank)")).min(1)]).default("auto").meta({
+        description: "Shell commands that must pass before a task counts as done (run in order, in the repository root), or `auto` to detect them from the repository (package.json scripts, Makefile, \u2026).",
+        [EXPECTED]: '"auto" or a non-empty list of shell commands'
+      }),
+      quality: QualitySchema,
+      workspaces: WorkspacesSchema,
+      setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
+        description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
+        [EXPECTED]: "a list of shell commands"
+      }),
+      setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
+      humanGate: HumanGateSchema,
+      definitionOfReady: DefinitionOfReadySchema,
+      planGate: PlanGateSchema,
+      bestOf: BestOfSchema,
+      merge: MergeSchema,
+      cleanup: CleanupSchema,
+      epics: EpicsSchema,
+      budgets: BudgetsSchema,
+      prices: PricesSchema,
+      scoring: ScoringSchema,
+      branchPrefix: external_exports.string().max(100).regex(BRANCH_PREFIX).default("autopilot/").meta({
+        description: "Task branches are named `<branchPrefix>issue-N`.",
+        [EXPECTED]: "a git branch-name prefix such as `autopilot/`: no spaces, `..`, `//`, `@{` or any of `~^:?*[\\`, not starting with `/`, `.` or `-`"
+      }),
+      workerWorkflow: external_exports.string().regex(WORKFLOW_FILE).default("autopilot-worker.yml").meta({
+        description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
+        [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`"
+      }),
+      dryRun: external_exports.boolean().default(false).describe(
+        "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
+      ),
+      isolation: external_exports.enum(["namespace", "uid", "none"]).default("namespace").describe(
+        "How the agent is kept away from the worker and the runner: `namespace` (the default) runs the agent, the agent-side git and the quality commands in a bubblewrap sandbox (their own PID, mount and network namespaces, the host read-only, the worker's files hidden) as a separate unprivileged OS user; `uid` uses the separate user only (weaker: no namespace, the agent sees the host's processes and files its user may read, and has the host's network); `none` runs them as the worker's own user, which can then read the token. The worker refuses to start when the chosen wall is impossible (no bubblewrap or no namespaces for `namespace`; no root and no password-less sudo for either). Only `.github/autopilot.yml` on the default branch can set it."
+      ),
+      network: NetworkSchema,
+      alerts: AlertsSchema
+    }).superRefine(checkConfig, { when: (payload) => isPlainObject2(payload.value) }).meta({
+      title: "Autopilot configuration (.github/autopilot.yml)",
+      description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
+    });
+    DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
+  }
+});
+
+// src/core/config/config-json-schema.ts
+function asNode(value) {
+  return isPlainObject2(value) ? value : void 0;
+}
+function internalJsonSchema() {
+  internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
+  return internalSchemaCache;
+}
+function schemaAt(root, path21) {
+  let node3 = root;
+  for (const segment of path21) {
+    node3 = node3 ? stepInto(node3, segment) : void 0;
+  }
+  return node3;
+}
+function stepInto(node3, segment) {
+  if (Array.isArray(node3.anyOf)) {
+    for (const alternative of node3.anyOf) {
+      const alt = asNode(alternative);
+      const inner = alt ? stepInto(alt, segment) : void 0;
+      if (inner) return inner;
+    }
+    return void 0;
+  }
+  if (typeof segment === "number") return asNode(node3.items);
+  const properties = asNode(node3.properties);
+  return properties && Object.hasOwn(properties, String(segment)) ? asNode(properties[String(segment)]) : void 0;
+}
+var internalSchemaCache;
+var init_config_json_schema = __esm({
+  "src/core/config/config-json-schema.ts"() {
+    "use strict";
+    init_zod();
+    init_config_constants();
+    init_config_schema();
+    init_key_paths();
+  }
+});
+
+// src/core/config/describe-expected.ts
+function bounds(noun, node3) {
+  const min = typeof node3.minimum === "number" && node3.minimum > Number.MIN_SAFE_INTEGER ? node3.minimum : void 0;
+  const exclusiveMin = typeof node3.exclusiveMinimum === "number" ? node3.exclusiveMinimum : void 0;
+  const max = typeof node3.maximum === "number" && node3.maximum < Number.MAX_SAFE_INTEGER ? node3.maximum : void 0;
+  if (min !== void 0 && max !== void 0) return `${noun} from ${min} to ${max}`;
+  const parts = [];
+  if (min !== void 0) parts.push(`\u2265 ${min}`);
+  if (exclusiveMin !== void 0) parts.push(`> ${exclusiveMin}`);
+  if (max !== void 0) parts.push(`\u2264 ${max}`);
+  return parts.length ? `${noun} ${parts.join(" and ")}` : noun;
+}
+function describeSchemaNode(node3) {
+  if (typeof node3[EXPECTED] === "string") return node3[EXPECTED];
+  if (Array.isArray(node3.anyOf)) {
+    const alternatives = node3.anyOf.map((alt) => describeSchemaNode(asNode(alt) ?? {}));
+    return [...new Set(alternatives)].join(" or ");
+  }
+  if (Array.isArray(node3.enum)) {
+    const values = node3.enum.map((value) => JSON.stringify(value));
+    return values.length === 1 ? values[0] : `one of ${values.join(", ")}`;
+  }
+  if ("const" in node3) return JSON.stringify(node3.const);
+  switch (node3.type) {
+    case "null":
+      return "null";
+    case "boolean":
+      return "true or false";
+    case "integer":
+      return bounds("an integer", node3);
+    case "number":
+      return bounds("a number", node3);
+    case "string": {
+      const max = typeof node3.maxLength === "number" ? ` of at most ${node3.maxLength} characters` : "";
+      if (typeof node3.pattern === "string") return `a string matching /${node3.pattern}/${max}`;
+      return typeof node3.minLength === "number" && node3.minLength > 0 ? `a non-empty string${max}` : `a string${max}`;
+    }
+    case "array": {
+      const size = [];
+      if (typeof node3.minItems === "number" && node3.minItems > 0) size.push(`at least ${node3.minItems}`);
+      if (typeof node3.maxItems === "number") size.push(`at most ${node3.maxItems}`);
+      const items = asNode(node3.items);
+      const each = items ? `; each ${describeSchemaNode(items)}` : "";
+      return `a list${size.length ? ` (${size.join(", ")} items)` : ""}${each}`;
+    }
+    case "object": {
+      const keys = Object.keys(asNode(node3.properties) ?? {});
+      return keys.length ? `a mapping with the ${keys.length === 1 ? "key" : "keys"} ${keys.join(", ")}` : "a mapping";
+    }
+    default:
+      return "a valid value";
+  }
+}
+var init_describe_expected = __esm({
+  "src/core/config/describe-expected.ts"() {
+    "use strict";
+    init_config_constants();
+    init_config_json_schema();
+  }
+});
+
+// src/core/config/config-reference.ts
+var init_config_reference = __esm({
+  "src/core/config/config-reference.ts"() {
+    "use strict";
+    init_config_schema();
+    init_config_json_schema();
+    init_describe_expected();
+    init_key_paths();
   }
 });
 
@@ -37288,8 +38540,8 @@ function defaults(warnings = []) {
 }
 function parseConfig(text4, path21 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
-  const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new import_yaml2.LineCounter();
+  const doc = (0, import_yaml2.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position2 = (offset) => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -37330,10 +38582,10 @@ function parseConfig(text4, path21 = CONFIG_PATH) {
       const prefix = keyPath.slice(0, depth);
       if (atKey && depth === keyPath.length && prefix.length > 0) {
         const parent = prefix.length === 1 ? doc.contents : doc.getIn(prefix.slice(0, -1), true);
-        if ((0, import_yaml.isMap)(parent)) {
+        if ((0, import_yaml2.isMap)(parent)) {
           const key = String(prefix[prefix.length - 1]);
-          const pair = parent.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === key);
-          const range2 = pair && (0, import_yaml.isScalar)(pair.key) ? pair.key.range : void 0;
+          const pair = parent.items.find((item) => (0, import_yaml2.isScalar)(item.key) && String(item.key.value) === key);
+          const range2 = pair && (0, import_yaml2.isScalar)(pair.key) ? pair.key.range : void 0;
           if (range2) return position2(range2[0]);
         }
         continue;
@@ -37397,11 +38649,11 @@ function applyConfigOverrides(config2, overrides, source = "config overrides") {
   if (!isPlainObject2(value)) return rootNotMapping(value, source, {});
   return validate2(deepMerge(config2, value), source, noLocation);
 }
-var import_yaml, noLocation;
+var import_yaml2, noLocation;
 var init_load_config = __esm({
   "src/core/config/load-config.ts"() {
     "use strict";
-    import_yaml = __toESM(require_dist(), 1);
+    import_yaml2 = __toESM(require_dist(), 1);
     init_config_constants();
     init_config_error();
     init_config_schema();
@@ -37839,7 +39091,7 @@ var require_light = __commonJS({
           }
           return this.Events.trigger("scheduled", { args: this.args, options: this.options });
         }
-        async doExecute(chained, clearGlobalState, run2, free) {
+        async doExecute(chained, clearGlobalState, run3, free) {
           var error63, eventInfo, passed;
           if (this.retryCount === 0) {
             this._assertStatus("RUNNING");
@@ -37859,10 +39111,10 @@ var require_light = __commonJS({
             }
           } catch (error1) {
             error63 = error1;
-            return this._onFailure(error63, eventInfo, clearGlobalState, run2, free);
+            return this._onFailure(error63, eventInfo, clearGlobalState, run3, free);
           }
         }
-        doExpire(clearGlobalState, run2, free) {
+        doExpire(clearGlobalState, run3, free) {
           var error63, eventInfo;
           if (this._states.jobStatus(this.options.id === "RUNNING")) {
             this._states.next(this.options.id);
@@ -37870,9 +39122,9 @@ var require_light = __commonJS({
           this._assertStatus("EXECUTING");
           eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
           error63 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
-          return this._onFailure(error63, eventInfo, clearGlobalState, run2, free);
+          return this._onFailure(error63, eventInfo, clearGlobalState, run3, free);
         }
-        async _onFailure(error63, eventInfo, clearGlobalState, run2, free) {
+        async _onFailure(error63, eventInfo, clearGlobalState, run3, free) {
           var retry2, retryAfter;
           if (clearGlobalState()) {
             retry2 = await this.Events.trigger("failed", error63, eventInfo);
@@ -37880,7 +39132,7 @@ var require_light = __commonJS({
               retryAfter = ~~retry2;
               this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
               this.retryCount++;
-              return run2(retryAfter);
+              return run3(retryAfter);
             } else {
               this.doDone(eventInfo);
               await free(this.options, eventInfo);
@@ -38518,17 +39770,17 @@ var require_light = __commonJS({
             }
           }
           _run(index3, job, wait) {
-            var clearGlobalState, free, run2;
+            var clearGlobalState, free, run3;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index3);
-            run2 = this._run.bind(this, index3, job);
+            run3 = this._run.bind(this, index3, job);
             free = this._free.bind(this, index3, job);
             return this._scheduled[index3] = {
               timeout: setTimeout(() => {
-                return job.doExecute(this._limiter, clearGlobalState, run2, free);
+                return job.doExecute(this._limiter, clearGlobalState, run3, free);
               }, wait),
               expiration: job.options.expiration != null ? setTimeout(function() {
-                return job.doExpire(clearGlobalState, run2, free);
+                return job.doExpire(clearGlobalState, run3, free);
               }, wait + job.options.expiration) : void 0,
               job
             };
@@ -39539,7 +40791,7 @@ function expand(template, context) {
     return template.replace(/\/$/, "");
   }
 }
-function parse3(options) {
+function parse4(options) {
   let method = options.method.toUpperCase();
   let url2 = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
@@ -39603,7 +40855,7 @@ function parse3(options) {
   );
 }
 function endpointWithDefaults(defaults2, route, options) {
-  return parse3(merge2(defaults2, route, options));
+  return parse4(merge2(defaults2, route, options));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge2(oldDefaults, newDefaults);
@@ -39612,7 +40864,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge2.bind(null, DEFAULTS2),
-    parse: parse3
+    parse: parse4
   });
 }
 var VERSION3, userAgent, DEFAULTS, urlVariableRegex, endpoint;
@@ -39638,7 +40890,7 @@ var init_dist_bundle3 = __esm({
 });
 
 // node_modules/content-type/dist/index.js
-function parse4(header2, options) {
+function parse5(header2, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header2.length;
   let valueStart = options?.start ?? 0;
@@ -39781,7 +41033,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 var SP, HTAB, SEMI, EQ, DQUOTE, BSLASH, COMMA, LOWER_CASE, OWS, SEMI_FLAG, COMMA_FLAG, TOKEN_FLAG, NON_ASCII, CASE_FLAGS, CHAR_MAP, NullObject;
-var init_dist = __esm({
+var init_dist2 = __esm({
   "node_modules/content-type/dist/index.js"() {
     SP = 32;
     HTAB = 9;
@@ -40278,7 +41530,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop2);
   }
-  const mimetype = parse4(contentType);
+  const mimetype = parse5(contentType);
   if (isJSONResponse(mimetype)) {
     let text4 = "";
     try {
@@ -40344,7 +41596,7 @@ var init_dist_bundle4 = __esm({
   "node_modules/@octokit/request/dist-bundle/index.js"() {
     init_dist_bundle3();
     init_universal_user_agent();
-    init_dist();
+    init_dist2();
     init_json_with_bigint();
     init_dist_src();
     VERSION4 = "10.0.16";
@@ -44817,15 +46069,15 @@ var init_worker_github = __esm({
           filter: "latest",
           per_page: 100
         });
-        for (const run2 of runs) {
-          if (run2.status !== "completed" || !run2.conclusion || !FAILING.has(run2.conclusion)) continue;
+        for (const run3 of runs) {
+          if (run3.status !== "completed" || !run3.conclusion || !FAILING.has(run3.conclusion)) continue;
           failing.push({
-            name: run2.name,
-            conclusion: run2.conclusion,
-            title: run2.output?.title ?? null,
-            summary: run2.output?.summary ?? null,
-            text: run2.output?.text ?? null,
-            url: run2.html_url ?? run2.details_url ?? null
+            name: run3.name,
+            conclusion: run3.conclusion,
+            title: run3.output?.title ?? null,
+            summary: run3.output?.summary ?? null,
+            text: run3.output?.text ?? null,
+            url: run3.html_url ?? run3.details_url ?? null
           });
         }
         const { data: combined } = await this.octokit.rest.repos.getCombinedStatusForRef({
@@ -46078,37 +47330,10 @@ var init_trusted_binaries = __esm({
   }
 });
 
-// src/worker/isolation/agent-user.ts
+// src/worker/isolation/uid-kill.ts
 import { execFile } from "node:child_process";
-import { existsSync as existsSync3 } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-function withNetworkEnv(env, network) {
-  return typeof network === "object" ? { ...env, ...network.env } : env;
-}
-function exec(command, args, env) {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { encoding: "utf8", env: env ?? { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
-      (error63, stdout, stderr) => {
-        const code18 = error63 ? typeof error63.code === "number" ? error63.code : 127 : 0;
-        resolve({ code: code18, stdout: String(stdout), stderr: String(stderr) });
-      }
-    );
-  });
-}
-function systemBinary(name) {
-  return trustedBinary(name);
-}
-function requiredBinary(name) {
-  try {
-    return workerBinaries().require(name);
-  } catch (error63) {
-    throw new IsolationError(`the agent cannot be isolated: ${error63.message}`);
-  }
-}
 async function processesOf(uid) {
   const pids = [];
   let entries = [];
@@ -46136,6 +47361,88 @@ async function hasOtherThreads(pid) {
     return (await readdir(`/proc/${pid}/task`)).some((task) => task !== pid);
   } catch {
     return false;
+  }
+}
+function run(command, args) {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      {
+        cwd: "/",
+        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" },
+        timeout: KILLER_TIMEOUT_MS,
+        killSignal: "SIGKILL"
+      },
+      // An exit code is an end: `kill` fails when a pid is gone already, and the scan judges what is left.
+      (error63) => resolve(!error63 || typeof error63.code === "number" && !error63.signal)
+    );
+  });
+}
+async function killUid(tools) {
+  const become = [`--reuid=${tools.uid}`, `--regid=${tools.gid}`, "--clear-groups", "--no-new-privs", "--"];
+  const asRoot = (command, args) => tools.sudo ? run(tools.sudo, ["-n", "--", command, ...args]) : run(command, args);
+  let found = 0;
+  let sent = false;
+  for (let round = 0; round < ROUNDS; round++) {
+    const pids = await processesOf(tools.uid);
+    if (pids.length === 0 && sent) return found;
+    found += pids.length;
+    if (tools.sudo) {
+      if (pids.length > 0) await asRoot(tools.kill, ["-KILL", "--", ...pids.map(String)]);
+    } else
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+        }
+      }
+    if (await asRoot(tools.setpriv, [...become, tools.kill, "-KILL", "--", "-1"])) sent = true;
+    await delay(round < 5 ? 10 : 100);
+  }
+  const left = await processesOf(tools.uid);
+  if (!sent) throw new Error(`the kill of every process of ${tools.name} never ran to its end`);
+  if (left.length > 0) throw new Error(`${left.length} processes of ${tools.name} survived SIGKILL`);
+  return found;
+}
+var ROUNDS, KILLER_TIMEOUT_MS;
+var init_uid_kill = __esm({
+  "src/worker/isolation/uid-kill.ts"() {
+    "use strict";
+    ROUNDS = 50;
+    KILLER_TIMEOUT_MS = 1e4;
+  }
+});
+
+// src/worker/isolation/agent-user.ts
+import { execFile as execFile2 } from "node:child_process";
+import { existsSync as existsSync3 } from "node:fs";
+import { lstat } from "node:fs/promises";
+import { setTimeout as delay2 } from "node:timers/promises";
+function withNetworkEnv(env, network) {
+  return typeof network === "object" ? { ...env, ...network.env } : env;
+}
+function exec(command, args, env) {
+  return new Promise((resolve) => {
+    execFile2(
+      command,
+      args,
+      { encoding: "utf8", env: env ?? { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
+      (error63, stdout, stderr) => {
+        const code18 = error63 ? typeof error63.code === "number" ? error63.code : 127 : 0;
+        resolve({ code: code18, stdout: String(stdout), stderr: String(stderr) });
+      }
+    );
+  });
+}
+function systemBinary(name) {
+  return trustedBinary(name);
+}
+function requiredBinary(name) {
+  try {
+    return workerBinaries().require(name);
+  } catch (error63) {
+    throw new IsolationError(`the agent cannot be isolated: ${error63.message}`);
   }
 }
 function notIsolated() {
@@ -46274,28 +47581,7 @@ async function setupAgentUser(options) {
     name,
     uid: ids.uid,
     wrap,
-    async killAll() {
-      let found = 0;
-      for (let round = 0; round < 50; round++) {
-        const pids = await processesOf(ids.uid);
-        if (pids.length === 0) return found;
-        found += pids.length;
-        if (root) {
-          for (const pid of pids) {
-            try {
-              process.kill(pid, "SIGKILL");
-            } catch {
-            }
-          }
-        } else {
-          await privileged(kill, ["-KILL", "--", ...pids.map(String)]);
-        }
-        await delay(round < 5 ? 10 : 100);
-      }
-      const left = await processesOf(ids.uid);
-      if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
-      return found;
-    },
+    killAll: () => killUid({ name, uid: ids.uid, gid: ids.gid, setpriv, kill, sudo: root ? null : sudo }),
     async give(dirs, written) {
       const existing = dirs.filter((dir) => existsSync3(dir));
       if (existing.length === 0) return;
@@ -46395,7 +47681,7 @@ async function ensureUser(name, privileged) {
     ]);
     if (created.code === 0 || created.code === 9) continue;
     if (created.code === 10) {
-      await delay(50 + attempt * 50);
+      await delay2(50 + attempt * 50);
       continue;
     }
     throw new IsolationError(`could not create the agent user ${name}: ${created.stderr.trim()}`);
@@ -46410,6 +47696,8 @@ var init_agent_user = __esm({
     init_agent_env();
     init_agent_slots();
     init_trusted_binaries();
+    init_uid_kill();
+    init_uid_kill();
     IsolationError = class extends Error {
       name = "IsolationError";
     };
@@ -46875,7 +48163,7 @@ var init_agent_iteration = __esm({
 });
 
 // src/worker/checkout/private-git.ts
-import { execFile as execFile2, spawn as spawn2 } from "node:child_process";
+import { execFile as execFile3, spawn as spawn2 } from "node:child_process";
 import { copyFile, mkdir as mkdir2, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
 import path9 from "node:path";
 function resolveGit(pathVar) {
@@ -47010,7 +48298,7 @@ var init_private_git = __esm({
       run(args, options = {}) {
         const line = this.commandLine(args, options.network ?? false);
         return new Promise((resolve, reject) => {
-          const child = execFile2(
+          const child = execFile3(
             this.gitPath,
             line.args,
             { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
@@ -47418,9 +48706,13 @@ var init_agent_side_git = __esm({
       'printf "%s\\n" "$commit"',
       'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q'
     ].join("\n");
-    RESET_SCRIPT = [PREAMBLE, "repaired || exit 10", "neutral", "g reset -q --hard HEAD", "g clean -fdq"].join(
-      "\n"
-    );
+    RESET_SCRIPT = [
+      PREAMBLE,
+      "repaired || exit 10",
+      "neutral",
+      "g reset -q --hard HEAD",
+      "g clean -fdq"
+    ].join("\n");
     AgentGitError = class extends Error {
       name = "AgentGitError";
     };
@@ -47617,7 +48909,9 @@ function judgeHandback(entries) {
     if (entry.mode === "120000") {
       const target = entry.linkTarget ?? "";
       if (!linkStaysInside(entry.path, target)) {
-        refused.push(`${where}: a symbolic link that leaves the tree (${JSON.stringify(target.slice(0, 200))})`);
+        refused.push(
+          `${where}: a symbolic link that leaves the tree (${JSON.stringify(target.slice(0, 200))})`
+        );
         continue;
       }
       gated.push({ rule: "symlink", where: "path", match: where, neverAutoApprove: false });
@@ -54577,7 +55871,7 @@ var init_create_tokenizer = __esm({
 });
 
 // node_modules/micromark/lib/parse.js
-function parse5(options) {
+function parse6(options) {
   const settings = options || {};
   const constructs2 = (
     /** @type {FullNormalizedExtension} */
@@ -54601,7 +55895,7 @@ function parse5(options) {
     }
   }
 }
-var init_parse3 = __esm({
+var init_parse4 = __esm({
   "node_modules/micromark/lib/parse.js"() {
     init_micromark_util_combine_extensions();
     init_content();
@@ -54713,7 +56007,7 @@ var init_preprocess = __esm({
 // node_modules/micromark/index.js
 var init_micromark = __esm({
   "node_modules/micromark/index.js"() {
-    init_parse3();
+    init_parse4();
     init_postprocess();
     init_preprocess();
   }
@@ -54787,7 +56081,7 @@ function fromMarkdown(value, encoding, options) {
     options = encoding;
     encoding = void 0;
   }
-  return compiler(options)(postprocess(parse5(options).document().write(preprocess2()(value, encoding, true))));
+  return compiler(options)(postprocess(parse6(options).document().write(preprocess2()(value, encoding, true))));
 }
 function compiler(options) {
   const config2 = {
@@ -57844,7 +59138,7 @@ var init_micromark_extension_gfm = __esm({
 // src/core/text/unrendered-markdown.ts
 function removeUnrenderedMarkdown(text4) {
   let out = text4;
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < ROUNDS2; round++) {
     if (!/[<[]/.test(out)) break;
     const next = removeOnce(out);
     if (next === out) break;
@@ -57890,14 +59184,14 @@ function bracketedLabels(text4) {
   }
   return labels;
 }
-function parse6(text4, htmlBlocks = true) {
+function parse7(text4, htmlBlocks = true) {
   return fromMarkdown(text4, {
     extensions: htmlBlocks ? [gfm()] : [gfm(), { disable: { null: ["htmlFlow"] } }],
     mdastExtensions: [gfmFromMarkdown()]
   });
 }
 function inspect(text4) {
-  const tree = parse6(text4);
+  const tree = parse7(text4);
   const used = /* @__PURE__ */ new Set();
   const usedNotes = /* @__PURE__ */ new Set();
   const definitions = [];
@@ -57975,7 +59269,7 @@ function hiddenHtml(text4, node3, flow3) {
     if (n.type === "html") inner.push(n);
     if ("children" in n) for (const child of n.children) collect(child);
   };
-  collect(parse6(rest, false));
+  collect(parse7(rest, false));
   const offset = start + first;
   for (const n of inner) {
     const r = span(n);
@@ -58071,7 +59365,7 @@ function splitForParsing(text4) {
   if (start < text4.length) pieces.push({ text: text4.slice(start), hiddenUntil: startHidden });
   return pieces;
 }
-var PARSE_PIECE, ROUNDS, FLOW_PARENTS, FENCE, LONG_HTML_BLOCKS;
+var PARSE_PIECE, ROUNDS2, FLOW_PARENTS, FENCE, LONG_HTML_BLOCKS;
 var init_unrendered_markdown = __esm({
   "src/core/text/unrendered-markdown.ts"() {
     "use strict";
@@ -58079,7 +59373,7 @@ var init_unrendered_markdown = __esm({
     init_mdast_util_gfm();
     init_micromark_extension_gfm();
     PARSE_PIECE = 2048;
-    ROUNDS = 4;
+    ROUNDS2 = 4;
     FLOW_PARENTS = /* @__PURE__ */ new Set(["root", "blockquote", "listItem", "footnoteDefinition"]);
     FENCE = /^ {0,3}(`{3,}|~{3,})/;
     LONG_HTML_BLOCKS = [
@@ -58138,10 +59432,10 @@ function splitInlineCode(text4) {
   const runs = Array.from(text4.matchAll(/`+/g), (m) => ({ index: m.index, length: m[0].length }));
   const blanks = Array.from(text4.matchAll(/\n[ \t]*\n/g), (m) => m.index);
   const byLength = /* @__PURE__ */ new Map();
-  runs.forEach((run2, n) => {
-    const list3 = byLength.get(run2.length) ?? [];
+  runs.forEach((run3, n) => {
+    const list3 = byLength.get(run3.length) ?? [];
     list3.push(n);
-    byLength.set(run2.length, list3);
+    byLength.set(run3.length, list3);
   });
   const consumed = /* @__PURE__ */ new Map();
   let cursor = 0;
@@ -58254,7 +59548,7 @@ function truncateWithNote(text4, maxLength, keep = "head") {
   return `${note(text4.length - kept.length)}${kept}`;
 }
 function fenceBlock(text4) {
-  const longestRun = Math.max(0, ...Array.from(text4.matchAll(/`+/g), (run2) => run2[0].length));
+  const longestRun = Math.max(0, ...Array.from(text4.matchAll(/`+/g), (run3) => run3[0].length));
   const fence = "`".repeat(Math.max(3, longestRun + 1));
   const body = text4.endsWith("\n") ? text4 : `${text4}
 `;
@@ -58610,7 +59904,7 @@ function isExist(v) {
   return typeof v !== "undefined";
 }
 var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
-var init_util2 = __esm({
+var init_util3 = __esm({
   "node_modules/fast-xml-parser/src/util.js"() {
     "use strict";
     nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
@@ -58985,7 +60279,7 @@ var defaultOptions, doubleQuote, singleQuote;
 var init_validator = __esm({
   "node_modules/fast-xml-parser/src/validator.js"() {
     "use strict";
-    init_util2();
+    init_util3();
     defaultOptions = {
       allowBooleanAttributes: false,
       //A tag can have attributes without any value
@@ -59557,7 +60851,7 @@ function normalizeProcessEntities(value, htmlEntities) {
 var defaultOnDangerousProperty, defaultOptions2, buildOptions;
 var init_OptionsBuilder = __esm({
   "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
-    init_util2();
+    init_util3();
     defaultOnDangerousProperty = (name) => {
       if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
         return "__" + name;
@@ -62482,7 +63776,7 @@ var OrderedObjParser, attrsRegx, parseXml;
 var init_OrderedObjParser = __esm({
   "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
     "use strict";
-    init_util2();
+    init_util3();
     init_xmlNode();
     init_DocTypeReader();
     init_strnum();
@@ -62986,8 +64280,8 @@ var init_fxp = __esm({
 });
 
 // src/core/coverage/coverage-summary.ts
-function isCoverageProblem(parse7) {
-  return "problem" in parse7;
+function isCoverageProblem(parse8) {
+  return "problem" in parse8;
 }
 function coverageFrom(format, unit, covered, total) {
   const name = FORMAT_NAMES[format];
@@ -63256,20 +64550,20 @@ function formatPercent(percent) {
   const floored = Math.floor(percent * 100) / 100;
   return `${Number.isInteger(floored) ? floored : floored.toFixed(2).replace(/0$/, "")}%`;
 }
-function judgeCoverage(parse7, threshold, report2) {
-  if (isCoverageProblem(parse7)) {
+function judgeCoverage(parse8, threshold, report2) {
+  if (isCoverageProblem(parse8)) {
     return {
       passed: false,
-      text: `coverage report ${report2} cannot be used: ${parse7.problem}`,
+      text: `coverage report ${report2} cannot be used: ${parse8.problem}`,
       summary: null
     };
   }
-  const passed = parse7.covered * 100 >= threshold * parse7.total;
-  const measured = `${formatPercent(parse7.percent)} of ${parse7.unit} (${parse7.covered}/${parse7.total}, ${FORMAT_NAMES[parse7.format]} ${report2})`;
+  const passed = parse8.covered * 100 >= threshold * parse8.total;
+  const measured = `${formatPercent(parse8.percent)} of ${parse8.unit} (${parse8.covered}/${parse8.total}, ${FORMAT_NAMES[parse8.format]} ${report2})`;
   return {
     passed,
     text: passed ? `coverage ${measured} meets the threshold of ${threshold}%` : `coverage ${measured} is below the threshold of ${threshold}%: add tests that run the uncovered code`,
-    summary: parse7
+    summary: parse8
   };
 }
 function missingCoverageText(report2) {
@@ -63497,9 +64791,9 @@ function notRun(command, timeoutMs) {
   };
 }
 async function runOnce(command, options, timeoutMs) {
-  const run2 = options.run ?? runProcess;
+  const run3 = options.run ?? runProcess;
   const keep = options.keepChars ?? 6e3;
-  const result = await run2({
+  const result = await run3({
     command: trustedShell(),
     args: ["-c", command],
     cwd: options.cwd,
@@ -64363,7 +65657,7 @@ var init_secret_leak = __esm({
 });
 
 // node_modules/boundary/lib/index.js
-var require_lib = __commonJS({
+var require_lib2 = __commonJS({
   "node_modules/boundary/lib/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
@@ -64418,7 +65712,7 @@ var require_structured_source = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.StructuredSource = void 0;
-    var boundary_1 = require_lib();
+    var boundary_1 = require_lib2();
     var StructuredSource2 = class {
       /**
        * @constructs StructuredSource
@@ -65249,7 +66543,7 @@ var require_ms = __commonJS({
       options = options || {};
       var type = typeof val;
       if (type === "string" && val.length > 0) {
-        return parse7(val);
+        return parse8(val);
       } else if (type === "number" && isFinite(val)) {
         return options.long ? fmtLong(val) : fmtShort(val);
       }
@@ -65257,7 +66551,7 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse7(str) {
+    function parse8(str) {
       str = String(str);
       if (str.length > 100) {
         return;
@@ -87336,7 +88630,9 @@ var init_dashboard_state = __esm({
       /**
        * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
        * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-       * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+       * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
+       * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
+       * written only when it changes). Absent without epics.
        */
       epics: external_exports.record(
         external_exports.string().regex(/^\d+$/),
@@ -87344,6 +88640,12 @@ var init_dashboard_state = __esm({
           at: isoTime,
           by: external_exports.string().max(40),
           pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+          refused: external_exports.array(
+            external_exports.object({
+              issue: external_exports.number().int().positive(),
+              linkedBy: external_exports.string().max(40).nullable().optional()
+            })
+          ).max(50).optional(),
           comment: external_exports.string().max(16).optional()
         })
       ).optional(),
@@ -87732,16 +89034,81 @@ var init_config_input = __esm({
 });
 
 // src/worker/log-text.ts
+function escapeLine(line) {
+  return line.replaceAll("##[", "##\u203A[").replace(COMMAND_START, "$1\u203A ::");
+}
 function safeLogText(text4, max = LOG_TEXT_MAX) {
   const capped = text4.length > max ? `${text4.slice(0, max)}\u2026 [${text4.length - max} characters cut]` : text4;
-  return capped.split(/\r\n|\r|\n/).map((line) => line.replace(COMMAND_START, "$1\u203A $2")).join("\n");
+  return capped.split(/\r\n|\r|\n/).map(escapeLine).join("\n");
 }
 var LOG_TEXT_MAX, COMMAND_START;
 var init_log_text = __esm({
   "src/worker/log-text.ts"() {
     "use strict";
     LOG_TEXT_MAX = 4e3;
-    COMMAND_START = /^(\s*)(::|##\[)/;
+    COMMAND_START = /^([\s\u0085\u180e\u200b\u001c-\u001f]*)::/;
+  }
+});
+
+// src/worker/job-log.ts
+import { randomBytes } from "node:crypto";
+function createJobLog(sink = STDOUT) {
+  const token = randomBytes(16).toString("hex");
+  const fenced = (escaped) => `::stop-commands::${token}
+${escaped.join("\n")}
+::${token}::
+`;
+  let held2 = [];
+  let timer = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (held2.length === 0) return;
+    const lines = held2;
+    held2 = [];
+    sink.write(fenced(lines));
+  };
+  return {
+    output(line) {
+      held2.push(safeLogText(line));
+      if (held2.length >= BLOCK_LINES) flush();
+      else timer ??= setTimeout(flush, BLOCK_WAIT_MS);
+    },
+    flush,
+    info(message) {
+      flush();
+      if (/[\r\n]/.test(message)) sink.write(fenced([safeLogText(message)]));
+      else sink.write(`${safeLogText(message)}
+`);
+    },
+    debug(message) {
+      flush();
+      sink.debug(safeLogText(message));
+    },
+    warning(message) {
+      flush();
+      sink.warning(safeLogText(message));
+    },
+    error(message) {
+      flush();
+      sink.error(safeLogText(message));
+    }
+  };
+}
+var STDOUT, BLOCK_LINES, BLOCK_WAIT_MS;
+var init_job_log = __esm({
+  "src/worker/job-log.ts"() {
+    "use strict";
+    init_core();
+    init_log_text();
+    STDOUT = {
+      write: (text4) => void process.stdout.write(text4),
+      debug: (message) => debug(message),
+      warning: (message) => warning(message),
+      error: (message) => error(message)
+    };
+    BLOCK_LINES = 200;
+    BLOCK_WAIT_MS = 200;
   }
 });
 
@@ -88690,12 +90057,12 @@ var init_iteration = __esm({
 });
 
 // src/worker/iterations/agent-cost.ts
-function priceRun(run2, agent, prices) {
-  const { usage, costUsd } = run2.output;
-  if (costUsd > 0 || usage.input + usage.output === 0) return run2;
-  const found = priceOf(run2.output.model ?? agent.model, prices) ?? priceOf(agent.model, prices);
-  if (!found) return run2;
-  return { ...run2, output: { ...run2.output, costUsd: costOf(usage, found.price) } };
+function priceRun(run3, agent, prices) {
+  const { usage, costUsd } = run3.output;
+  if (costUsd > 0 || usage.input + usage.output === 0) return run3;
+  const found = priceOf(run3.output.model ?? agent.model, prices) ?? priceOf(agent.model, prices);
+  if (!found) return run3;
+  return { ...run3, output: { ...run3.output, costUsd: costOf(usage, found.price) } };
 }
 var init_agent_cost = __esm({
   "src/worker/iterations/agent-cost.ts"() {
@@ -89664,38 +91031,38 @@ var init_job = __esm({
           this.recoverPrimary(loop);
           const iteration = this.result.iterations + 1;
           const agent = this.agents[this.agentIndex];
-          const { run: run2, headBefore } = await this.runAgent(
+          const { run: run3, headBefore } = await this.runAgent(
             issue3,
             iteration,
             agent,
             feedback,
             loop.qualityFailures
           );
-          if (run2.spawnError) {
+          if (run3.spawnError) {
             await this.checkpoint("agent could not start");
-            return this.finish("failed", spawnFailureText(agent, run2.spawnError));
+            return this.finish("failed", spawnFailureText(agent, run3.spawnError));
           }
-          const claim2 = completionClaim(parseSignal(run2.output.finalMessage), this.config.completion);
+          const claim2 = completionClaim(parseSignal(run3.output.finalMessage), this.config.completion);
           const signal = claim2.signal;
-          if (run2.budgetStop) {
+          if (run3.budgetStop) {
             this.result.iterations = iteration;
-            await this.appendNote(iteration, agent.preset, signal, `stopped mid-run: ${run2.budgetStop}`);
+            await this.appendNote(iteration, agent.preset, signal, `stopped mid-run: ${run3.budgetStop}`);
             await this.checkpoint("budget spent");
             return this.finish(
               "budget_exceeded",
-              `${run2.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`
+              `${run3.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`
             );
           }
           const refused = await this.refuseHandback();
           if (refused) return refused;
-          const limited = await this.handleAgentError(run2, signal, agent, loop);
+          const limited = await this.handleAgentError(run3, signal, agent, loop);
           if (limited === "retry") continue;
           if (limited) return limited;
           if (claim2.ignored) this.warn(claim2.ignored);
           loop.rateAttempt = 0;
           this.result.iterations = iteration;
           this.result.lastSignal = describeSignal(signal);
-          const failed2 = await this.checkAgentExit(run2, signal, iteration, agent);
+          const failed2 = await this.checkAgentExit(run3, signal, iteration, agent);
           if (failed2) return failed2;
           const newWork = await this.readNewWork(headBefore);
           loop.iterationsWithoutCommit = newWork ? 0 : loop.iterationsWithoutCommit + 1;
@@ -89814,7 +91181,7 @@ var init_job = __esm({
         const prompt = await this.prompt(issue3, iteration, feedback, qualityFailures, mode);
         const headBefore = this.knownHead ?? await git.headSha();
         this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
-        const run2 = await this.deps.agent({
+        const run3 = await this.deps.agent({
           agent,
           prompt,
           issue: this.inputs.issue,
@@ -89824,23 +91191,23 @@ var init_job = __esm({
           directory: this.workspace?.directory ?? null,
           ...this.deps.signal ? { signal: this.deps.signal } : {}
         });
-        for (const refused of run2.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
-        if (run2.directoryRefused) this.warn(run2.directoryRefused);
+        for (const refused of run3.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+        if (run3.directoryRefused) this.warn(run3.directoryRefused);
         if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
         for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-        this.addUsage(priceRun(run2, agent, this.config.prices));
-        this.commands.push(...run2.output.commands);
-        this.lastFinalMessage = run2.output.finalMessage;
+        this.addUsage(priceRun(run3, agent, this.config.prices));
+        this.commands.push(...run3.output.commands);
+        this.lastFinalMessage = run3.output.finalMessage;
         this.checkCancelled();
-        return { run: run2, headBefore };
+        return { run: run3, headBefore };
       }
       /**
        * When the agent's output says it hit an error (auth, quota, a limit): the finished run, or "retry" after
        * waiting or switching to the next agent. Null: no such error, the iteration counts.
        */
-      async handleAgentError(run2, signal, agent, loop) {
-        const errorKind = this.classify(run2, signal);
-        if (!errorKind) return this.handleUnrecognisedLimit(run2, signal, agent, loop);
+      async handleAgentError(run3, signal, agent, loop) {
+        const errorKind = this.classify(run3, signal);
+        if (!errorKind) return this.handleUnrecognisedLimit(run3, signal, agent, loop);
         const limited = errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
         await this.checkpoint(`agent ${errorKind.kind}`);
         if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
@@ -89891,10 +91258,10 @@ var init_job = __esm({
        * A failed run whose end looks like a limit the classifier does not know (src/core/agent/limit-hint.ts): "retry" after
        * a backoff while waits are left; null when the run counts as it is (a failure, or a real iteration).
        */
-      async handleUnrecognisedLimit(run2, signal, agent, loop) {
-        const failed2 = run2.output.isError && !run2.output.turnLimit && !run2.timedOut && signal.kind === "none";
+      async handleUnrecognisedLimit(run3, signal, agent, loop) {
+        const failed2 = run3.output.isError && !run3.output.turnLimit && !run3.timedOut && signal.kind === "none";
         if (!failed2) return null;
-        const hint = unrecognisedLimitHint(run2.rawOutput);
+        const hint = unrecognisedLimitHint(run3.rawOutput);
         if (hint === null) return null;
         const { retries, baseMs, factor, maxWaitMs } = this.config.rateLimit;
         const wait = limitWait({
@@ -89920,22 +91287,22 @@ var init_job = __esm({
         return "retry";
       }
       /** How the agent's process ended (src/core/agent/agent-exit.ts): the finished run when that fails the job. */
-      async checkAgentExit(run2, signal, iteration, agent) {
+      async checkAgentExit(run3, signal, iteration, agent) {
         const exit4 = decideAgentExit({
-          exitCode: run2.output.isError && !run2.output.turnLimit ? run2.exitCode ?? 1 : 0,
-          processSignal: run2.timedOut ? null : run2.signal,
+          exitCode: run3.output.isError && !run3.output.turnLimit ? run3.exitCode ?? 1 : 0,
+          processSignal: run3.timedOut ? null : run3.signal,
           signal: toIterationSignal(signal),
-          iterationTimedOut: run2.timedOut,
+          iterationTimedOut: run3.timedOut,
           cancelled: this.deps.signal?.aborted ?? false
         });
         if (exit4.action === "release") throw new CancelledError();
         if (exit4.action === "fail") {
           await this.appendNote(iteration, agent.preset, signal, exit4.reason);
           await this.checkpoint("agent failed");
-          const detail = run2.output.errorText.split("\n").find((l) => l.trim());
+          const detail = run3.output.errorText.split("\n").find((l) => l.trim());
           return this.finish("failed", detail ? `${exit4.reason}: ${detail.slice(0, 300)}` : exit4.reason);
         }
-        if (run2.timedOut) {
+        if (run3.timedOut) {
           this.warn(
             `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`
           );
@@ -90028,10 +91395,10 @@ var init_job = __esm({
       }
       // ---------------------------------------------------------------------------------------------------------
       // Pieces of an iteration
-      classify(run2, signal) {
-        if (run2.timedOut || run2.output.turnLimit) return null;
-        if (!run2.output.isError && signal.kind !== "none") return null;
-        const found = classifyAgentOutput(run2.rawOutput, new Date(this.now()));
+      classify(run3, signal) {
+        if (run3.timedOut || run3.output.turnLimit) return null;
+        if (!run3.output.isError && signal.kind !== "none") return null;
+        const found = classifyAgentOutput(run3.rawOutput, new Date(this.now()));
         return found.kind === "none" ? null : withDefaultReset(found, new Date(this.now()), this.config.rateLimit.usageLimitWaitMs);
       }
       async prompt(issue3, iteration, feedback, qualityFailures, mode = "work") {
@@ -90083,24 +91450,24 @@ var init_job = __esm({
           const stopped2 = await this.stopAtBoundary();
           if (stopped2) return stopped2;
           const agent = this.agents[this.agentIndex];
-          const { run: run2, headBefore } = await this.runAgent(issue3, 1, agent, feedback, [], "plan");
-          if (run2.spawnError) return this.finish("failed", spawnFailureText(agent, run2.spawnError));
-          const signal = parseSignal(run2.output.finalMessage);
-          if (run2.budgetStop)
-            return this.finish("budget_exceeded", `${run2.budgetStop}; the planning run was stopped`);
-          const limited = await this.handleAgentError(run2, signal, agent, loop);
+          const { run: run3, headBefore } = await this.runAgent(issue3, 1, agent, feedback, [], "plan");
+          if (run3.spawnError) return this.finish("failed", spawnFailureText(agent, run3.spawnError));
+          const signal = parseSignal(run3.output.finalMessage);
+          if (run3.budgetStop)
+            return this.finish("budget_exceeded", `${run3.budgetStop}; the planning run was stopped`);
+          const limited = await this.handleAgentError(run3, signal, agent, loop);
           if (limited === "retry") continue;
           if (limited) return limited;
           this.result.iterations += 1;
-          if (run2.timedOut || run2.exitCode !== 0)
+          if (run3.timedOut || run3.exitCode !== 0)
             return this.finish(
               "failed",
-              `the planning run ${run2.timedOut ? "timed out" : `failed (exit code ${run2.exitCode ?? `signal ${run2.signal ?? "?"}`})`}: no plan is posted`
+              `the planning run ${run3.timedOut ? "timed out" : `failed (exit code ${run3.exitCode ?? `signal ${run3.signal ?? "?"}`})`}: no plan is posted`
             );
           const state = await this.deps.git.workState();
           if (state.head !== headBefore || state.changed)
             this.warn("the planning run changed files: nothing of it is committed or pushed");
-          const plan = planOfFinalMessage(run2.output.finalMessage);
+          const plan = planOfFinalMessage(run3.output.finalMessage);
           if (!plan) return this.finish("failed", "the planning run gave no plan (its final message was empty)");
           this.result.plan = { digest: planDigest(plan) };
           await this.handToPerson(
@@ -90317,10 +91684,10 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         const { tokens, costUsd } = this.result;
         return { issue: this.inputs.issue, tokens: tokens.input + tokens.output, usd: costUsd };
       }
-      addUsage(run2) {
-        this.jobUsage.input += run2.output.usage.input;
-        this.jobUsage.output += run2.output.usage.output;
-        this.jobUsage.costUsd += run2.output.costUsd;
+      addUsage(run3) {
+        this.jobUsage.input += run3.output.usage.input;
+        this.jobUsage.output += run3.output.usage.output;
+        this.jobUsage.costUsd += run3.output.costUsd;
         this.syncUsage();
       }
       syncUsage() {
@@ -90551,7 +91918,7 @@ __export(run_job_exports, {
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
 import path20 from "node:path";
-import { setTimeout as delay2 } from "node:timers/promises";
+import { setTimeout as delay3 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
     return await readFile3(path20.join(workspace, CONFIG_PATH), "utf8");
@@ -90577,12 +91944,20 @@ async function defaultBranchFromEvent(env) {
   }
 }
 function abortableSleep(ms, signal) {
-  return delay2(ms, void 0, signal ? { signal } : {}).then(
+  return delay3(ms, void 0, signal ? { signal } : {}).then(
     () => void 0,
     () => void 0
   );
 }
 async function runJob(start) {
+  const coreLog = createJobLog();
+  try {
+    return await runWith(start, coreLog);
+  } finally {
+    coreLog.flush();
+  }
+}
+async function runWith(start, coreLog) {
   const { inputs, env } = start;
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
@@ -90593,7 +91968,12 @@ async function runJob(start) {
     userAgent: "autopilot-worker",
     ...start.fetch ? { fetch: start.fetch } : {},
     // Octokit logs every request (a 404 the worker expects included) at info/error: keep that for debugging.
-    log: { debug, info: debug, warn: warning, error: debug }
+    log: {
+      debug: (message) => coreLog.debug(message),
+      info: (message) => coreLog.debug(message),
+      warn: (message) => coreLog.warning(message),
+      error: (message) => coreLog.debug(message)
+    }
   });
   const github = createWorkerGitHub(octokit, { owner, repo });
   const defaultBranch = await defaultBranchFromEvent(env) ?? await github.getDefaultBranch();
@@ -90649,8 +92029,8 @@ async function runJob(start) {
     // The author the inputs name; else the token's own account, set once the claim's query has read it.
     ...inputs.gitUserName ? { userName: inputs.gitUserName } : {},
     ...inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {},
-    onLine: (line) => info(safeLogText(`  \u2502 ${line.length > 400 ? `${line.slice(0, 400)}\u2026` : line}`)),
-    warn: (message) => warning(safeLogText(message))
+    onLine: (line) => coreLog.output(`  \u2502 ${line.length > 400 ? `${line.slice(0, 400)}\u2026` : line}`),
+    warn: (message) => coreLog.warning(message)
   });
   start.onBoundary(parts.boundary);
   const loggedRefusals = /* @__PURE__ */ new Set();
@@ -90662,16 +92042,16 @@ async function runJob(start) {
     onRefused: (host, why2) => {
       if (loggedRefusals.has(host) || loggedRefusals.size >= 100) return;
       loggedRefusals.add(host);
-      info(safeLogText(`egress proxy refused ${host}: ${why2}`));
+      coreLog.info(`egress proxy refused ${host}: ${why2}`);
     }
   });
   user.useNetwork(egress.network);
-  if (egress.access) warning(describeEgress(egress));
-  else info(describeEgress(egress));
-  for (const warning2 of egress.warnings) warning(warning2);
-  let run2;
+  if (egress.access) coreLog.warning(describeEgress(egress));
+  else coreLog.info(describeEgress(egress));
+  for (const warning2 of egress.warnings) coreLog.warning(warning2);
+  let run3;
   try {
-    run2 = await runWorker(workerInputs, config2, {
+    run3 = await runWorker(workerInputs, config2, {
       git: parts.git,
       agent: parts.agent,
       quality: parts.quality,
@@ -90692,17 +92072,18 @@ async function runJob(start) {
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),
         diff: gitPushDiff(parts.git.repository),
-        warn: (message) => warning(safeLogText(message))
+        warn: (message) => coreLog.warning(message)
       })
     });
   } finally {
     await egress.close();
   }
-  await report(run2);
-  return run2;
+  coreLog.flush();
+  await report(run3);
+  return run3;
 }
-async function report(run2) {
-  const { result } = run2;
+async function report(run3) {
+  const { result } = run3;
   setOutput("result", result.result ?? "failed");
   setOutput("reason", result.reason ?? "");
   setOutput("iterations", String(result.iterations));
@@ -90718,13 +92099,13 @@ async function report(run2) {
         { data: "", header: true },
         { data: "", header: true }
       ],
-      ...summaryRows(result, run2.elapsedMs, run2.quality)
+      ...summaryRows(result, run3.elapsedMs, run3.quality)
     ]).addRaw(
-      run2.warnings.length ? `
+      run3.warnings.length ? `
 
 **Warnings**
 
-${run2.warnings.map((w) => `- ${w}`).join("\n")}
+${run3.warnings.map((w) => `- ${w}`).join("\n")}
 ` : ""
     ).addRaw(result.agentAccess ? `
 
@@ -90734,7 +92115,7 @@ ${run2.warnings.map((w) => `- ${w}`).join("\n")}
 **Agent network:** ${result.networkAccess}
 ` : "").addRaw(`
 
-GitHub requests: ${run2.requests}
+GitHub requests: ${run3.requests}
 `).write();
   } catch (error63) {
     warning(
@@ -90744,7 +92125,7 @@ GitHub requests: ${run2.requests}
   if (FAILING_OUTCOMES.has(result.result ?? "failed"))
     setFailed(`${result.result}: ${result.reason ?? ""}`);
 }
-var FAILING_OUTCOMES, coreLog;
+var FAILING_OUTCOMES;
 var init_run_job = __esm({
   "src/worker/run-job.ts"() {
     "use strict";
@@ -90762,17 +92143,11 @@ var init_run_job = __esm({
     init_push_guard();
     init_config_input();
     init_inputs();
-    init_log_text();
+    init_job_log();
     init_job();
     init_worker_config();
     init_report();
     FAILING_OUTCOMES = /* @__PURE__ */ new Set(["failed", "auth", "quota"]);
-    coreLog = {
-      debug: (message) => debug(safeLogText(message)),
-      info: (message) => info(safeLogText(message)),
-      warning: (message) => warning(safeLogText(message)),
-      error: (message) => error(safeLogText(message))
-    };
   }
 });
 
@@ -90780,7 +92155,7 @@ var init_run_job = __esm({
 init_core();
 init_presets();
 init_inputs();
-async function run(options = {}) {
+async function run2(options = {}) {
   const env = options.env ?? process.env;
   const controller = new AbortController();
   const onSignal = (name) => () => {
@@ -90827,4 +92202,4 @@ async function run(options = {}) {
 }
 
 // src/worker/worker-entry.ts
-await run();
+await run2();

@@ -220,7 +220,7 @@ async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),
         diff: gitPushDiff(parts.git.repository),
-        warn: (message) => core.warning(safeLogText(message)),
+        warn: (message) => coreLog.warning(message),
       }),
     });
   } finally {

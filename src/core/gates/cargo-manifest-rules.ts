@@ -52,7 +52,7 @@ function cargoSpecRefusal(spec: unknown, folder: string, registries: Registries)
   return null;
 }
 
-export interface CargoRuleSwitches {
+interface CargoRuleSwitches {
   lifecycleScripts: boolean;
   lockfileSources: boolean;
 }

@@ -35,21 +35,21 @@ export interface HandbackVerdict {
   gated: HumanGateHit[];
 }
 
-export const MAX_FILE_BYTES = 100 * 1024 * 1024;
-export const MAX_CHANGED_ENTRIES = 200_000;
+const MAX_FILE_BYTES = 100 * 1024 * 1024;
+const MAX_CHANGED_ENTRIES = 200_000;
 /** What a hand-back's pack may weigh (GitHub refuses a push over 2 GiB). */
 export const MAX_HANDBACK_BYTES = 2 * 1024 * 1024 * 1024;
 
 const REGULAR_MODES = new Set(["100644", "100755"]);
 
 /** Whether a path component is `.git` as Windows (NTFS, 8.3 names) or macOS (case) would read it. */
-export function isGitComponent(component: string): boolean {
+function isGitComponent(component: string): boolean {
   const trimmed = component.toLowerCase().replace(/[. ]+$/, "");
   return trimmed === ".git" || trimmed === "git~1";
 }
 
 /** Whether a symbolic link at `at` pointing at `target` stays inside the tree. */
-export function linkStaysInside(at: string, target: string): boolean {
+function linkStaysInside(at: string, target: string): boolean {
   if (target === "" || target.startsWith("/") || target.includes("\0")) return false;
   const parts = at.split("/").slice(0, -1);
   for (const part of target.split("/")) {

@@ -19,7 +19,7 @@ import {
   urlRefusal,
 } from "./source-allowance.js";
 
-export type LockfileFormat = "npm" | "yarn" | "pnpm" | "bun" | "cargo" | "python" | "go";
+type LockfileFormat = "npm" | "yarn" | "pnpm" | "bun" | "cargo" | "python" | "go";
 
 /** The lockfile format a path names, or null. `bun.lockb` is binary: src/core/gates/supply-chain-gate.ts refuses it. */
 export function lockfileFormat(path: string): LockfileFormat | null {

@@ -122,7 +122,7 @@ function dependencySpecs(raw: Record<string, unknown>): Map<string, string> {
   return out;
 }
 
-export interface PackageManifestRuleSwitches {
+interface PackageManifestRuleSwitches {
   lifecycleScripts: boolean;
   registrySettings: boolean;
   lockfileSources: boolean;

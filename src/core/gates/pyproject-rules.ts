@@ -146,7 +146,7 @@ function hatchHooks(root: Table): string {
   return JSON.stringify(found);
 }
 
-export interface PyprojectRuleSwitches {
+interface PyprojectRuleSwitches {
   lifecycleScripts: boolean;
   registrySettings: boolean;
   lockfileSources: boolean;

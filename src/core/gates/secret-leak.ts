@@ -40,17 +40,17 @@ export interface SecretLeak {
   form: LeakForm;
 }
 
-export interface SecretLeakResult {
+interface SecretLeakResult {
   leaks: SecretLeak[];
   /** Names of the secrets too short to look for. */
   tooShort: string[];
 }
 
 /** Shorter values are not looked for (see the file comment). */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 /** At most this many findings: enough to name every file a person must look at, without a flood. */
-export const MAX_SECRET_LEAKS = 20;
+const MAX_SECRET_LEAKS = 20;
 
 interface Needle {
   text: string;

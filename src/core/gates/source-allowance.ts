@@ -22,7 +22,7 @@ export function shorten(text: string, max = 60): string {
 }
 
 /** A line a patch adds, with its number in the new file. */
-export interface AddedLine {
+interface AddedLine {
   number: number;
   text: string;
 }
@@ -49,7 +49,7 @@ export function addedLines(patch: string): AddedLine[] {
 // Every scheme-qualified URL in a line: `git+ssh://`, `https://`, `registry+https://`, `sparse+https://`.
 const URL_IN_TEXT = /[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'`<>()[\]{},]{1,2000}/gi;
 
-export function urlsIn(text: string): string[] {
+function urlsIn(text: string): string[] {
   return Array.from(text.matchAll(URL_IN_TEXT), (m) => m[0]);
 }
 
@@ -117,7 +117,7 @@ export function joinPath(folder: string, relative: string): string {
 }
 
 /** A version, range or dist-tag (`^1.2.0`, `>=1 <2 || 3.x`, `latest`, `*`): a name the registry resolves. */
-export function isVersionRange(spec: string): boolean {
+function isVersionRange(spec: string): boolean {
   const s = spec.trim();
   return /^[\w.*^~<>=| +-]{0,500}$/.test(s) && !/^(?:\.|~\/)/.test(s);
 }

@@ -82,7 +82,7 @@ export class AgentGitError extends Error {
 /** The capture's exit code when the agent's repository must be rebuilt (a sync from a full bundle) first. */
 export const NEEDS_SYNC = 10;
 
-export interface AgentSideOptions {
+interface AgentSideOptions {
   user: Pick<AgentUser, "wrap" | "killAll">;
   workTree: string;
   home: string;

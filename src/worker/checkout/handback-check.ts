@@ -9,7 +9,7 @@ import type { Git } from "./private-git.js";
 /** At most this many symbolic links' targets are read (each is one small process); more are refused. */
 const MAX_LINKS_READ = 200;
 
-export interface HandbackCheck {
+interface HandbackCheck {
   verdict: HandbackVerdict;
   /** Something changed outside Autopilot's own `.autopilot/`. */
   changed: boolean;

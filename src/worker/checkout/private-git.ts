@@ -39,7 +39,7 @@ interface GitResult {
   stderr: string;
 }
 
-export class GitError extends Error {
+class GitError extends Error {
   constructor(
     readonly args: string[],
     readonly result: GitResult,
@@ -90,7 +90,7 @@ export interface BranchSetup {
 }
 
 /** One changed entry between two trees (`git diff-tree -r --raw`), the new side's mode and object. */
-export interface TreeChange {
+interface TreeChange {
   /** A added, M modified, D deleted, T type changed. */
   status: string;
   oldMode: string;

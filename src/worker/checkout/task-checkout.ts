@@ -27,7 +27,7 @@ export interface WorkState {
 }
 
 /** The agent's tree changing hands (boundary.ts): the agent's side runs only between these two. */
-export interface AgentTreeAccess {
+interface AgentTreeAccess {
   handOver(): Promise<void>;
   takeBack(): Promise<unknown>;
 }
