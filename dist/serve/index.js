@@ -27946,9 +27946,6 @@ var init_replica_work = __esm({
   }
 });
 
-// src/app/serve.ts
-import { readFile } from "node:fs/promises";
-
 // src/app/http-server.ts
 import { createHash, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
@@ -88254,6 +88251,55 @@ function bearerMatches(header, token) {
   return given !== "" && timingSafeEqual2(digest(given), digest(token));
 }
 
+// src/app/app-credentials.ts
+import { createPrivateKey as createPrivateKey2 } from "node:crypto";
+import { readFile } from "node:fs/promises";
+var WHERE = "(the GitHub App's settings, which `autopilot register` writes to .env; see docs/CONTROLLER.md)";
+function decodeKey(value) {
+  if (value.includes("-----BEGIN")) return value.replace(/\\n/g, "\n");
+  return Buffer.from(value, "base64").toString("utf8");
+}
+function keyProblem(pem) {
+  if (!pem.includes("-----BEGIN")) return "it is neither a PEM nor base64 of one";
+  try {
+    const key = createPrivateKey2(pem);
+    return key.asymmetricKeyType === "rsa" ? null : `its type is ${key.asymmetricKeyType}, and GitHub Apps sign with RSA`;
+  } catch (error62) {
+    return `it does not parse as a private key (${error62.message})`;
+  }
+}
+async function readAppCredentials(env) {
+  const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((k2) => !env[k2]?.trim());
+  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push("PRIVATE_KEY or PRIVATE_KEY_PATH");
+  if (missing.length > 0) throw new Error(`autopilot serve needs ${missing.join(", ")} ${WHERE}.`);
+  const appId = env.APP_ID.trim();
+  if (!/^[1-9]\d*$/.test(appId))
+    throw new Error(
+      `APP_ID must be the App's numeric id (its settings page shows "App ID"), not ${JSON.stringify(appId)} ${WHERE}.`
+    );
+  let privateKey;
+  let source;
+  if (env.PRIVATE_KEY) {
+    privateKey = decodeKey(env.PRIVATE_KEY);
+    source = "PRIVATE_KEY";
+  } else {
+    source = `PRIVATE_KEY_PATH (${env.PRIVATE_KEY_PATH})`;
+    try {
+      privateKey = await readFile(env.PRIVATE_KEY_PATH, "utf8");
+    } catch (error62) {
+      throw new Error(
+        `${source} cannot be read: ${error62.message}. Point it at the App's .pem file.`
+      );
+    }
+  }
+  const problem = keyProblem(privateKey);
+  if (problem)
+    throw new Error(
+      `${source} is not the App's private key: ${problem}. Use the .pem GitHub generated (Settings \u2192 Developer settings \u2192 GitHub Apps \u2192 Private keys), as a PEM with \\n for line breaks, base64 of it, or PRIVATE_KEY_PATH to the file.`
+    );
+  return { appId, privateKey, webhookSecret: env.WEBHOOK_SECRET };
+}
+
 // src/app/serve.ts
 var LOG_LEVELS = /* @__PURE__ */ new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 var consoleLog = {
@@ -88266,14 +88312,7 @@ var consoleLog = {
 async function serve(options2 = {}) {
   const env = options2.env ?? process.env;
   const log = options2.log ?? consoleLog;
-  const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((k2) => !env[k2]);
-  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push("PRIVATE_KEY or PRIVATE_KEY_PATH");
-  if (missing.length > 0) {
-    throw new Error(
-      `autopilot serve needs ${missing.join(", ")} (the GitHub App's settings; see docs/CONTROLLER.md).`
-    );
-  }
-  const privateKey = env.PRIVATE_KEY ? decodeKey(env.PRIVATE_KEY) : await readFile(env.PRIVATE_KEY_PATH, "utf8");
+  const { appId, privateKey, webhookSecret } = await readAppCredentials(env);
   const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === void 0 ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
   const tickMs = Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1e3 : 0;
@@ -88285,9 +88324,9 @@ async function serve(options2 = {}) {
   }
   const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
-    appId: env.APP_ID,
+    appId,
     privateKey,
-    webhookSecret: env.WEBHOOK_SECRET,
+    webhookSecret,
     baseUrl: env.GITHUB_API_URL || "https://api.github.com",
     port: env.PORT ? Number(env.PORT) : 3e3,
     host: env.HOST || "127.0.0.1",
@@ -88352,10 +88391,6 @@ async function replicasFrom(env, tickMs, log) {
     );
   const { ReplicaWork: ReplicaWork2 } = await Promise.resolve().then(() => (init_replica_work(), replica_work_exports));
   return new ReplicaWork2({ url: url2, prefix, concurrency, tickMs, log });
-}
-function decodeKey(value) {
-  if (value.includes("-----BEGIN")) return value.replace(/\\n/g, "\n");
-  return Buffer.from(value, "base64").toString("utf8");
 }
 
 // src/app/serve-entry.ts

@@ -13,10 +13,10 @@
  * (autopilot) and AUTOPILOT_REPLICA_CONCURRENCY (8); Prometheus metrics at GET /metrics for a scraper that
  * sends AUTOPILOT_METRICS_TOKEN as its bearer token (controller-metrics.ts; unset: no metrics).
  */
-import { readFile } from "node:fs/promises";
 import type { TickPolicy } from "../core/scheduling/tick-choice.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
+import { readAppCredentials } from "./app-credentials.js";
 import { memoryBoundsFromEnv } from "./memory-bounds.js";
 
 interface ServeOptions {
@@ -39,16 +39,8 @@ const consoleLog: GatewayLog = {
 export async function serve(options: ServeOptions = {}): Promise<ControllerServer> {
   const env = options.env ?? process.env;
   const log = options.log ?? consoleLog;
-  const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((k) => !env[k]);
-  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push("PRIVATE_KEY or PRIVATE_KEY_PATH");
-  if (missing.length > 0) {
-    throw new Error(
-      `autopilot serve needs ${missing.join(", ")} (the GitHub App's settings; see docs/CONTROLLER.md).`,
-    );
-  }
-  const privateKey = env.PRIVATE_KEY
-    ? decodeKey(env.PRIVATE_KEY)
-    : await readFile(env.PRIVATE_KEY_PATH!, "utf8");
+  // Checked before anything listens: a bad key or id fails here, naming its variable (app-credentials.ts).
+  const { appId, privateKey, webhookSecret } = await readAppCredentials(env);
   const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === undefined ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
   const tickMs = Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1000 : 0;
@@ -60,9 +52,9 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
   }
   const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
-    appId: env.APP_ID!,
+    appId,
     privateKey,
-    webhookSecret: env.WEBHOOK_SECRET!,
+    webhookSecret,
     baseUrl: env.GITHUB_API_URL || "https://api.github.com",
     port: env.PORT ? Number(env.PORT) : 3000,
     host: env.HOST || "127.0.0.1",
@@ -134,10 +126,4 @@ async function replicasFrom(env: NodeJS.ProcessEnv, tickMs: number, log: Gateway
     );
   const { ReplicaWork } = await import("./replica-work.js");
   return new ReplicaWork({ url, prefix, concurrency, tickMs, log });
-}
-
-/** A PEM as is, or base64 of one (for environments without multi-line variables). */
-function decodeKey(value: string): string {
-  if (value.includes("-----BEGIN")) return value.replace(/\\n/g, "\n");
-  return Buffer.from(value, "base64").toString("utf8");
 }

@@ -1,7 +1,9 @@
 /**
  * `autopilot init`: writes the workflows and `.github/autopilot.yml` into a checkout (the text comes from
  * src/core/setup-files.ts), creates the labels when a token is at hand, and prints the steps left.
- * Idempotent: an identical file is left alone, a changed one is reported with its diff and kept unless --force.
+ * Idempotent: an identical file is left alone, a changed one is reported with its diff and kept unless
+ * --upgrade (the workflows) or --force (the workflows and the issue form) replaces it. `.github/autopilot.yml`
+ * is the team's own: written when absent, never rewritten; what this version offers is reported instead.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -10,6 +12,7 @@ import { describeAgentBranchFindings } from "../core/gates/agent-branch-secrets.
 import { DEFAULT_CONFIG } from "../core/config/index.js";
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES } from "../core/presets/index.js";
 import {
+  type FileRefresh,
   type InstallMode,
   desiredFiles,
   isPlaceholderSource,
@@ -18,6 +21,8 @@ import {
   remainingSteps,
 } from "../core/setup-files.js";
 import { ensureLabels } from "../github/setup/setup-labels.js";
+import { readInstalledSetup } from "./installed-setup.js";
+import { keptSettingsReport } from "./kept-settings-report.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { detectQualityCommands } from "../worker/processes/quality.js";
 import { detectSetupCommands } from "../worker/processes/setup-commands.js";
@@ -41,7 +46,10 @@ interface InitOptions {
   dir?: string;
   yes?: boolean;
   agent?: string;
+  /** Replace the workflows and the issue form that differ (never `.github/autopilot.yml`). */
   force?: boolean;
+  /** Re-pin and refresh the workflows only, taking mode and agent from what is installed, asking nothing else. */
+  upgrade?: boolean;
   repo?: string;
   source?: string;
 }
@@ -70,8 +78,9 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   const current = currentRelease(io.env, options.source);
   let source = current.source;
   const detected = await detectQualityCommands(dir);
-  let mode = options.mode ?? "actions";
-  let agent = options.agent ?? DEFAULT_PRESET;
+  const installed = readInstalledSetup(dir);
+  let mode = options.mode ?? installed.mode ?? "actions";
+  let agent = options.agent ?? installed.agent ?? DEFAULT_PRESET;
   let quality = detected;
   let createLabels = true;
   if (!options.yes) {
@@ -82,22 +91,25 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
           "Where is Autopilot published (the OWNER/NAME of `npx github:OWNER/NAME`)? The workflows pin its action.",
           "",
         )) || null;
-      mode =
-        options.mode ??
-        (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
-      agent = options.agent ?? (await q.ask(`Agent (${PRESET_NAMES.join(", ")})?`, agent));
-      const answer = await q.ask(
-        "Quality commands, separated by ';' (\"auto\": detect in each run)?",
-        detected.length ? detected.join("; ") : "auto",
-      );
-      quality =
-        answer === "auto"
-          ? []
-          : answer
-              .split(";")
-              .map((c) => c.trim())
-              .filter(Boolean);
-      createLabels = /^y/i.test(await q.ask("Create the labels on GitHub (needs a token)?", "yes"));
+      // An upgrade keeps what is installed: only where Autopilot is published can be unknown.
+      if (!options.upgrade) {
+        mode =
+          options.mode ??
+          (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
+        agent = options.agent ?? (await q.ask(`Agent (${PRESET_NAMES.join(", ")})?`, agent));
+        const answer = await q.ask(
+          "Quality commands, separated by ';' (\"auto\": detect in each run)?",
+          detected.length ? detected.join("; ") : "auto",
+        );
+        quality =
+          answer === "auto"
+            ? []
+            : answer
+                .split(";")
+                .map((c) => c.trim())
+                .filter(Boolean);
+        createLabels = /^y/i.test(await q.ask("Create the labels on GitHub (needs a token)?", "yes"));
+      }
     } finally {
       q.close();
     }
@@ -148,7 +160,12 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
       return [f.path, existsSync(path) ? readFileSync(path, "utf8") : null] as const;
     }),
   );
-  const plan = planFiles(desired, existing, options.force ?? false);
+  const refresh: FileRefresh = options.force
+    ? "workflows-and-templates"
+    : options.upgrade
+      ? "workflows"
+      : "none";
+  const plan = planFiles(desired, existing, refresh);
   const changed: string[] = [];
   let conflicts = 0;
   for (const step of plan) {
@@ -156,9 +173,17 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
       io.out(`unchanged  ${step.path}`);
       continue;
     }
+    if (step.action === "kept") {
+      if (step.kind === "settings") {
+        io.out(`kept       ${step.path}: your settings; init never rewrites this file`);
+        const content = desired.find((f) => f.path === step.path)?.content ?? "";
+        for (const line of keptSettingsReport(step.current, content)) io.out(`    ${line}`);
+      } else io.out(`kept       ${step.path}: it differs from this version's (--force replaces it)`);
+      continue;
+    }
     if (step.action === "conflict") {
       conflicts++;
-      io.out(`kept       ${step.path}: it differs from what init writes (--force overwrites it):`);
+      io.out(`kept       ${step.path}: it differs from what init writes (--upgrade or --force replaces it):`);
       for (const line of step.diff.split("\n")) io.out(`    ${line}`);
       continue;
     }

@@ -60,7 +60,11 @@ Usage:
       --dir PATH                  The checkout (default: the current directory)
       --agent NAME                ${PRESET_NAMES.map((name) => (name === DEFAULT_PRESET ? `${name} (default)` : name)).join(", ")}
       --yes                       Take the defaults instead of asking
-      --force                     Overwrite files that differ (init shows the difference otherwise)
+      --upgrade                   Re-pin and refresh the workflows to this version, keeping the mode,
+                                  the agent and .github/autopilot.yml (never rewritten; new settings
+                                  are listed)
+      --force                     Replace the workflows and issue form that differ (init shows the
+                                  difference otherwise); .github/autopilot.yml is never rewritten
       --repo OWNER/NAME           The GitHub repository (default: the origin remote)
       --source OWNER/NAME         Where Autopilot's action is published: the OWNER/NAME of
                                   npx github:OWNER/NAME (asked for when unknown; --yes needs it)
@@ -218,6 +222,7 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
         ...(values.source ? { source: values.source } : {}),
         yes: values.yes ?? false,
         force: values.force ?? false,
+        upgrade: values.upgrade ?? false,
       });
     }
     case "register": {
@@ -274,6 +279,7 @@ function parse(argv: string[]) {
       "webhook-url": { type: "string" },
       yes: { type: "boolean", short: "y" },
       force: { type: "boolean" },
+      upgrade: { type: "boolean" },
       json: { type: "boolean" },
       port: { type: "string" },
       keep: { type: "boolean" },

@@ -4,15 +4,21 @@
  * (https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest).
  * A page on 127.0.0.1 posts the manifest to GitHub with a random `state`; GitHub sends the browser back with a
  * one-time `code` and the same `state` (anything else is refused); the code is exchanged for the App's id, key
- * and webhook secret, which go into `.env` (mode 0600, never over existing credentials).
+ * and webhook secret, which go into `.env` (mode 0600, never over existing credentials). Where `.env` goes is
+ * checked before the flow starts (src/cli/credentials-target.ts: the folder exists and is writable, git will not
+ * commit the file); a write that fails after GitHub created the App hands the credentials over anyway
+ * (src/cli/credentials-save.ts).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { type AppConversion, convertManifestCode } from "../github/setup/app-manifest.js";
+import { type SavedCredentials, saveCredentials } from "./credentials-save.js";
+import { prepareCredentialsTarget } from "./credentials-target.js";
+import { CredentialsTargetError } from "./credentials-target-error.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { apiUrl, keySecretCommand, type SetupIo, webUrl } from "./setup-context.js";
 
@@ -27,8 +33,6 @@ interface RegisterOptions {
   /** Aborts the wait (tests, Ctrl-C). */
   signal?: AbortSignal;
 }
-
-const CREDENTIAL_KEYS = ["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET"] as const;
 
 /** The manifest GitHub receives: app.yml plus where to send the person back to, and the webhook URL. */
 function buildManifest(redirectUrl: string, webhookUrl: string | undefined): Record<string, unknown> {
@@ -65,30 +69,23 @@ function envLines(app: AppConversion): string {
   ].join("\n");
 }
 
-/** Refuses before anything starts when `.env` already holds App credentials. */
-function envFileProblem(path: string): string | null {
-  if (!existsSync(path)) return null;
-  const text = readFileSync(path, "utf8");
-  const found = CREDENTIAL_KEYS.filter((k) => new RegExp(`^\\s*(export\\s+)?${k}\\s*=`, "m").test(text));
-  return found.length
-    ? `${path} already holds ${found.join(", ")}: move it away (or remove those lines) to register another App; nothing was changed.`
-    : null;
+interface Registered {
+  app: AppConversion;
+  credentials: SavedCredentials;
 }
 
-/** Runs the flow; resolves with the new App (after `.env` is written), or null when aborted. */
-async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promise<AppConversion | null> {
-  const envPath = join(resolve(options.dir ?? process.cwd()), ".env");
-  const problem = envFileProblem(envPath);
-  if (problem) throw new Error(problem);
+/** Runs the flow; resolves with the new App and where its credentials went, or null when aborted. */
+async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promise<Registered | null> {
+  const envPath = prepareCredentialsTarget(options.dir, process.cwd(), io.out);
   const state = randomBytes(20).toString("hex");
   const github = webUrl(io.env);
   const action = options.org
     ? `${github}/organizations/${encodeURIComponent(options.org)}/settings/apps/new?state=${state}`
     : `${github}/settings/apps/new?state=${state}`;
 
-  let finish: (app: AppConversion | null) => void = () => {};
+  let finish: (registered: Registered | null) => void = () => {};
   let fail: (error: Error) => void = () => {};
-  const done = new Promise<AppConversion | null>((res, rej) => {
+  const done = new Promise<Registered | null>((res, rej) => {
     finish = res;
     fail = rej;
   });
@@ -142,17 +139,17 @@ async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promi
       exchanging = true;
       convertManifestCode({ code, baseUrl: apiUrl(io.env) })
         .then((app) => {
-          const again = envFileProblem(envPath);
-          if (again) throw new Error(again);
-          if (existsSync(envPath)) appendFileSync(envPath, `\n${envLines(app)}`);
-          else writeFileSync(envPath, envLines(app), { mode: 0o600 });
-          chmodSync(envPath, 0o600);
+          const credentials = saveCredentials(io, envPath, envLines(app));
+          const where =
+            credentials.saved === "env"
+              ? "Credentials saved to .env."
+              : "Saving the credentials to .env failed: the terminal you ran register in says where they are.";
           page(
             200,
             `<h1 id="done">Registered ${escapeHtml(app.name)}</h1>
-<p>Credentials saved to .env. Now install it on your repositories: <a id="install" href="${escapeHtml(app.html_url)}/installations/new">${escapeHtml(app.html_url)}/installations/new</a></p>`,
+<p>${where} Now install it on your repositories: <a id="install" href="${escapeHtml(app.html_url)}/installations/new">${escapeHtml(app.html_url)}/installations/new</a></p>`,
           );
-          finish(app);
+          finish({ app, credentials });
         })
         .catch((error: Error) => {
           page(500, `<h1>Registration failed</h1><p>${escapeHtml(error.message)}</p>`);
@@ -173,10 +170,12 @@ async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promi
   const onAbort = () => finish(null);
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const app = await done;
-    if (app) {
+    const registered = await done;
+    if (registered) {
+      const { app, credentials } = registered;
+      const file = credentials.saved === "printed" ? null : credentials.path;
       io.out(
-        `Registered the GitHub App "${app.name}" (id ${app.id}); APP_ID, PRIVATE_KEY and WEBHOOK_SECRET are in ${envPath} (mode 0600).`,
+        `Registered the GitHub App "${app.name}" (id ${app.id}); APP_ID, PRIVATE_KEY and WEBHOOK_SECRET are ${file ? `in ${file} (mode 0600)` : "printed above"}.`,
       );
       io.out(`Install it: ${app.html_url}/installations/new`);
       io.out("For the workflows, set on each repository (or organization):");
@@ -184,9 +183,9 @@ async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promi
         `  variable AUTOPILOT_APP_ID = ${app.id}          gh variable set AUTOPILOT_APP_ID --body ${app.id}`,
       );
       io.out("  secret   AUTOPILOT_APP_PRIVATE_KEY = PRIVATE_KEY from .env:");
-      io.out(`    ${keySecretCommand(envPath)}`);
+      io.out(`    ${keySecretCommand(file ?? envPath)}`);
     }
-    return app;
+    return registered;
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
     await new Promise<void>((res) => {
@@ -196,17 +195,22 @@ async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promi
   }
 }
 
-/** `autopilot register`: exit code 0 when registered, 2 when `.env` already holds credentials. */
+/**
+ * `autopilot register`: exit code 0 when registered and saved to `.env`; 2 when refused before starting (where
+ * `.env` goes: missing, unwritable, holding credentials, or tracked by git); 1 when the registration failed, or
+ * the App was created but its credentials were handed over elsewhere (printed or in a temp file).
+ */
 export async function runRegister(io: RegisterIo, options: RegisterOptions): Promise<number> {
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
   try {
-    const app = await registerApp(io, { ...options, signal: options.signal ?? controller.signal });
-    return app ? 0 : 130;
+    const registered = await registerApp(io, { ...options, signal: options.signal ?? controller.signal });
+    if (!registered) return 130;
+    return registered.credentials.saved === "env" ? 0 : 1;
   } catch (error) {
     io.err((error as Error).message);
-    return /already holds/.test((error as Error).message) ? 2 : 1;
+    return error instanceof CredentialsTargetError ? 2 : 1;
   } finally {
     process.off("SIGINT", stop);
   }

@@ -220,16 +220,33 @@ export function labelSpecs(labels: AutopilotConfig["labels"]): LabelSpec[] {
   ];
 }
 
+/**
+ * What a file init writes is, which decides whether init may replace it: `workflow` (the pinned workflows, which
+ * an upgrade moves to the new version), `template` (the issue form, a starting point the user may edit) and
+ * `settings` (`.github/autopilot.yml`, the user's own: written when absent, never replaced).
+ */
+type FileKind = "workflow" | "template" | "settings";
+
 interface DesiredFile {
   path: string;
   content: string;
+  kind: FileKind;
 }
+
+/**
+ * Which differing files init replaces: `none` (each is kept, and reported as a conflict), `workflows`
+ * (`init --upgrade`: the workflows; an edited template is kept without a conflict), `workflows-and-templates`
+ * (`init --force`). The settings file is never among them.
+ */
+export type FileRefresh = "none" | "workflows" | "workflows-and-templates";
 
 type FileAction =
   | { path: string; action: "create"; content: string }
   | { path: string; action: "unchanged" }
   | { path: string; action: "overwrite"; content: string; diff: string }
-  | { path: string; action: "conflict"; diff: string };
+  | { path: string; action: "conflict"; diff: string }
+  /** Differs and stays as it is, by design rather than as a conflict: the settings, an upgrade's template. */
+  | { path: string; action: "kept"; kind: FileKind; current: string };
 
 /** The files init wants, for a mode. */
 export function desiredFiles(options: {
@@ -246,6 +263,7 @@ export function desiredFiles(options: {
   const files: DesiredFile[] = [
     {
       path: WORKER_WORKFLOW_PATH,
+      kind: "workflow",
       content: pinWorkflow(
         options.mode === "app" ? withoutEndReconcile(options.workerTemplate) : options.workerTemplate,
         options.release,
@@ -256,12 +274,14 @@ export function desiredFiles(options: {
   if (options.mode === "actions") {
     files.push({
       path: CONTROLLER_WORKFLOW_PATH,
+      kind: "workflow",
       content: pinWorkflow(options.controllerTemplate, options.release, options.agent),
     });
   }
-  files.push({ path: ISSUE_FORM_PATH, content: options.issueForm });
+  files.push({ path: ISSUE_FORM_PATH, kind: "template", content: options.issueForm });
   files.push({
     path: CONFIG_FILE_PATH,
+    kind: "settings",
     content: renderConfigFile({
       release: options.release,
       agent: options.agent,
@@ -283,20 +303,32 @@ function requiredFormFields(form: string): string[] {
     .map((field) => field.attributes!.label as string);
 }
 
-/** What to do with each file given what is there: identical → nothing; different → conflict unless forced. */
+/**
+ * What to do with each file given what is there: absent → create; identical → nothing; different → the
+ * settings kept, always (an upgrade that rewrote them lost a team's human-gate paths and budgets); a workflow or
+ * template replaced when `refresh` covers it, else a conflict (a template under `workflows`: kept).
+ */
 export function planFiles(
   desired: readonly DesiredFile[],
   existing: ReadonlyMap<string, string | null>,
-  force: boolean,
+  refresh: FileRefresh,
 ): FileAction[] {
   return desired.map((file): FileAction => {
     const current = existing.get(file.path) ?? null;
     if (current === null) return { path: file.path, action: "create", content: file.content };
     if (current === file.content) return { path: file.path, action: "unchanged" };
-    const diff = lineDiff(current, file.content);
-    return force
-      ? { path: file.path, action: "overwrite", content: file.content, diff }
-      : { path: file.path, action: "conflict", diff };
+    if (file.kind === "settings") return { path: file.path, action: "kept", kind: file.kind, current };
+    const replaced =
+      refresh === "workflows-and-templates" || (refresh === "workflows" && file.kind === "workflow");
+    if (replaced)
+      return {
+        path: file.path,
+        action: "overwrite",
+        content: file.content,
+        diff: lineDiff(current, file.content),
+      };
+    if (refresh === "workflows") return { path: file.path, action: "kept", kind: file.kind, current };
+    return { path: file.path, action: "conflict", diff: lineDiff(current, file.content) };
   });
 }
 

@@ -303,18 +303,20 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     expect(out.join("\n")).not.toContain("git add");
   });
 
-  it("keeps a file the user changed, shows the difference, and overwrites it only with --force", async () => {
+  it("keeps a workflow the user changed, shows the difference, and replaces it only with --upgrade or --force", async () => {
     await main(["init", "--mode", "actions", "--yes", "--dir", dir], io());
-    const path = join(dir, CONFIG);
-    const edited = readFileSync(path, "utf8").replace('  - "npm test"', '  - "npm test -- --coverage"');
+    const path = join(dir, WORKER);
+    const edited = readFileSync(path, "utf8").replace("runs-on: ubuntu-latest", "runs-on: self-hosted");
     writeFileSync(path, edited);
     out = [];
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(1);
     expect(readFileSync(path, "utf8")).toBe(edited);
     const text = out.join("\n");
-    expect(text).toContain(`kept       ${CONFIG}`);
-    expect(text).toContain('-   - "npm test -- --coverage"');
-    expect(text).toContain('+   - "npm test"');
+    expect(text).toContain(
+      `kept       ${WORKER}: it differs from what init writes (--upgrade or --force replaces it)`,
+    );
+    expect(text).toContain("-     runs-on: self-hosted");
+    expect(text).toContain("+     runs-on: ubuntu-latest");
     expect(await main(["init", "--mode", "actions", "--yes", "--force", "--dir", dir], io())).toBe(0);
     expect(readFileSync(path, "utf8")).not.toBe(edited);
   });

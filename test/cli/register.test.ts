@@ -1,16 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { request } from "node:http";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseEnv } from "node:util";
 import { Octokit } from "@octokit/rest";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { runRegister } from "../../src/cli/register.js";
 import { registerForServe } from "../../src/cli/serve-setup.js";
 import { appJwt } from "../../src/github/setup/setup-facts.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 import { launchChromium } from "../helpers/chromium.js";
+import { systemGit } from "../helpers/system-git.js";
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -39,6 +42,10 @@ async function localPage(): Promise<string> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`register printed no URL: ${out.join("\n")} ${err.join("\n")}`);
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(systemGit(), ["-C", cwd, ...args], { encoding: "utf8" });
 }
 
 /** A person in the browser: the local page, GitHub's page, the button, back to the local page. */
@@ -188,6 +195,89 @@ describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chr
     expect(env.OTHER).toBe("1");
     expect(env.APP_ID).toBe(String(sandbox.app.id));
     expect(statSync(envPath).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses a --dir that does not exist before the flow starts (no page, nothing for GitHub to create)", async () => {
+    const missing = join(dir, "not-there");
+    const stop = new AbortController();
+    const done = runRegister(io(), { dir: missing, signal: stop.signal });
+    // Were the flow to start, its page would be printed: stop it then, so the test ends either way.
+    const flowStarted = localPage().then(
+      () => "the flow started",
+      () => null,
+    );
+    const first = await Promise.race([done, flowStarted]);
+    stop.abort();
+    expect(first).toBe(2);
+    expect(out.join("\n")).not.toContain("Open http");
+    expect(err.join("\n")).toContain(
+      `--dir ${missing} does not exist: create it first (mkdir -p ${missing})`,
+    );
+    expect(err.join("\n")).toContain("Nothing was registered.");
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it("in a git work tree, ignores the exact .env it writes (git status does not show it), and writes it 0600", async () => {
+    git(dir, "init", "-q");
+    writeFileSync(join(dir, ".gitignore"), "node_modules");
+    const target = join(dir, "deploy");
+    mkdirSync(target);
+    const done = main(["register", "--dir", target], io());
+    await clickThrough(await localPage());
+    expect(await done).toBe(0);
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe("node_modules\n/deploy/.env\n");
+    expect(out.join("\n")).toContain(`Added /deploy/.env to ${join(dir, ".gitignore")}`);
+    const status = git(dir, "status", "--porcelain", "--untracked-files=all");
+    expect(status).not.toContain(".env");
+    expect(status).toContain("?? .gitignore");
+    expect(statSync(join(target, ".env")).mode & 0o777).toBe(0o600);
+    expect(parseEnv(readFileSync(join(target, ".env"), "utf8")).APP_ID).toBe(String(sandbox.app.id));
+  });
+
+  it("refuses a .env git tracks before the flow starts: the key would be committed", async () => {
+    git(dir, "init", "-q");
+    writeFileSync(join(dir, ".env"), "OTHER=1\n");
+    git(dir, "add", ".env");
+    const stop = new AbortController();
+    const done = runRegister(io(), { dir, signal: stop.signal });
+    const first = await Promise.race([
+      done,
+      localPage().then(
+        () => "the flow started",
+        () => null,
+      ),
+    ]);
+    stop.abort();
+    expect(first).toBe(2);
+    expect(err.join("\n")).toContain(`${join(dir, ".env")} is tracked by git`);
+    expect(readFileSync(join(dir, ".env"), "utf8")).toBe("OTHER=1\n");
+  });
+
+  it("hands the credentials over when the write fails after GitHub created the App (a 0600 file in the temp folder)", async () => {
+    const target = join(dir, "vanishing");
+    mkdirSync(target);
+    const done = main(["register", "--dir", target], io());
+    const local = await localPage();
+    // The folder goes away while the person is on GitHub's page: the App is created, the .env cannot be written.
+    rmSync(target, { recursive: true });
+    const text = await clickThrough(local);
+    expect(await done).toBe(1);
+    expect(text).toContain("the terminal you ran register in says where they are");
+    const printed = out.join("\n");
+    const handedOver = /The App's credentials are in (\S+) \(mode 0600/.exec(printed)?.[1];
+    expect(handedOver, printed).toBeDefined();
+    try {
+      expect(statSync(handedOver!).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(handedOver!)).mode & 0o777).toBe(0o700);
+      const saved = parseEnv(readFileSync(handedOver!, "utf8"));
+      expect(saved.APP_ID).toBe(String(sandbox.app.id));
+      expect(saved.PRIVATE_KEY?.trim()).toBe(sandbox.app.privateKey.trim());
+      expect(saved.WEBHOOK_SECRET).toBe(sandbox.app.webhookSecret);
+      expect(err.join("\n")).toContain(`could not be written to ${join(target, ".env")}`);
+      expect(printed).toContain(`mv ${handedOver} ${join(target, ".env")}`);
+    } finally {
+      rmSync(dirname(handedOver!), { recursive: true, force: true });
+    }
   });
 
   it("refuses a manifest without its required homepage url (the sandbox, as GitHub)", async () => {

@@ -8,6 +8,7 @@ import {
   agentInstallLine,
   lineDiff,
   pinWorkflow,
+  type FileRefresh,
   planFiles,
   renderConfigFile,
   sourceFromRepositoryField,
@@ -95,26 +96,30 @@ describe("setup files (pure)", () => {
     }
   });
 
-  it("plans: absent → create, same → unchanged, different → conflict with a diff (overwrite only when forced)", () => {
+  it("plans: absent → create, same → unchanged, different → conflict with a diff (overwrite only when refreshed); the settings are never replaced", () => {
     const desired = [
-      { path: "a", content: "x\n" },
-      { path: "b", content: "y\n" },
-      { path: "c", content: "one\ntwo\n" },
+      { path: "a", content: "x\n", kind: "workflow" as const },
+      { path: "b", content: "y\n", kind: "workflow" as const },
+      { path: "c", content: "one\ntwo\n", kind: "workflow" as const },
+      { path: "form", content: "new form\n", kind: "template" as const },
+      { path: "settings", content: "mode: auto\n", kind: "settings" as const },
     ];
     const existing = new Map<string, string | null>([
       ["a", null],
       ["b", "y\n"],
       ["c", "one\nthree\n"],
+      ["form", "my form\n"],
+      ["settings", "mode: semi-auto\n"],
     ]);
-    expect(planFiles(desired, existing, false).map((p) => p.action)).toEqual([
-      "create",
-      "unchanged",
-      "conflict",
-    ]);
-    expect(planFiles(desired, existing, true).map((p) => p.action)).toEqual([
+    const actions = (refresh: FileRefresh) => planFiles(desired, existing, refresh).map((p) => p.action);
+    expect(actions("none")).toEqual(["create", "unchanged", "conflict", "conflict", "kept"]);
+    expect(actions("workflows")).toEqual(["create", "unchanged", "overwrite", "kept", "kept"]);
+    expect(actions("workflows-and-templates")).toEqual([
       "create",
       "unchanged",
       "overwrite",
+      "overwrite",
+      "kept",
     ]);
     expect(lineDiff("one\nthree\n", "one\ntwo\n")).toBe("- three\n+ two");
   });
