@@ -6,7 +6,7 @@
 import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 
-export interface AppCredentials {
+interface AppCredentials {
   appId: string;
   privateKey: string;
   webhookSecret: string;

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { keepOutOfGit } from "./credentials-git-ignore.js";
 import { CredentialsTargetError } from "./credentials-target-error.js";
 
-export const CREDENTIAL_KEYS = ["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET"] as const;
+const CREDENTIAL_KEYS = ["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET"] as const;
 const FILE_NAME = ".env";
 
 /** Null when `path` holds none of the App's credentials (absent, or other variables only). */

@@ -13,7 +13,7 @@ const WORKER = ".github/workflows/autopilot-worker.yml";
 const CONTROLLER = ".github/workflows/autopilot-controller.yml";
 const SETTINGS = ".github/autopilot.yml";
 
-export interface InstalledSetup {
+interface InstalledSetup {
   mode: InstallMode | null;
   agent: PresetName | null;
 }
