@@ -88155,7 +88155,8 @@ async function startControllerServer(options2) {
     secret: options2.webhookSecret,
     ...options2.baseUrl ? { baseUrl: options2.baseUrl } : {},
     Octokit: Octokit3,
-    logLevel
+    logLevel,
+    ...options2.logFormat ? { logFormat: options2.logFormat } : {}
   });
   const metrics = options2.metricsToken ? new ControllerMetrics() : null;
   const controller = createControllerApp({
@@ -88300,6 +88301,18 @@ async function readAppCredentials(env) {
   return { appId, privateKey, webhookSecret: env.WEBHOOK_SECRET };
 }
 
+// src/app/json-log.ts
+var PINO_LEVEL = { debug: 20, info: 30, warn: 40, error: 50 };
+function jsonLog(base, now = Date.now) {
+  const line = (level, msg) => JSON.stringify({ level: PINO_LEVEL[level], time: now(), name: "autopilot", msg });
+  return {
+    debug: (msg) => base.debug(line("debug", msg)),
+    info: (msg) => base.info(line("info", msg)),
+    warn: (msg) => base.warn(line("warn", msg)),
+    error: (msg) => base.error(line("error", msg))
+  };
+}
+
 // src/app/serve.ts
 var LOG_LEVELS = /* @__PURE__ */ new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 var consoleLog = {
@@ -88311,7 +88324,8 @@ var consoleLog = {
 };
 async function serve(options2 = {}) {
   const env = options2.env ?? process.env;
-  const log = options2.log ?? consoleLog;
+  const logFormat = env.LOG_FORMAT?.trim().toLowerCase() === "json" ? "json" : "pretty";
+  const log = logFormat === "json" ? jsonLog(options2.log ?? consoleLog) : options2.log ?? consoleLog;
   const { appId, privateKey, webhookSecret } = await readAppCredentials(env);
   const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === void 0 ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
@@ -88334,6 +88348,7 @@ async function serve(options2 = {}) {
     dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
     memoryBounds,
     ...LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL } : {},
+    logFormat,
     tickPolicy: tickPolicyFrom(env),
     ...replicas ? { replicas } : {},
     ...metricsToken ? { metricsToken } : {},
@@ -88342,6 +88357,10 @@ async function serve(options2 = {}) {
   log.info(
     `Autopilot controller listening; webhooks at ${server.webhookUrl}${metricsToken ? `; metrics at ${server.url}/metrics` : ""}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`
   );
+  if (env.WEBHOOK_PROXY_URL?.trim())
+    log.warn(
+      `WEBHOOK_PROXY_URL is set, but autopilot serve does not relay deliveries from a webhook proxy (that needs smee-client, which Autopilot does not install): run the relay beside it, \`npx smee-client --url ${env.WEBHOOK_PROXY_URL.trim()} --target ${server.webhookUrl}\`.`
+    );
   if (options2.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));

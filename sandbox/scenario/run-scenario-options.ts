@@ -8,6 +8,13 @@ import type { StartControllerServer } from "./missing-parts.js";
 import type { ProgressEvent } from "./scenario-progress.js";
 import type { ScenarioReport } from "./scenario-report.js";
 
+/** How a client reaches the kept sandbox's GitHub API: its URL, the scenario's repository, an admin's token. */
+export interface SandboxAccess {
+  apiUrl: string;
+  repo: string;
+  token: string;
+}
+
 export interface RunScenarioOptions {
   /** Where to write the JSON report. */
   report?: string;
@@ -30,9 +37,9 @@ export interface RunScenarioOptions {
   onWebView?: (url: string) => void;
   /**
    * Called with the finished report after `inspect`, before anything stops: resolve it to stop (`--keep`
-   * waits for Ctrl-C here, the pages staying up).
+   * waits for Ctrl-C here, the pages staying up). `access` reaches the sandbox's API while it waits.
    */
-  keep?: (report: ScenarioReport) => Promise<void>;
+  keep?: (report: ScenarioReport, access: SandboxAccess) => Promise<void>;
   /** Called after the run ends and before anything stops: look at the final state (tests, debugging). */
   inspect?: (context: {
     sandbox: Sandbox;

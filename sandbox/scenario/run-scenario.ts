@@ -30,3 +30,4 @@ export async function runScenario(
 export { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
 export type { ProgressEvent } from "./scenario-progress.js";
 export { reportPassed, type ScenarioReport } from "./scenario-report.js";
+export type { SandboxAccess } from "./run-scenario-options.js";

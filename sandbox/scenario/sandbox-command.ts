@@ -14,6 +14,7 @@ import {
   type ProgressEvent,
   reportPassed,
   runScenario,
+  type SandboxAccess,
   type ScenarioReport,
 } from "./run-scenario.js";
 import { loadScenario, type Scenario, ScenarioError } from "./scenario-file.js";
@@ -29,6 +30,8 @@ export interface SandboxCommandOptions {
   title?: string;
   port?: number;
   keep?: boolean;
+  /** How the user runs Autopilot (src/cli/invocation.ts): the doctor command `keep` prints starts with it. */
+  cli?: string;
 }
 
 function pad(text: string, width: number): string {
@@ -91,6 +94,17 @@ export function renderSummary(report: ScenarioReport): string[] {
   return lines;
 }
 
+/**
+ * The doctor command that checks the sandbox's repository as it would a real one (src/cli/doctor.ts): the
+ * sandbox answers GitHub's API, and its admin's token reads what doctor reads.
+ */
+function rehearsal(access: SandboxAccess, cli: string): string[] {
+  return [
+    "Rehearse the setup checks against it, in another terminal:",
+    `  GITHUB_API_URL=${access.apiUrl} GITHUB_TOKEN=${access.token} ${cli} doctor --repo ${access.repo}`,
+  ];
+}
+
 export async function runSandboxCommand(io: CliIo, options: SandboxCommandOptions): Promise<number> {
   let scenario: Scenario;
   const file = options.scenario ?? DEFAULT_SCENARIO;
@@ -130,11 +144,12 @@ export async function runSandboxCommand(io: CliIo, options: SandboxCommandOption
       },
       ...(options.keep
         ? {
-            keep: async (finished: ScenarioReport) => {
+            keep: async (finished: ScenarioReport, access: SandboxAccess) => {
               // The report file is written once everything has stopped, after Ctrl-C.
               printResult(io, finished, { quiet: options.quiet ?? false });
               printed = true;
               io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
+              for (const line of rehearsal(access, options.cli ?? "node bin/autopilot.js")) io.out(line);
               await untilInterrupted();
             },
           }

@@ -432,7 +432,12 @@ export class ScenarioRun {
     if (this.options.keep && !this.interrupted) {
       // The pages stay up showing the state the report describes: nothing acts on the sandbox any more.
       await this.cleanups.stopBefore(KEEP_UNTIL_ORDER);
-      await this.options.keep(report);
+      const admin = this.scenario.users?.find((user) => user.permission === "admin")?.login;
+      await this.options.keep(report, {
+        apiUrl: sandbox.url,
+        repo: repo.full,
+        token: sandbox.userToken(admin ?? this.scenario.repo.owner),
+      });
     }
   }
 

@@ -33,6 +33,8 @@ export interface ControllerServerOptions {
   log?: GatewayLog;
   /** Probot's own log level (default: LOG_LEVEL, else "warn"). */
   logLevel?: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+  /** Probot's own log lines: "json" one JSON object each (LOG_FORMAT=json), else "pretty" (the default). */
+  logFormat?: "json" | "pretty";
   /** Octokit's retry of 5xx/network errors (default on; tests that script failures turn it off). */
   retry?: boolean;
   /** Octokit's waiting out of rate limits (default on). */
@@ -113,6 +115,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     Octokit,
     logLevel,
+    ...(options.logFormat ? { logFormat: options.logFormat } : {}),
   });
   const metrics = options.metricsToken ? new ControllerMetrics() : null;
   const controller = createControllerApp({

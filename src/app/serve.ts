@@ -4,7 +4,8 @@
  * APP_ID, PRIVATE_KEY (PEM, or base64 of it) or PRIVATE_KEY_PATH, WEBHOOK_SECRET; optional PORT (3000),
  * HOST (127.0.0.1; 0.0.0.0 to accept deliveries from outside), GITHUB_API_URL (https://api.github.com),
  * AUTOPILOT_TICK_SECONDS (300; 0 turns the periodic reconcile off), AUTOPILOT_DRY_RUN (true: no writes),
- * LOG_LEVEL (Probot's own log level, default warn); how ticks choose repositories
+ * LOG_LEVEL (Probot's own log level, default warn), LOG_FORMAT (json: every log line one JSON object, Probot's
+ * and the controller's own, json-log.ts); how ticks choose repositories
  * (src/core/scheduling/tick-choice.ts): AUTOPILOT_IDLE_SWEEP_HOURS (6), AUTOPILOT_TICK_IDLE_REPOS (50),
  * AUTOPILOT_TICK_NEW_REPOS (50), AUTOPILOT_RATE_RESERVE_PERCENT (20);
  * and the memory bounds AUTOPILOT_KEPT_REPOSITORIES,
@@ -12,11 +13,14 @@
  * several replicas sharing the work (replica-work.ts): AUTOPILOT_REDIS_URL, with AUTOPILOT_REDIS_PREFIX
  * (autopilot) and AUTOPILOT_REPLICA_CONCURRENCY (8); Prometheus metrics at GET /metrics for a scraper that
  * sends AUTOPILOT_METRICS_TOKEN as its bearer token (controller-metrics.ts; unset: no metrics).
+ * WEBHOOK_PROXY_URL (Probot's smee.io relay) is not supported: relaying needs smee-client, which Autopilot
+ * does not install, so serve says so and how to run the relay beside it.
  */
 import type { TickPolicy } from "../core/scheduling/tick-choice.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
 import { readAppCredentials } from "./app-credentials.js";
+import { jsonLog } from "./json-log.js";
 import { memoryBoundsFromEnv } from "./memory-bounds.js";
 
 interface ServeOptions {
@@ -38,7 +42,8 @@ const consoleLog: GatewayLog = {
 
 export async function serve(options: ServeOptions = {}): Promise<ControllerServer> {
   const env = options.env ?? process.env;
-  const log = options.log ?? consoleLog;
+  const logFormat = env.LOG_FORMAT?.trim().toLowerCase() === "json" ? "json" : "pretty";
+  const log = logFormat === "json" ? jsonLog(options.log ?? consoleLog) : (options.log ?? consoleLog);
   // Checked before anything listens: a bad key or id fails here, naming its variable (app-credentials.ts).
   const { appId, privateKey, webhookSecret } = await readAppCredentials(env);
   const memoryBounds = memoryBoundsFromEnv(env);
@@ -62,6 +67,7 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
     dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
     memoryBounds,
     ...(LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL as LogLevel } : {}),
+    logFormat,
     tickPolicy: tickPolicyFrom(env),
     ...(replicas ? { replicas } : {}),
     ...(metricsToken ? { metricsToken } : {}),
@@ -70,6 +76,10 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
   log.info(
     `Autopilot controller listening; webhooks at ${server.webhookUrl}${metricsToken ? `; metrics at ${server.url}/metrics` : ""}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`,
   );
+  if (env.WEBHOOK_PROXY_URL?.trim())
+    log.warn(
+      `WEBHOOK_PROXY_URL is set, but autopilot serve does not relay deliveries from a webhook proxy (that needs smee-client, which Autopilot does not install): run the relay beside it, \`npx smee-client --url ${env.WEBHOOK_PROXY_URL.trim()} --target ${server.webhookUrl}\`.`,
+    );
   if (options.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));

@@ -1,6 +1,8 @@
 /**
- * `autopilot doctor --repo OWNER/NAME [--json]`: reads a repository's setup (src/github/setup/setup-facts.ts),
- * judges it (src/core/doctor-checks.ts) and prints ✓/✗ with the fix for each check. Exit 0 only when none fails.
+ * `autopilot doctor [--repo OWNER/NAME] [--json]`: reads a repository's setup (src/github/setup/setup-facts.ts),
+ * judges it (src/core/doctor-checks.ts) and prints ✓/✗ with the fix for each check as soon as the facts it
+ * reads are in (src/core/doctor-report.ts). Exit 0 only when none fails. Without `--repo`, the repository the
+ * current directory's `origin` remote points at.
  * With APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) it also checks the App's installation and reads the rest
  * with an installation token, as Autopilot itself would; otherwise with GITHUB_TOKEN or `gh auth token`.
  */
@@ -9,17 +11,14 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { agentBranchSecretFindings, agentBranchSecretsCheck } from "../core/gates/agent-branch-secrets.js";
 import { DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
-import {
-  type AppRequirements,
-  doctorPassed,
-  renderDoctorReport,
-  runDoctorChecks,
-  type SetupFacts,
-} from "../core/doctor-checks.js";
+import { doctorChecksInOrder, doctorPassed } from "../core/doctor-checks.js";
+import type { AppRequirements, DoctorCheck, SetupFacts } from "../core/doctor-facts.js";
+import { doctorCheckLines, doctorHeading, doctorSummary } from "../core/doctor-report.js";
 import { readSetupFacts } from "../github/setup/setup-facts.js";
+import { currentInvocation } from "./invocation.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { readWorkflows } from "./workflow-reading.js";
-import { apiUrl, cliCommand, currentRelease, findToken, type SetupIo } from "./setup-context.js";
+import { apiUrl, currentRelease, findToken, originRepo, type SetupIo } from "./setup-context.js";
 
 type DoctorIo = SetupIo;
 
@@ -51,10 +50,25 @@ async function agentBranchCheck(facts: SetupFacts) {
   return agentBranchSecretsCheck(agentBranchSecretFindings(readings, prefix, facts.defaultBranch), prefix);
 }
 
-export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: boolean }): Promise<number> {
-  const [owner, name, extra] = (options.repo ?? "").split("/");
+interface DoctorOptions {
+  repo?: string;
+  json?: boolean;
+  /** Where `origin` is read when `repo` is not given (default: the current directory). */
+  dir?: string;
+}
+
+export async function runDoctor(io: DoctorIo, options: DoctorOptions): Promise<number> {
+  const cli = currentInvocation(io.env, currentRelease(io.env).source);
+  const repo = options.repo ?? originRepo(options.dir ?? process.cwd());
+  if (!repo) {
+    io.err(
+      `autopilot doctor checks the repository the current directory's \`origin\` remote points at, and there is none on GitHub here: run it in your repository's checkout, or name it (\`${cli} doctor --repo OWNER/NAME\`).`,
+    );
+    return 2;
+  }
+  const [owner, name, extra] = repo.split("/");
   if (!owner || !name || extra !== undefined) {
-    io.err("autopilot doctor needs --repo OWNER/NAME.");
+    io.err(`--repo expects OWNER/NAME, got "${repo}".`);
     return 2;
   }
   const key = io.env.APP_ID ? privateKey(io.env) : null;
@@ -67,7 +81,17 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
     );
     return 2;
   }
-  let facts: Awaited<ReturnType<typeof readSetupFacts>>;
+  const judge = doctorChecksInOrder(cli);
+  const checks: DoctorCheck[] = [];
+  // Each line as soon as its check is judged; with --json, one document at the end.
+  const judged = (found: DoctorCheck[]) => {
+    for (const check of found) {
+      checks.push(check);
+      if (!options.json) for (const line of doctorCheckLines(check)) io.out(line);
+    }
+  };
+  if (!options.json) for (const line of doctorHeading(`${owner}/${name}`)) io.out(line);
+  let facts: SetupFacts;
   try {
     facts = await readSetupFacts({
       owner,
@@ -77,6 +101,7 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
       ...(key ? { app: { appId: io.env.APP_ID!, privateKey: key } } : {}),
       required: appRequirements(),
       now: new Date(),
+      onProgress: (partial) => judged(judge(partial)),
     });
   } catch (error) {
     const status = (error as { status?: number }).status;
@@ -87,10 +112,10 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
     );
     return 1;
   }
-  const checks = runDoctorChecks(facts, cliCommand(currentRelease(io.env).source));
-  checks.push(await agentBranchCheck(facts));
+  judged(judge(facts));
+  judged([await agentBranchCheck(facts)]);
   if (options.json)
     io.out(JSON.stringify({ repo: facts.repo, passed: doctorPassed(checks), checks }, null, 2));
-  else for (const line of renderDoctorReport(facts.repo, checks)) io.out(line);
+  else for (const line of doctorSummary(checks)) io.out(line);
   return doctorPassed(checks) ? 0 : 1;
 }

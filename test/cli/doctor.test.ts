@@ -1,15 +1,19 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROLLER_EVENTS } from "../../src/app/app.js";
 import { main } from "../../src/cli/main.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { type DoctorCheck, repositoryCodeSteps } from "../../src/core/doctor-checks.js";
+import type { DoctorCheck } from "../../src/core/doctor-facts.js";
+import { repositoryCodeSteps } from "../../src/core/doctor-workflow-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { installLine, PRESETS } from "../../src/core/presets/index.js";
 import { desiredFiles, labelSpecs, withoutEndReconcile } from "../../src/core/setup-files.js";
 import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
+import { systemGit } from "../helpers/system-git.js";
 import { type Sandbox, repoSettings, startSandbox } from "../../sandbox/emulator/index.js";
 
 let sandbox: Sandbox;
@@ -138,7 +142,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       name: "no worker workflow on the default branch",
       setup: { files: (f) => delete f[".github/workflows/autopilot-worker.yml"] },
       fails: "worker-workflow",
-      fix: /`npx github:[\w.-]+\/[\w.-]+ init`/,
+      fix: /`node bin\/autopilot\.js init`/,
     },
     {
       name: "the worker workflow lacks inputs Autopilot sends",
@@ -178,7 +182,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       name: "the labels were never created",
       setup: { labels: false },
       fails: "labels",
-      fix: /`npx github:[\w.-]+\/[\w.-]+ init`/,
+      fix: /`node bin\/autopilot\.js init`/,
     },
     {
       name: "branch protection requires a check merge.requiredChecks does not name",
@@ -486,6 +490,66 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
     });
     const result = await doctor(repo);
     expect(result.checks.find((c) => c.id === "tracking-issue")).toMatchObject({ status: "pass" });
+  });
+
+  it("fix lines name the command the user runs: npm start -- in a clone runs node bin/autopilot.js", async () => {
+    const repo = await repository({ labels: false });
+    const result = await doctor(repo, {
+      npm_lifecycle_event: "start",
+      npm_package_json: join(PACKAGE_ROOT, "package.json"),
+      INIT_CWD: PACKAGE_ROOT,
+    });
+    const labels = result.checks.find((c) => c.id === "labels")!;
+    expect(labels.fix).toContain("Run `node bin/autopilot.js init`");
+    expect(JSON.stringify(result.checks)).not.toContain("OWNER/");
+  });
+
+  it("without --repo, checks the repository the current directory's origin points at, line by line", async () => {
+    const repo = await repository();
+    const checkout = mkdtempSync(join(tmpdir(), "doctor-origin-"));
+    execFileSync(systemGit(), ["init", "-q", checkout]);
+    execFileSync(systemGit(), ["-C", checkout, "remote", "add", "origin", `https://github.com/${repo}.git`]);
+    const lines: string[] = [];
+    const env = {
+      AUTOPILOT_NO_GH: "1",
+      GITHUB_API_URL: sandbox.url,
+      GITHUB_TOKEN: sandbox.userToken("maria"),
+    };
+    const before = process.cwd();
+    process.chdir(checkout);
+    try {
+      const code = await main(["doctor"], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+      expect(code, lines.join("\n")).toBe(0);
+    } finally {
+      process.chdir(before);
+      rmSync(checkout, { recursive: true, force: true });
+    }
+    expect(lines[0]).toBe(`Autopilot doctor: ${repo}`);
+    expect(lines).toContain("✓ GitHub Actions enabled: Actions may run");
+    expect(lines.at(-1)).toBe("All checks pass.");
+  });
+
+  it("an invalid configuration is listed problem by problem, with what stays in force until it is fixed", async () => {
+    const repo = await repository({
+      files: (f) => (f[".github/autopilot.yml"] += "maxParallel: lots\nbranchPrefix: 7\n"),
+    });
+    const lines: string[] = [];
+    const env = {
+      AUTOPILOT_NO_GH: "1",
+      GITHUB_API_URL: sandbox.url,
+      GITHUB_TOKEN: sandbox.userToken("maria"),
+    };
+    await main(["doctor", "--repo", repo], { out: (l) => lines.push(l), err: (l) => lines.push(l), env });
+    const at = lines.findIndex((l) => l.startsWith("✗ .github/autopilot.yml valid"));
+    expect(lines[at]).toBe("✗ .github/autopilot.yml valid: it is not a valid configuration:");
+    expect(lines[at + 1]).toMatch(/^ {4}- .*maxParallel/);
+    expect(lines[at + 2]).toMatch(/^ {4}- .*branchPrefix/);
+    const fix = lines.slice(at + 3, at + 5).join("\n");
+    expect(fix).toContain("fix: Correct the keys named above");
+    expect(fix).toContain(
+      "the last good configuration stays in force; with none, Autopilot starts and merges nothing",
+    );
+    expect(fix).not.toContain("uses the defaults");
   });
 
   it("an unknown repository is a clear error", async () => {

@@ -34,9 +34,11 @@ describe("autopilot --port and --keep", () => {
     }
   });
 
-  it("documents both options in the help", async () => {
-    const { out } = await run(["help"]);
-    expect(out.join("\n")).toMatch(/--port P/);
-    expect(out.join("\n")).toMatch(/--keep\s/);
+  it("documents both options in the help of start and sandbox", async () => {
+    for (const command of ["start", "sandbox"]) {
+      const { out } = await run([command, "--help"]);
+      expect(out.join("\n")).toMatch(/--port <port>/);
+      expect(out.join("\n")).toMatch(/--keep\s/);
+    }
   });
 });

@@ -6,7 +6,7 @@
  * guarded by its `if:`, or bound to an environment whose protection rules doctor cannot see.
  */
 import { candidateBranchName, taskBranchName } from "../contract.js";
-import type { DoctorCheck } from "../doctor-checks.js";
+import { type DoctorCheck, itemized } from "../doctor-facts.js";
 
 /** An event's ref filters as the workflow file writes them; an absent list is undefined. */
 export interface RefFilters {
@@ -228,14 +228,16 @@ export function agentBranchSecretsCheck(findings: AgentBranchFindings, branchPre
       id,
       title,
       status: "pass",
-      detail: lines.length ? lines.join("; ") : "no secret-using job runs on them",
+      detail: lines.length
+        ? itemized("these jobs rely on what doctor cannot see:", lines)
+        : "no secret-using job runs on them",
       fix: "",
     };
   return {
     id,
     title,
     status: "fail",
-    detail: lines.join("; "),
+    detail: itemized("these jobs or workflows need attention:", lines),
     fix: `Keep each job named above off agent branches with \`${agentBranchGuard(branchPrefix)}\`, or move its secrets into an environment with required reviewers (docs/SECURITY.md, "CI on agent branches"); correct any workflow GitHub's parser rejects.`,
   };
 }

@@ -8,7 +8,7 @@ import { createSign } from "node:crypto";
 import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../../core/config/index.js";
 import { taskBranchName } from "../../core/contract.js";
 import { TRACKING_MARKER } from "../../core/dashboard/index.js";
-import type { AppRequirements, SetupFacts } from "../../core/doctor-checks.js";
+import type { AppRequirements, SetupFacts } from "../../core/doctor-facts.js";
 import { listOpenIssues } from "./open-issues.js";
 import { type AutopilotOctokit, createOctokit } from "../transport/octokit.js";
 
@@ -27,6 +27,8 @@ interface ReadSetupOptions {
   required: AppRequirements;
   now: Date;
   fetch?: typeof globalThis.fetch;
+  /** Told the facts read so far after each read (doctor judges a check as soon as its facts are in). */
+  onProgress?: (facts: Partial<SetupFacts>) => void;
 }
 
 /** An App JWT (RS256, issued a minute back against clock drift, valid nine minutes) as GitHub documents at
@@ -135,28 +137,54 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
   const octokit = client(token);
   const { data: repository } = await octokit.rest.repos.get({ owner, repo });
   const branch = repository.default_branch;
+  const facts: Partial<SetupFacts> = {
+    repo: `${owner}/${repo}`,
+    defaultBranch: branch,
+    installation,
+    required: options.required,
+  };
+  const read = <K extends keyof SetupFacts>(key: K, value: SetupFacts[K]): SetupFacts[K] => {
+    facts[key] = value;
+    options.onProgress?.(facts);
+    return value;
+  };
+  options.onProgress?.(facts);
 
-  const actions = await orElse(
-    async () =>
-      (await octokit.rest.actions.getGithubActionsPermissionsRepository({ owner, repo })).data.enabled,
-    null,
-    [403, 404],
+  const actions = read(
+    "actionsEnabled",
+    await orElse(
+      async () =>
+        (await octokit.rest.actions.getGithubActionsPermissionsRepository({ owner, repo })).data.enabled,
+      null,
+      [403, 404],
+    ),
   );
   const configText = await fileText(octokit, owner, repo, CONFIG_PATH, branch);
   const parsed = parseConfig(configText);
   const config = parsed.ok ? parsed.config : DEFAULT_CONFIG;
   const workflowPath = `.github/workflows/${config.workerWorkflow}`;
-  const workerWorkflowText = await fileText(octokit, owner, repo, workflowPath, branch);
-  const workflows = await workflowFiles(octokit, owner, repo, branch);
-  const workflowState = await orElse(
-    async () =>
-      (await octokit.rest.actions.getWorkflow({ owner, repo, workflow_id: config.workerWorkflow })).data
-        .state,
-    null,
+  facts.workerWorkflowPath = workflowPath;
+  read("configText", configText);
+  const workerWorkflowText = read(
+    "workerWorkflowText",
+    await fileText(octokit, owner, repo, workflowPath, branch),
   );
-  const labels = (
-    await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { owner, repo, per_page: 100 })
-  ).map((l) => l.name);
+  const workflows = read("workflows", await workflowFiles(octokit, owner, repo, branch));
+  const workflowState = read(
+    "workerWorkflowState",
+    await orElse(
+      async () =>
+        (await octokit.rest.actions.getWorkflow({ owner, repo, workflow_id: config.workerWorkflow })).data
+          .state,
+      null,
+    ),
+  );
+  const labels = read(
+    "labels",
+    (await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { owner, repo, per_page: 100 })).map(
+      (l) => l.name,
+    ),
+  );
 
   // 404: not protected; 403: this token may not read it (an App needs `administration: read`).
   const protectionData = await orElse(
@@ -181,9 +209,21 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
               protectionData.required_pull_request_reviews?.required_approving_review_count ?? 0,
           }
         : null;
+  read("protection", protection);
 
   const defaultRules = await branchRules(octokit, owner, repo, branch);
   const taskRules = await branchRules(octokit, owner, repo, taskBranchName(config.branchPrefix, 1));
+  const rules = read("rules", {
+    defaultBranch: defaultRules.map((r) => r.type),
+    taskBranch: taskRules.map((r) => r.type),
+    requiredChecks: defaultRules.flatMap(
+      (r) => r.parameters?.required_status_checks?.map((c) => c.context) ?? [],
+    ),
+    requiredApprovals: Math.max(
+      0,
+      ...defaultRules.map((r) => r.parameters?.required_approving_review_count ?? 0),
+    ),
+  });
 
   const head = await orElse(
     async () => (await octokit.rest.repos.getBranch({ owner, repo, branch })).data.commit.sha,
@@ -201,10 +241,13 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     });
     for (const s of statuses.data.statuses) seen.add(s.context);
   }
+  const seenChecks = read("seenChecks", [...seen]);
 
-  const canPush =
+  const canPush = read(
+    "canPush",
     repository.permissions?.push ??
-    (installation && installation !== "unknown" ? installation.permissions.contents === "write" : null);
+      (installation && installation !== "unknown" ? installation.permissions.contents === "write" : null),
+  );
 
   const open = await listOpenIssues(octokit, owner, repo);
   const tracking = open.find((issue) => !issue.pull_request && (issue.body ?? "").includes(TRACKING_MARKER));
@@ -222,6 +265,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     };
   }
 
+  read("trackingIssue", trackingIssue);
   return {
     repo: `${owner}/${repo}`,
     defaultBranch: branch,
@@ -235,18 +279,8 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     configText,
     labels,
     protection,
-    rules: {
-      defaultBranch: defaultRules.map((r) => r.type),
-      taskBranch: taskRules.map((r) => r.type),
-      requiredChecks: defaultRules.flatMap(
-        (r) => r.parameters?.required_status_checks?.map((c) => c.context) ?? [],
-      ),
-      requiredApprovals: Math.max(
-        0,
-        ...defaultRules.map((r) => r.parameters?.required_approving_review_count ?? 0),
-      ),
-    },
-    seenChecks: [...seen],
+    rules,
+    seenChecks,
     canPush,
     trackingIssue,
   };
