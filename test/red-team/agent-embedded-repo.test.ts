@@ -133,7 +133,9 @@ describe("embedded repositories the agent leaves for the worker's git", { timeou
 
       // The work was refused and named, and nothing of it reached the remote.
       expect(run.result.result).toBe("failed");
-      expect(run.result.reason).toMatch(/the agent's work was refused.*(gitlink|could not be handed back|fsck error)/);
+      expect(run.result.reason).toMatch(
+        /the agent's work was refused.*(gitlink|could not be handed back|fsck error)/,
+      );
       const pushed = git(remote, "for-each-ref", "--format=%(refname)", "refs/heads/autopilot/issue-7");
       if (pushed)
         expect(git(remote, "ls-tree", "-r", "--name-only", "autopilot/issue-7")).not.toMatch(

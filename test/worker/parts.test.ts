@@ -1,5 +1,5 @@
 /** The worker's smaller parts: inputs, the claim, the session status, quality detection, rendering, git. */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,7 +14,6 @@ import {
   renderSignalComment,
 } from "../../src/worker/progress/report.js";
 import { readSessionStatus, sessionWantsStop } from "../../src/worker/progress/session-status.js";
-import { git, remoteAndClone } from "./fixtures/real.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
