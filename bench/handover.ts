@@ -2,7 +2,9 @@
  * The worker's own cost of handing the agent its directories and taking them back, per iteration, on a work tree
  * of 100,000 files (a `node_modules`-sized tree): the boundary's handOver (ownership to the agent's user, the
  * agent-side git sync) and takeBack (every process of the agent's uid killed, the tree made the worker's to
- * read), and the start of one namespace sandbox (`bwrap … true`), in `namespace` and `uid` modes. Runs as root
+ * read), the start of one namespace sandbox (`bwrap … true`), and the take-back with the agent's work handed back
+ * (src/worker/checkout/task-checkout.ts: staged in the sandbox, received as a pack, checked), in `namespace` and
+ * `uid` modes. Runs as root
  * (the agent's user is created as the tests' is).
  *
  *   npx tsx bench/handover.ts [files] [iterations]
@@ -69,6 +71,7 @@ async function measure(mode: IsolationMode, root: string): Promise<string[]> {
   const handOver: number[] = [];
   const takeBack: number[] = [];
   const start: number[] = [];
+  const handBack: number[] = [];
   // The first hand-over gives the whole tree once; the iterations after it are what each iteration costs.
   await parts.boundary.handOver();
   await parts.boundary.takeBack();
@@ -91,10 +94,16 @@ async function measure(mode: IsolationMode, root: string): Promise<string[]> {
     t = performance.now();
     await parts.boundary.takeBack();
     takeBack.push(performance.now() - t);
+    // The same turn again, its work handed back (staged in the sandbox, received as a pack, checked).
+    await parts.boundary.handOver();
+    await writeTreeFile(parts.boundary.dirs.workTree, `changed-${i}.txt`, `change ${i}\n`);
+    t = performance.now();
+    await parts.boundary.takeBack({ capture: true });
+    handBack.push(performance.now() - t);
   }
   await parts.boundary.close();
   const total = handOver.map((h, i) => h + takeBack[i]!);
-  return [mode, stats(handOver), stats(takeBack), stats(total), stats(start)];
+  return [mode, stats(handOver), stats(takeBack), stats(total), stats(start), stats(handBack)];
 }
 
 const root = await mkdtemp(join(tmpdir(), "autopilot-bench-handover-"));
@@ -104,7 +113,14 @@ try {
   console.log(`Hand-over per iteration, ${FILES.toLocaleString("en")} files, ${ITERATIONS} iterations\n`);
   console.log(
     markdownTable([
-      ["isolation", "handOver", "takeBack", "handOver + takeBack", "one command in the sandbox (/bin/true)"],
+      [
+        "isolation",
+        "handOver",
+        "takeBack",
+        "handOver + takeBack",
+        "one command in the sandbox (/bin/true)",
+        "takeBack with the hand-back",
+      ],
       ...rows,
     ]),
   );
