@@ -13,7 +13,7 @@
  */
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { observeWorkerGit, type WorkerGitCall } from "../../src/worker/checkout/private-git.js";
 import { processesOf } from "../../src/worker/isolation/agent-user.js";
@@ -30,44 +30,56 @@ afterEach(async () => {
 /** A distinctive sleep the payload leaves running, to be looked for among the worker's (uid 0) processes. */
 const SLEEP = "3171";
 
-/** The agent's script: every attack at once, then a completion claim. `$1`: the payload's marker directory. */
-function attackScript(markers: string): string {
-  const payload = `sh -c 'touch ${markers}/ran-$(id -u); (sleep ${SLEEP} </dev/null >/dev/null 2>&1 &) ; cat'`;
-  const repo = (dir: string, config: string) =>
+/** A git repository at `dir` whose config is `config`, committed with a file its attributes send through "x". */
+function nestedRepo(dir: string, config: string): string {
+  return [
+    `mkdir -p ${dir} && cd ${dir} && git init -q`,
+    config,
+    "echo '* filter=x diff=x' > .gitattributes && echo data > data.txt",
+    "(git -c user.name=a -c user.email=a@b add -A && git -c user.name=a -c user.email=a@b commit -qm x) >/dev/null 2>&1 || true",
+    "cd - >/dev/null",
+  ].join(" && ");
+}
+
+/** Each attack: what the agent leaves in its tree for a git that looks into it to run `payload`. */
+const ATTACKS: Record<string, (payload: string) => string> = {
+  "a clean/smudge filter": (p) =>
+    nestedRepo("vendor/kit", `git config filter.x.clean "${p}" && git config filter.x.smudge "${p}"`),
+  "core.fsmonitor": (p) => nestedRepo("vendor/kit", `git config core.fsmonitor "${p}"`),
+  "core.hooksPath": (p) =>
+    nestedRepo(
+      "vendor/kit",
+      `mkdir -p h && for x in post-index-change pre-commit post-checkout; do printf '#!/bin/sh\\n%s\\n' "${p.replace(/'/g, "")}" > h/$x; chmod +x h/$x; done && git config core.hooksPath "$PWD/h"`,
+    ),
+  "diff.external": (p) =>
+    nestedRepo("vendor/kit", `git config diff.external "${p}" && git config diff.x.command "${p}"`),
+  "include.path": (p) =>
+    nestedRepo(
+      "vendor/kit",
+      `printf '[filter "x"]\\n\\tclean = %s\\n[core]\\n\\tfsmonitor = %s\\n' "${p.replace(/'/g, "")}" "${p.replace(/'/g, "")}" > "$TMPDIR/inc.cfg" && git config include.path "$TMPDIR/inc.cfg"`,
+    ),
+  "core.sshCommand": (p) =>
+    nestedRepo("vendor/kit", `git config core.sshCommand "${p}" && git remote add o ssh://h/x`),
+  "a .git file pointing elsewhere": (p) =>
     [
-      `mkdir -p ${dir} && cd ${dir} && git init -q`,
-      config,
-      "echo '* filter=x diff=x' > .gitattributes && echo data > data.txt",
-      "git -c user.name=a -c user.email=a@b add -A >/dev/null 2>&1 || true",
-      "git -c user.name=a -c user.email=a@b commit -qm x >/dev/null 2>&1 || true",
-      "cd - >/dev/null",
-    ].join(" && ");
+      nestedRepo("$TMPDIR/elsewhere", `git config filter.x.clean "${p}" && git config core.fsmonitor "${p}"`),
+      'mkdir -p vendor/kit && printf "gitdir: %s/elsewhere/.git\\n" "$TMPDIR" > vendor/kit/.git',
+    ].join(" && "),
+  ".gitmodules with update = !command": (p) =>
+    [
+      nestedRepo("vendor/kit", "true"),
+      `printf '[submodule "kit"]\\n\\tpath = vendor/kit\\n\\turl = ./kit\\n\\tupdate = !%s\\n' "${p.replace(/'/g, "")}" > .gitmodules`,
+    ].join(" && "),
+  "a gitlink staged by update-index": () =>
+    "mkdir -p vendor/kit && echo x > vendor/kit/file && git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,vendor/kit",
+};
+
+/** The agent's script: one attack, ordinary work beside it, then a completion claim. */
+function attackScript(attack: string, markers: string): string {
+  const payload = `sh -c 'touch ${markers}/ran-$(id -u); (sleep ${SLEEP} </dev/null >/dev/null 2>&1 &) ; cat'`;
   return [
     "set -e",
-    repo(
-      "vendor/filter",
-      `git config filter.x.clean "${payload}" && git config filter.x.smudge "${payload}"`,
-    ),
-    repo("vendor/fsmonitor", `git config core.fsmonitor "${payload}"`),
-    repo(
-      "vendor/hooks",
-      `mkdir -p h && printf '#!/bin/sh\\n${payload.replace(/'/g, "")}\\n' > h/post-index-change && chmod +x h/post-index-change && git config core.hooksPath "$PWD/h"`,
-    ),
-    repo(
-      "vendor/external",
-      `git config diff.external "${payload}" && git config diff.x.command "${payload}"`,
-    ),
-    repo(
-      "vendor/include",
-      `printf '[filter "x"]\\n\\tclean = ${payload.replace(/'/g, "")}\\n' > ../inc.cfg && git config include.path "$PWD/../inc.cfg"`,
-    ),
-    repo("vendor/ssh", `git config core.sshCommand "${payload}" && git remote add o ssh://h/x`),
-    // A .git file pointing at such a repository elsewhere (the agent's own temp directory).
-    `${repo("$TMPDIR/elsewhere", `git config filter.x.clean "${payload}"`)} || true`,
-    'mkdir -p vendor/pointer && printf "gitdir: %s/elsewhere/.git\\n" "$TMPDIR" > vendor/pointer/.git',
-    // .gitmodules with an update command, and a gitlink staged in the agent's own repository.
-    `printf '[submodule "x"]\\n\\tpath = vendor/filter\\n\\turl = ./x\\n\\tupdate = !${payload.replace(/'/g, "")}\\n' > .gitmodules`,
-    "git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,vendor/staged",
+    ATTACKS[attack]!(payload),
     "echo work > work.txt",
     "echo '<promise>COMPLETE</promise>'",
   ].join("\n");
@@ -86,8 +98,11 @@ async function uidZeroSleepers(): Promise<number[]> {
 }
 
 describe("embedded repositories the agent leaves for the worker's git", { timeout: 120_000 }, () => {
-  for (const isolation of ["namespace", "uid"] as const) {
-    it(`run nothing as the worker, and the work is refused (${isolation})`, async () => {
+  const cases = (["namespace", "uid"] as const).flatMap((isolation) =>
+    Object.keys(ATTACKS).map((attack) => ({ isolation, attack })),
+  );
+  for (const { isolation, attack } of cases) {
+    it(`${attack}: runs nothing as the worker, and the work is refused (${isolation})`, async () => {
       const { root, remote, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
       roots.push(root);
       // Only the worker (root) can write here; the agent's user cannot, in or out of its sandbox.
@@ -95,7 +110,7 @@ describe("embedded repositories the agent leaves for the worker's git", { timeou
       roots.push(markers);
       await chmod(markers, 0o755);
       const script = join(root, "attack.sh");
-      await writeFile(script, attackScript(markers));
+      await writeFile(script, attackScript(attack, markers));
       await chmod(script, 0o755);
       const trace = join(root, "trace2");
       await mkdir(trace);
@@ -147,14 +162,16 @@ describe("embedded repositories the agent leaves for the worker's git", { timeou
       expect(calls.length).toBeGreaterThan(5);
       const inside = (p: string | undefined) => p !== undefined && `${p}/`.startsWith(`${agentDir}/`);
       expect(calls.filter((c) => inside(c.cwd) || inside(c.gitDir) || inside(c.workTree))).toEqual([]);
-      // ... and no git process they started (GIT_TRACE2 follows children) had a work tree at all.
+      // ... and no git process they started (GIT_TRACE2 follows children) had a work tree but the worker's own
+      // empty one (its throwaway index for the notes: private-git.ts).
       const events = (await Promise.all((await readdir(trace)).map((f) => readFile(join(trace, f), "utf8"))))
         .join("\n")
         .split("\n")
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { event: string; worktree?: string; argv?: string[] });
       expect(events.filter((e) => e.event === "start").length).toBeGreaterThan(5);
-      expect(events.filter((e) => e.worktree !== undefined)).toEqual([]);
+      const emptyTree = join(dirname(deps.gitDir), "git", "no-work-tree");
+      expect(events.filter((e) => e.worktree !== undefined && e.worktree !== emptyTree)).toEqual([]);
       expect(events.filter((e) => e.event === "start" && /^(status|add)$/.test(e.argv?.[1] ?? ""))).toEqual(
         [],
       );

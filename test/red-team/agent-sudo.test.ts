@@ -17,15 +17,23 @@ const AGENT = `ap-sudo-a${pool}`;
 const SUDOERS = `/etc/sudoers.d/autopilot-red-team-${pool}`;
 const repoRoot = join(import.meta.dirname, "..", "..");
 const probe = join(import.meta.dirname, "fixtures", "sudo-probe.ts");
+const handbackProbe = join(import.meta.dirname, "fixtures", "sudo-handback-probe.ts");
 let dir: string;
 
-function runProbe(isolation: "namespace" | "uid"): {
+function runProbe(
+  isolation: "namespace" | "uid",
+  script = probe,
+): {
   ok: boolean;
   error?: string;
   workerUid?: number;
   agentUid?: number;
   lines?: string[];
   left?: number[];
+  markers?: string[];
+  workerSleepers?: number[];
+  refused?: string[];
+  committed?: string[];
   chainStopped?: boolean;
 } {
   const uid = execFileSync("id", ["-u", WORKER], { encoding: "utf8" }).trim();
@@ -39,7 +47,7 @@ function runProbe(isolation: "namespace" | "uid"): {
       process.execPath,
       "--import",
       "tsx",
-      probe,
+      script,
       dir,
       AGENT,
       isolation,
@@ -92,6 +100,20 @@ describe("a non-root worker with password-less sudo", () => {
       expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO", "NO-SETUID-ROOT"]);
       expect(result.left).toEqual([]);
       expect(result.chainStopped).toBe(true);
+    },
+    120_000,
+  );
+
+  it.each(["namespace", "uid"] as const)(
+    "%s: an embedded repository's filter and fsmonitor run nothing as the worker, and the work is refused",
+    (isolation) => {
+      const result = runProbe(isolation, handbackProbe);
+      expect(result.ok, result.error).toBe(true);
+      expect(result.workerUid).not.toBe(0);
+      expect(result.markers).toEqual([]);
+      expect(result.workerSleepers).toEqual([]);
+      expect(result.refused?.join("\n")).toMatch(/gitlink|could not be handed back/);
+      expect(result.committed).toEqual(["README.md"]);
     },
     120_000,
   );
