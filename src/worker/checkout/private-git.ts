@@ -445,6 +445,11 @@ export class Git {
     } else if (merge.code === 1) {
       conflicts = [...new Set(merge.stdout.split("\0").slice(1).filter(Boolean))];
       mergeParent = other;
+    } else if (merge.code === 129) {
+      // A usage error: a git older than 2.38 has no `merge-tree --write-tree`.
+      throw new Error(
+        "the worker merges the default branch with `git merge-tree --write-tree`, which needs git 2.38 or later on the runner",
+      );
     } else {
       throw new GitError(["merge-tree"], merge);
     }
