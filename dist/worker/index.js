@@ -48496,6 +48496,10 @@ var init_private_git = __esm({
         } else if (merge3.code === 1) {
           conflicts = [...new Set(merge3.stdout.split("\0").slice(1).filter(Boolean))];
           mergeParent = other;
+        } else if (merge3.code === 129) {
+          throw new Error(
+            "the worker merges the default branch with `git merge-tree --write-tree`, which needs git 2.38 or later on the runner"
+          );
         } else {
           throw new GitError(["merge-tree"], merge3);
         }

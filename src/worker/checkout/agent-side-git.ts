@@ -27,16 +27,21 @@ import { runProcess } from "../processes/process.js";
 
 const PREAMBLE = [
   "set -e",
+  "ATTRS='* -text -eol -crlf -ident -filter -working-tree-encoding'",
+  'g() { "$GIT" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
   // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here).
   'repaired() { [ "$("$GIT" rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
-  'g() { "$GIT" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
-  "neutral() { mkdir -p .git/info && printf '* -text -eol -crlf -ident -filter -working-tree-encoding\\n' > .git/info/attributes; }",
+  // Every filter off, written only when it is not there already (read with the shell's own `read`).
+  'neutral() { { read -r a < .git/info/attributes && [ "$a" = "$ATTRS" ]; } 2>/dev/null || { mkdir -p .git/info && printf \'%s\\n\' "$ATTRS" > .git/info/attributes; }; }',
 ].join("\n");
 
-/** $1 bundle, $2 branch, $3 the commit the files are at when the worker moved the branch since (else empty). */
+/**
+ * $1 bundle, $2 branch, $3 the commit the files are at when the worker moved the branch since (else empty), $4 "1"
+ * for a first or repairing sync (the repository checked, rebuilt when broken, and the agent's identity set).
+ */
 const SYNC_SCRIPT = [
   PREAMBLE,
-  'repaired || { rm -rf .git; "$GIT" init -q; }',
+  'if [ "$4" = 1 ]; then repaired || { rm -rf .git; "$GIT" init -q; }; fi',
   "neutral",
   'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
   'g symbolic-ref HEAD "refs/heads/$2"',
@@ -47,23 +52,22 @@ const SYNC_SCRIPT = [
   "else",
   "  g reset -q",
   "fi",
-  // The agent's own commits' identity, read in one process and written only when the agent changed it.
-  'if [ "$("$GIT" config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then',
-  '  "$GIT" config user.name "$GIT_AUTHOR_NAME"',
-  '  "$GIT" config user.email "$GIT_AUTHOR_EMAIL"',
-  "fi",
+  // The agent's own commits need an identity (the worker's commits have their own).
+  'if [ "$4" = 1 ]; then "$GIT" config user.name "$GIT_AUTHOR_NAME"; "$GIT" config user.email "$GIT_AUTHOR_EMAIL"; fi',
 ].join("\n");
 
-/** $1 the worker's HEAD. Exit 10: the repository cannot serve (no repository, or HEAD's commit missing). */
+/**
+ * $1 the worker's HEAD. Prints the work's tree id, then a pack of what its throwaway commit on $1 adds. Exit 10:
+ * the repository cannot serve (no repository, or $1 missing from it).
+ */
 const CAPTURE_SCRIPT = [
   PREAMBLE,
   "repaired || exit 10",
-  'g cat-file -e "$1^{commit}" 2>/dev/null || exit 10',
   "neutral",
   "g add --all -- .",
   "tree=$(g write-tree)",
-  'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1")',
-  'printf "%s\\n" "$commit"',
+  'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1" 2>/dev/null) || exit 10',
+  'printf "%s\\n" "$tree"',
   'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q',
 ].join("\n");
 
@@ -150,9 +154,12 @@ export class AgentSideGit {
     return { code: result.exitCode, stderr: result.stderr };
   }
 
-  /** The agent's `.git` at the worker's branch from `bundle`; with `filesAt`, the files moved from there too. */
-  async sync(bundle: string, branch: string, filesAt: string | null): Promise<void> {
-    const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? ""]);
+  /**
+   * The agent's `.git` at the worker's branch from `bundle`; with `filesAt`, the files moved from there too; `first`:
+   * the repository checked (rebuilt when broken) and the agent's identity set.
+   */
+  async sync(bundle: string, branch: string, filesAt: string | null, first: boolean): Promise<void> {
+    const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? "", first ? "1" : ""]);
     if (done.code !== 0)
       throw new AgentGitError(
         `the agent's checkout could not be brought to ${branch}: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`,
@@ -169,8 +176,9 @@ export class AgentSideGit {
   }
 
   /**
-   * Stages the work tree on top of `head` and streams the new objects into `receive`; returns the throwaway
-   * commit's id, or NEEDS_SYNC when the agent's repository cannot serve until it is rebuilt.
+   * Stages the work tree on top of `head` and streams the new objects into `receive`; returns the work's tree id
+   * (the worker checks that it has it and everything below it), or NEEDS_SYNC when the agent's repository cannot
+   * serve until it is rebuilt.
    */
   async capture(
     head: string,
@@ -189,7 +197,7 @@ export class AgentSideGit {
     });
     const pack = new PassThrough();
     let header = "";
-    let commit: string | null = null;
+    let tree: string | null = null;
     let stderr = "";
     let received: Promise<void> | null = null;
     let receiveError: unknown = null;
@@ -201,7 +209,7 @@ export class AgentSideGit {
     };
     child.stdout.on("data", (data: Buffer) => {
       let chunk = data;
-      if (commit === null) {
+      if (tree === null) {
         const newline = chunk.indexOf(0x0a);
         if (newline < 0) {
           header += chunk.toString("latin1");
@@ -209,7 +217,7 @@ export class AgentSideGit {
           return;
         }
         header += chunk.subarray(0, newline).toString("latin1");
-        commit = header.trim();
+        tree = header.trim();
         chunk = chunk.subarray(newline + 1);
         startReceiving();
       }
@@ -238,14 +246,14 @@ export class AgentSideGit {
     });
     clearTimeout(timer);
     await this.options.user.killAll();
-    if (code === NEEDS_SYNC && commit === null) return NEEDS_SYNC;
+    if (code === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
     if (received) await received;
     if (receiveError) throw receiveError;
-    if (code !== 0 || commit === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+    if (code !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
       throw new AgentGitError(
         `the agent's work could not be handed back: ${stderr.trim().slice(0, 400) || `exit ${code}`}`,
       );
-    return commit;
+    return tree;
   }
 
   /** Removes what a sync left in the inbox. */

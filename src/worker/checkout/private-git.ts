@@ -187,7 +187,7 @@ export class Git {
     }
     const full = [
       // No work tree, whatever the moved checkout's config says: a command that needs one fails.
-      ...(indexed ? [] : ["--bare"]),
+      ...(indexed ? ["-c", "core.autocrlf=false", "-c", "core.safecrlf=false"] : ["--bare"]),
       "--no-replace-objects",
       "-c",
       `core.hooksPath=${this.hooksDir}`,
@@ -478,17 +478,24 @@ export class Git {
   async treeWith(tree: string, files: ReadonlyMap<string, string | null>): Promise<string> {
     if (files.size === 0) return tree;
     const index = path.join(path.dirname(this.globalConfig), "overlay-index");
-    const withIndex = (args: string[], input?: string) =>
-      this.runIndexed(index, args, input === undefined ? {} : { input });
+    const withIndex = (args: string[]) => this.runIndexed(index, args, {});
     await withIndex(["read-tree", tree]);
+    // The contents go through the worker's own empty work tree (private, never the agent's): one update-index
+    // hashes and stages them all.
+    const added: string[] = [];
+    const removed: string[] = [];
     for (const [file, content] of files) {
       if (content === null) {
-        await withIndex(["update-index", "--force-remove", "--", file]);
+        removed.push(file);
         continue;
       }
-      const blob = (await this.run(["hash-object", "-w", "--stdin"], { input: content })).stdout.trim();
-      await withIndex(["update-index", "--add", "--cacheinfo", `100644,${blob},${file}`]);
+      const at = path.join(this.emptyWorkTree, file);
+      await mkdir(path.dirname(at), { recursive: true, mode: 0o700 });
+      await writeFile(at, content);
+      added.push(file);
     }
+    if (added.length) await withIndex(["update-index", "--add", "--", ...added]);
+    if (removed.length) await withIndex(["update-index", "--force-remove", "--", ...removed]);
     return (await withIndex(["write-tree"])).stdout.trim();
   }
 

@@ -50,8 +50,11 @@ export class TaskCheckout {
   private excludes: string[] = [];
   /** The commit the agent's files are at when the agent's side has not been told (the checkout's, at first). */
   private filesAt: string | null = null;
-  /** The commit the agent's `.git` was last brought to. */
+  /** The commit the agent's `.git` was last brought to (null: never, or it must be checked and rebuilt). */
   private synced: string | null = null;
+  /** HEAD as the worker last set it (only the worker moves it), and the trees of commits already asked. */
+  private head: string | null = null;
+  private readonly trees = new Map<string, string>();
   private captured: Capture | null = null;
   /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
   private pendingMerge: string | null = null;
@@ -84,7 +87,7 @@ export class TaskCheckout {
 
   async prepare(): Promise<string[]> {
     const removed = await this.git.prepare();
-    this.filesAt = await this.git.headSha().catch(() => null);
+    this.filesAt = await this.headSha().catch(() => null);
     await this.side.setExcludes(this.excludes);
     return removed;
   }
@@ -96,6 +99,7 @@ export class TaskCheckout {
 
   async setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup> {
     const setup = await this.git.setupBranch(branch, defaultBranch);
+    this.moved(setup.head);
     await this.materialize();
     return setup;
   }
@@ -104,10 +108,11 @@ export class TaskCheckout {
     defaultBranch: string,
     message: string,
   ): Promise<{ merged: boolean; conflicts: string[]; base: string }> {
-    const before = await this.git.headSha();
+    const before = await this.headSha();
     const merge = await this.git.mergeDefault(defaultBranch, message);
     this.pendingMerge = merge.mergeParent;
     if (merge.merged) {
+      this.moved(await this.git.headSha());
       this.filesAt = before;
       await this.materialize();
     }
@@ -128,7 +133,7 @@ export class TaskCheckout {
   async syncAgent(full = false): Promise<void> {
     const branch = await this.git.currentBranch();
     if (!branch) return;
-    const head = await this.git.headSha();
+    const head = await this.headSha();
     if (!full && head === this.synced && this.filesAt === null) return;
     const bundle = path.join(this.inbox, "sync.bundle");
     const attempt = async (since: string | null): Promise<true | string> => {
@@ -136,7 +141,7 @@ export class TaskCheckout {
       if (!(await this.git.bundle(bundle, branch, since))) return "no bundle";
       await chmod(bundle, 0o644);
       try {
-        await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt);
+        await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt, since === null);
         return true;
       } catch (error) {
         return (error as Error).message;
@@ -161,17 +166,18 @@ export class TaskCheckout {
    * as objects, and checked. A repository the agent broke is rebuilt (a full sync) and asked once more.
    */
   async capture(): Promise<void> {
-    const head = await this.git.headSha();
+    const head = await this.headSha();
     const receive = (pack: PassThrough) => this.git.receivePack(pack, MAX_HANDBACK_BYTES);
-    const headTree = await this.git.treeOf(head);
+    const headTree = await this.treeOf(head);
     try {
-      let commit = await this.side.capture(head, receive);
-      if (commit === NEEDS_SYNC) {
+      let tree = await this.side.capture(head, receive);
+      if (tree === NEEDS_SYNC) {
         await this.syncAgent(true);
-        commit = await this.side.capture(head, receive);
-        if (commit === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
+        tree = await this.side.capture(head, receive);
+        if (tree === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
       }
-      const tree = await this.git.treeOf(commit);
+      // The tree id is the agent side's word: diff-tree reads every tree that differs from HEAD's, and the check
+      // every object below them, so a tree or blob the pack did not bring refuses the hand-back.
       const check = await checkHandback(this.git, headTree, tree);
       this.captured = { tree, changed: check.changed, refused: check.verdict.refused };
     } catch (error) {
@@ -179,6 +185,20 @@ export class TaskCheckout {
       const message = (error as Error).message.replace(/\s+/g, " ").slice(0, 500);
       this.captured = { tree: headTree, changed: false, refused: [message] };
     }
+  }
+
+  private async treeOf(commit: string): Promise<string> {
+    const known = this.trees.get(commit);
+    if (known) return known;
+    const tree = await this.git.treeOf(commit);
+    this.trees.set(commit, tree);
+    return tree;
+  }
+
+  /** HEAD moved by the worker (a commit, a checkout, a merge). */
+  private moved(head: string, tree?: string): void {
+    this.head = head;
+    if (tree) this.trees.set(head, tree);
   }
 
   async fetchBranch(branch: string): Promise<void> {
@@ -193,7 +213,7 @@ export class TaskCheckout {
   async recoverBranch(branch: string): Promise<string[]> {
     const current = await this.git.currentBranch();
     if (current === branch) return [];
-    await this.git.pointHead(branch, await this.git.headSha());
+    await this.git.pointHead(branch, await this.headSha());
     return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
   }
 
@@ -202,11 +222,12 @@ export class TaskCheckout {
   }
 
   async headSha(): Promise<string> {
-    return this.git.headSha();
+    this.head ??= await this.git.headSha();
+    return this.head;
   }
 
   async workState(): Promise<WorkState> {
-    const head = await this.git.headSha();
+    const head = await this.headSha();
     return {
       head,
       changed: this.captured?.changed ?? false,
@@ -229,14 +250,15 @@ export class TaskCheckout {
    * all of it.
    */
   async commitAll(message: string): Promise<string | null> {
-    const head = await this.git.headSha();
-    const headTree = await this.git.treeOf(head);
+    const head = await this.headSha();
+    const headTree = await this.treeOf(head);
     const usable = this.captured && this.captured.refused.length === 0 ? this.captured.tree : headTree;
     const tree = await this.git.treeWith(usable, await this.workerFileContents());
     if (tree === headTree) return null;
     const parents = [head];
     if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
     const commit = await this.git.commitTree(tree, parents, message);
+    this.moved(commit, tree);
     if (parents.length > 1) this.pendingMerge = null;
     this.captured = null;
     return commit;
@@ -264,9 +286,10 @@ export class TaskCheckout {
   /** Deletes a file from the branch in its own commit (objects only) and from the tree (no-follow). */
   async removeFile(file: string, message: string): Promise<string | null> {
     if (!(await this.git.inHead(file))) return null;
-    const head = await this.git.headSha();
-    const tree = await this.git.treeWith(await this.git.treeOf(head), new Map([[file, null]]));
+    const head = await this.headSha();
+    const tree = await this.git.treeWith(await this.treeOf(head), new Map([[file, null]]));
     const commit = await this.git.commitTree(tree, [head], message);
+    this.moved(commit, tree);
     await removeTreeFile(this.workTree, file).catch((error: unknown) =>
       this.warn(`${file} could not be removed from the work tree: ${(error as Error).message}`),
     );
@@ -292,8 +315,8 @@ export class TaskCheckout {
 
   /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */
   async gateHits(base: string): Promise<HumanGateHit[]> {
-    const head = await this.git.headSha();
-    const check = await checkHandback(this.git, await this.git.treeOf(base), await this.git.treeOf(head));
+    const head = await this.headSha();
+    const check = await checkHandback(this.git, await this.treeOf(base), await this.treeOf(head));
     return check.verdict.gated;
   }
 }

@@ -41,7 +41,9 @@ import type { TreeWrites } from "../checkout/tree-writes.js";
 import { killUid } from "./uid-kill.js";
 
 // The /proc scan lives with the kill (uid-kill.ts); callers and tests keep reaching it here.
-export { processesOf } from "./uid-kill.js";
+import { processesOf } from "./uid-kill.js";
+
+export { processesOf };
 
 /** How a command is started as the agent user. */
 export interface Wrapped {
@@ -318,7 +320,12 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     name,
     uid: ids.uid,
     wrap,
-    killAll: () => killUid({ name, uid: ids.uid, gid: ids.gid, setpriv, kill, sudo: root ? null : sudo! }),
+    async killAll() {
+      // In a namespace every process of the uid lives in a sandbox whose end the kernel made the end of all of
+      // them (its PID 1 exited): one scan is the belt, and the rounds of kill(-1) run only when it finds one.
+      if (namespace && (await processesOf(ids.uid)).length === 0) return 0;
+      return killUid({ name, uid: ids.uid, gid: ids.gid, setpriv, kill, sudo: root ? null : sudo! });
+    },
     async give(dirs, written) {
       const existing = dirs.filter((dir) => existsSync(dir));
       if (existing.length === 0) return;

@@ -22,33 +22,36 @@ import { setTimeout as delay } from "node:timers/promises";
 
 /** The pids of every process whose real, effective or saved uid is `uid`, from /proc (readable by anyone). */
 export async function processesOf(uid: number): Promise<number[]> {
-  const pids: number[] = [];
   let entries: string[] = [];
   try {
     entries = await readdir("/proc");
   } catch {
-    return pids;
+    return [];
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = await readFile(`/proc/${entry}/status`, "utf8");
-      const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-      if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
-        // A zombie whose threads are all gone holds nothing and cannot be killed; its parent reaps it. But a
-        // leader that called pthread_exit() while another thread runs also shows as a zombie: that one lives,
-        // and SIGKILL to its pid kills the whole thread group.
-        if (/^State:\s+Z/m.test(status) && !(await hasOtherThreads(entry))) continue;
-        pids.push(Number(entry));
-      }
-    } catch {
-      /* the process ended while we looked */
-    }
-  }
-  return pids;
+  // Read side by side: one status file after another costs a thread-pool round trip each.
+  const found = await Promise.all(
+    entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => ofUid(entry, uid)),
+  );
+  return found.filter((pid): pid is number => pid !== null);
 }
 
-/** Whether the thread group of `pid` has a thread besides its leader (a leader that exited alone). */
+/** The pid, when the process `entry` of /proc runs with `uid` (real, effective or saved) and can still run. */
+async function ofUid(entry: string, uid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${entry}/status`, "utf8");
+    const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+    if (!line || (Number(line[1]) !== uid && Number(line[2]) !== uid && Number(line[3]) !== uid)) return null;
+    // A zombie whose threads are all gone holds nothing and cannot be killed; its parent reaps it. But a
+    // leader that called pthread_exit() while another thread runs also shows as a zombie: that one lives,
+    // and SIGKILL to its pid kills the whole thread group.
+    if (/^State:\s+Z/m.test(status) && !(await hasOtherThreads(entry))) return null;
+    return Number(entry);
+  } catch {
+    /* the process ended while we looked */
+    return null;
+  }
+}
+
 async function hasOtherThreads(pid: string): Promise<boolean> {
   try {
     return (await readdir(`/proc/${pid}/task`)).some((task) => task !== pid);
