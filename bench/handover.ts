@@ -96,7 +96,13 @@ async function measure(mode: IsolationMode, root: string): Promise<string[]> {
     takeBack.push(performance.now() - t);
     // The same turn again, its work handed back (staged in the sandbox, received as a pack, checked).
     await parts.boundary.handOver();
-    await writeTreeFile(parts.boundary.dirs.workTree, `changed-${i}.txt`, `change ${i}\n`);
+    await runProcess({
+      command: "/bin/sh",
+      args: ["-c", `echo change ${i} > changed-${i}.txt`],
+      cwd: parts.boundary.dirs.workTree,
+      env: {},
+      runAs: user,
+    });
     t = performance.now();
     await parts.boundary.takeBack({ capture: true });
     handBack.push(performance.now() - t);

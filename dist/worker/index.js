@@ -47335,26 +47335,27 @@ import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 async function processesOf(uid) {
-  const pids = [];
   let entries = [];
   try {
     entries = await readdir("/proc");
   } catch {
-    return pids;
+    return [];
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status2 = await readFile(`/proc/${entry}/status`, "utf8");
-      const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
-      if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
-        if (/^State:\s+Z/m.test(status2) && !await hasOtherThreads(entry)) continue;
-        pids.push(Number(entry));
-      }
-    } catch {
-    }
+  const found = await Promise.all(
+    entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => ofUid(entry, uid))
+  );
+  return found.filter((pid) => pid !== null);
+}
+async function ofUid(entry, uid) {
+  try {
+    const status2 = await readFile(`/proc/${entry}/status`, "utf8");
+    const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
+    if (!line || Number(line[1]) !== uid && Number(line[2]) !== uid && Number(line[3]) !== uid) return null;
+    if (/^State:\s+Z/m.test(status2) && !await hasOtherThreads(entry)) return null;
+    return Number(entry);
+  } catch {
+    return null;
   }
-  return pids;
 }
 async function hasOtherThreads(pid) {
   try {
@@ -47581,7 +47582,10 @@ async function setupAgentUser(options) {
     name,
     uid: ids.uid,
     wrap,
-    killAll: () => killUid({ name, uid: ids.uid, gid: ids.gid, setpriv, kill, sudo: root ? null : sudo }),
+    async killAll() {
+      if (namespace && (await processesOf(ids.uid)).length === 0) return 0;
+      return killUid({ name, uid: ids.uid, gid: ids.gid, setpriv, kill, sudo: root ? null : sudo });
+    },
     async give(dirs, written) {
       const existing = dirs.filter((dir) => existsSync3(dir));
       if (existing.length === 0) return;
@@ -48269,7 +48273,7 @@ var init_private_git = __esm({
         }
         const full = [
           // No work tree, whatever the moved checkout's config says: a command that needs one fails.
-          ...indexed ? [] : ["--bare"],
+          ...indexed ? ["-c", "core.autocrlf=false", "-c", "core.safecrlf=false"] : ["--bare"],
           "--no-replace-objects",
           "-c",
           `core.hooksPath=${this.hooksDir}`,
@@ -48525,16 +48529,22 @@ var init_private_git = __esm({
       async treeWith(tree, files) {
         if (files.size === 0) return tree;
         const index3 = path9.join(path9.dirname(this.globalConfig), "overlay-index");
-        const withIndex = (args, input2) => this.runIndexed(index3, args, input2 === void 0 ? {} : { input: input2 });
+        const withIndex = (args) => this.runIndexed(index3, args, {});
         await withIndex(["read-tree", tree]);
+        const added = [];
+        const removed = [];
         for (const [file2, content3] of files) {
           if (content3 === null) {
-            await withIndex(["update-index", "--force-remove", "--", file2]);
+            removed.push(file2);
             continue;
           }
-          const blob = (await this.run(["hash-object", "-w", "--stdin"], { input: content3 })).stdout.trim();
-          await withIndex(["update-index", "--add", "--cacheinfo", `100644,${blob},${file2}`]);
+          const at = path9.join(this.emptyWorkTree, file2);
+          await mkdir2(path9.dirname(at), { recursive: true, mode: 448 });
+          await writeFile4(at, content3);
+          added.push(file2);
         }
+        if (added.length) await withIndex(["update-index", "--add", "--", ...added]);
+        if (removed.length) await withIndex(["update-index", "--force-remove", "--", ...removed]);
         return (await withIndex(["write-tree"])).stdout.trim();
       }
       runIndexed(index3, args, options) {
@@ -48675,14 +48685,16 @@ var init_agent_side_git = __esm({
     init_process();
     PREAMBLE = [
       "set -e",
+      "ATTRS='* -text -eol -crlf -ident -filter -working-tree-encoding'",
+      'g() { "$GIT" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
       // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here).
       'repaired() { [ "$("$GIT" rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
-      'g() { "$GIT" -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
-      "neutral() { mkdir -p .git/info && printf '* -text -eol -crlf -ident -filter -working-tree-encoding\\n' > .git/info/attributes; }"
+      // Every filter off, written only when it is not there already (read with the shell's own `read`).
+      `neutral() { { read -r a < .git/info/attributes && [ "$a" = "$ATTRS" ]; } 2>/dev/null || { mkdir -p .git/info && printf '%s\\n' "$ATTRS" > .git/info/attributes; }; }`
     ].join("\n");
     SYNC_SCRIPT = [
       PREAMBLE,
-      'repaired || { rm -rf .git; "$GIT" init -q; }',
+      'if [ "$4" = 1 ]; then repaired || { rm -rf .git; "$GIT" init -q; }; fi',
       "neutral",
       'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
       'g symbolic-ref HEAD "refs/heads/$2"',
@@ -48693,21 +48705,17 @@ var init_agent_side_git = __esm({
       "else",
       "  g reset -q",
       "fi",
-      // The agent's own commits' identity, read in one process and written only when the agent changed it.
-      `if [ "$("$GIT" config --local --get-regexp '^user\\.(name|email)$' || true)" != "$(printf 'user.name %s\\nuser.email %s' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then`,
-      '  "$GIT" config user.name "$GIT_AUTHOR_NAME"',
-      '  "$GIT" config user.email "$GIT_AUTHOR_EMAIL"',
-      "fi"
+      // The agent's own commits need an identity (the worker's commits have their own).
+      'if [ "$4" = 1 ]; then "$GIT" config user.name "$GIT_AUTHOR_NAME"; "$GIT" config user.email "$GIT_AUTHOR_EMAIL"; fi'
     ].join("\n");
     CAPTURE_SCRIPT = [
       PREAMBLE,
       "repaired || exit 10",
-      'g cat-file -e "$1^{commit}" 2>/dev/null || exit 10',
       "neutral",
       "g add --all -- .",
       "tree=$(g write-tree)",
-      'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1")',
-      'printf "%s\\n" "$commit"',
+      'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1" 2>/dev/null) || exit 10',
+      'printf "%s\\n" "$tree"',
       'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q'
     ].join("\n");
     RESET_SCRIPT = [
@@ -48772,9 +48780,12 @@ var init_agent_side_git = __esm({
         });
         return { code: result.exitCode, stderr: result.stderr };
       }
-      /** The agent's `.git` at the worker's branch from `bundle`; with `filesAt`, the files moved from there too. */
-      async sync(bundle, branch, filesAt) {
-        const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? ""]);
+      /**
+       * The agent's `.git` at the worker's branch from `bundle`; with `filesAt`, the files moved from there too; `first`:
+       * the repository checked (rebuilt when broken) and the agent's identity set.
+       */
+      async sync(bundle, branch, filesAt, first) {
+        const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? "", first ? "1" : ""]);
         if (done.code !== 0)
           throw new AgentGitError(
             `the agent's checkout could not be brought to ${branch}: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`
@@ -48789,8 +48800,9 @@ var init_agent_side_git = __esm({
           );
       }
       /**
-       * Stages the work tree on top of `head` and streams the new objects into `receive`; returns the throwaway
-       * commit's id, or NEEDS_SYNC when the agent's repository cannot serve until it is rebuilt.
+       * Stages the work tree on top of `head` and streams the new objects into `receive`; returns the work's tree id
+       * (the worker checks that it has it and everything below it), or NEEDS_SYNC when the agent's repository cannot
+       * serve until it is rebuilt.
        */
       async capture(head, receive) {
         const wrapped = this.closedUser().wrap(
@@ -48806,7 +48818,7 @@ var init_agent_side_git = __esm({
         });
         const pack = new PassThrough();
         let header2 = "";
-        let commit = null;
+        let tree = null;
         let stderr = "";
         let received = null;
         let receiveError = null;
@@ -48818,7 +48830,7 @@ var init_agent_side_git = __esm({
         };
         child.stdout.on("data", (data) => {
           let chunk = data;
-          if (commit === null) {
+          if (tree === null) {
             const newline = chunk.indexOf(10);
             if (newline < 0) {
               header2 += chunk.toString("latin1");
@@ -48826,7 +48838,7 @@ var init_agent_side_git = __esm({
               return;
             }
             header2 += chunk.subarray(0, newline).toString("latin1");
-            commit = header2.trim();
+            tree = header2.trim();
             chunk = chunk.subarray(newline + 1);
             startReceiving();
           }
@@ -48854,14 +48866,14 @@ var init_agent_side_git = __esm({
         });
         clearTimeout(timer);
         await this.options.user.killAll();
-        if (code18 === NEEDS_SYNC && commit === null) return NEEDS_SYNC;
+        if (code18 === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
         if (received) await received;
         if (receiveError) throw receiveError;
-        if (code18 !== 0 || commit === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+        if (code18 !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
           throw new AgentGitError(
             `the agent's work could not be handed back: ${stderr.trim().slice(0, 400) || `exit ${code18}`}`
           );
-        return commit;
+        return tree;
       }
       /** Removes what a sync left in the inbox. */
       async clean(bundle) {
@@ -49130,8 +49142,11 @@ var init_task_checkout = __esm({
       excludes = [];
       /** The commit the agent's files are at when the agent's side has not been told (the checkout's, at first). */
       filesAt = null;
-      /** The commit the agent's `.git` was last brought to. */
+      /** The commit the agent's `.git` was last brought to (null: never, or it must be checked and rebuilt). */
       synced = null;
+      /** HEAD as the worker last set it (only the worker moves it), and the trees of commits already asked. */
+      head = null;
+      trees = /* @__PURE__ */ new Map();
       captured = null;
       /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
       pendingMerge = null;
@@ -49153,7 +49168,7 @@ var init_task_checkout = __esm({
       }
       async prepare() {
         const removed = await this.git.prepare();
-        this.filesAt = await this.git.headSha().catch(() => null);
+        this.filesAt = await this.headSha().catch(() => null);
         await this.side.setExcludes(this.excludes);
         return removed;
       }
@@ -49163,14 +49178,16 @@ var init_task_checkout = __esm({
       }
       async setupBranch(branch, defaultBranch) {
         const setup = await this.git.setupBranch(branch, defaultBranch);
+        this.moved(setup.head);
         await this.materialize();
         return setup;
       }
       async mergeDefault(defaultBranch, message) {
-        const before = await this.git.headSha();
+        const before = await this.headSha();
         const merge3 = await this.git.mergeDefault(defaultBranch, message);
         this.pendingMerge = merge3.mergeParent;
         if (merge3.merged) {
+          this.moved(await this.git.headSha());
           this.filesAt = before;
           await this.materialize();
         }
@@ -49189,7 +49206,7 @@ var init_task_checkout = __esm({
       async syncAgent(full = false) {
         const branch = await this.git.currentBranch();
         if (!branch) return;
-        const head = await this.git.headSha();
+        const head = await this.headSha();
         if (!full && head === this.synced && this.filesAt === null) return;
         const bundle = path13.join(this.inbox, "sync.bundle");
         const attempt = async (since) => {
@@ -49197,7 +49214,7 @@ var init_task_checkout = __esm({
           if (!await this.git.bundle(bundle, branch, since)) return "no bundle";
           await chmod4(bundle, 420);
           try {
-            await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt);
+            await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt, since === null);
             return true;
           } catch (error63) {
             return error63.message;
@@ -49220,23 +49237,34 @@ var init_task_checkout = __esm({
        * as objects, and checked. A repository the agent broke is rebuilt (a full sync) and asked once more.
        */
       async capture() {
-        const head = await this.git.headSha();
+        const head = await this.headSha();
         const receive = (pack) => this.git.receivePack(pack, MAX_HANDBACK_BYTES);
-        const headTree = await this.git.treeOf(head);
+        const headTree = await this.treeOf(head);
         try {
-          let commit = await this.side.capture(head, receive);
-          if (commit === NEEDS_SYNC) {
+          let tree = await this.side.capture(head, receive);
+          if (tree === NEEDS_SYNC) {
             await this.syncAgent(true);
-            commit = await this.side.capture(head, receive);
-            if (commit === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
+            tree = await this.side.capture(head, receive);
+            if (tree === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
           }
-          const tree = await this.git.treeOf(commit);
           const check2 = await checkHandback(this.git, headTree, tree);
           this.captured = { tree, changed: check2.changed, refused: check2.verdict.refused };
         } catch (error63) {
           const message = error63.message.replace(/\s+/g, " ").slice(0, 500);
           this.captured = { tree: headTree, changed: false, refused: [message] };
         }
+      }
+      async treeOf(commit) {
+        const known = this.trees.get(commit);
+        if (known) return known;
+        const tree = await this.git.treeOf(commit);
+        this.trees.set(commit, tree);
+        return tree;
+      }
+      /** HEAD moved by the worker (a commit, a checkout, a merge). */
+      moved(head, tree) {
+        this.head = head;
+        if (tree) this.trees.set(head, tree);
       }
       async fetchBranch(branch) {
         await this.git.fetchBranch(branch);
@@ -49248,17 +49276,18 @@ var init_task_checkout = __esm({
       async recoverBranch(branch) {
         const current = await this.git.currentBranch();
         if (current === branch) return [];
-        await this.git.pointHead(branch, await this.git.headSha());
+        await this.git.pointHead(branch, await this.headSha());
         return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
       }
       async currentBranch() {
         return this.git.currentBranch();
       }
       async headSha() {
-        return this.git.headSha();
+        this.head ??= await this.git.headSha();
+        return this.head;
       }
       async workState() {
-        const head = await this.git.headSha();
+        const head = await this.headSha();
         return {
           head,
           changed: this.captured?.changed ?? false,
@@ -49279,14 +49308,15 @@ var init_task_checkout = __esm({
        * all of it.
        */
       async commitAll(message) {
-        const head = await this.git.headSha();
-        const headTree = await this.git.treeOf(head);
+        const head = await this.headSha();
+        const headTree = await this.treeOf(head);
         const usable = this.captured && this.captured.refused.length === 0 ? this.captured.tree : headTree;
         const tree = await this.git.treeWith(usable, await this.workerFileContents());
         if (tree === headTree) return null;
         const parents = [head];
         if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
         const commit = await this.git.commitTree(tree, parents, message);
+        this.moved(commit, tree);
         if (parents.length > 1) this.pendingMerge = null;
         this.captured = null;
         return commit;
@@ -49310,9 +49340,10 @@ var init_task_checkout = __esm({
       /** Deletes a file from the branch in its own commit (objects only) and from the tree (no-follow). */
       async removeFile(file2, message) {
         if (!await this.git.inHead(file2)) return null;
-        const head = await this.git.headSha();
-        const tree = await this.git.treeWith(await this.git.treeOf(head), /* @__PURE__ */ new Map([[file2, null]]));
+        const head = await this.headSha();
+        const tree = await this.git.treeWith(await this.treeOf(head), /* @__PURE__ */ new Map([[file2, null]]));
         const commit = await this.git.commitTree(tree, [head], message);
+        this.moved(commit, tree);
         await removeTreeFile(this.workTree, file2).catch(
           (error63) => this.warn(`${file2} could not be removed from the work tree: ${error63.message}`)
         );
@@ -49334,8 +49365,8 @@ var init_task_checkout = __esm({
       }
       /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */
       async gateHits(base) {
-        const head = await this.git.headSha();
-        const check2 = await checkHandback(this.git, await this.git.treeOf(base), await this.git.treeOf(head));
+        const head = await this.headSha();
+        const check2 = await checkHandback(this.git, await this.treeOf(base), await this.treeOf(head));
         return check2.verdict.gated;
       }
     };
