@@ -1630,10 +1630,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path21) {
-  if (!path21)
+function getElementAtPath(obj, path20) {
+  if (!path20)
     return obj;
-  return path21.reduce((acc, key) => acc?.[key], obj);
+  return path20.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1892,11 +1892,11 @@ function explicitlyAborted(x2, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path21, issues) {
+function prefixIssues(path20, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path21);
+    iss.path.unshift(path20);
     return iss;
   });
 }
@@ -2429,16 +2429,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path21 = []) => {
+  const processError = (error64, path20 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else {
-        const fullpath = [...path21, ...issue3.path];
+        const fullpath = [...path20, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2477,17 +2477,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path21 = []) => {
+  const processError = (error64, path20 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else {
-        const fullpath = [...path21, ...issue3.path];
+        const fullpath = [...path20, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2526,8 +2526,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path21 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path21) {
+  const path20 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path20) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -20559,13 +20559,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path21 = ref.slice(1).split("/").filter(Boolean);
-  if (path21.length === 0) {
+  const path20 = ref.slice(1).split("/").filter(Boolean);
+  if (path20.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path21[0] === defsKey) {
-    const key = path21[1] === void 0 ? void 0 : decodeJSONPointerSegment(path21[1]);
+  if (path20[0] === defsKey) {
+    const key = path20[1] === void 0 ? void 0 : decodeJSONPointerSegment(path20[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -22085,9 +22085,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path21) {
+function hasPath(value, path20) {
   let current = value;
-  for (const segment of path21) {
+  for (const segment of path20) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -22097,9 +22097,9 @@ function hasPath(value, path21) {
   }
   return true;
 }
-function getAt(value, path21) {
+function getAt(value, path20) {
   let current = value;
-  for (const segment of path21) {
+  for (const segment of path20) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -22107,9 +22107,9 @@ function getAt(value, path21) {
   }
   return current;
 }
-function formatPath(path21) {
+function formatPath(path20) {
   let out = "";
-  for (const segment of path21) {
+  for (const segment of path20) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -22151,8 +22151,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path21, where, found, expected) {
-  return `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path20, where, found, expected) {
+  return `${path20 ? `\`${path20}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -30247,17 +30247,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path21) {
-      const ctrl = callVisitor(key, node3, visitor, path21);
+    function visit_(key, node3, visitor, path20) {
+      const ctrl = callVisitor(key, node3, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visit_(key, ctrl, visitor, path21);
+        replaceNode(key, path20, ctrl);
+        return visit_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path21 = Object.freeze(path21.concat(node3));
+          path20 = Object.freeze(path20.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path21);
+            const ci = visit_(i, node3.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -30268,13 +30268,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path21 = Object.freeze(path21.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path21);
+          path20 = Object.freeze(path20.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path21);
+          const cv = visit_("value", node3.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -30295,17 +30295,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path21) {
-      const ctrl = await callVisitor(key, node3, visitor, path21);
+    async function visitAsync_(key, node3, visitor, path20) {
+      const ctrl = await callVisitor(key, node3, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visitAsync_(key, ctrl, visitor, path21);
+        replaceNode(key, path20, ctrl);
+        return visitAsync_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path21 = Object.freeze(path21.concat(node3));
+          path20 = Object.freeze(path20.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path21);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -30316,13 +30316,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path21 = Object.freeze(path21.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path21);
+          path20 = Object.freeze(path20.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path21);
+          const cv = await visitAsync_("value", node3.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -30349,23 +30349,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path21) {
+    function callVisitor(key, node3, visitor, path20) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path21);
+        return visitor(key, node3, path20);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path21);
+        return visitor.Map?.(key, node3, path20);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path21);
+        return visitor.Seq?.(key, node3, path20);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path21);
+        return visitor.Pair?.(key, node3, path20);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path21);
+        return visitor.Scalar?.(key, node3, path20);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path21);
+        return visitor.Alias?.(key, node3, path20);
       return void 0;
     }
-    function replaceNode(key, path21, node3) {
-      const parent = path21[path21.length - 1];
+    function replaceNode(key, path20, node3) {
+      const parent = path20[path20.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30977,10 +30977,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path21, value) {
+    function collectionFromPath(schema, path20, value) {
       let v = value;
-      for (let i = path21.length - 1; i >= 0; --i) {
-        const k2 = path21[i];
+      for (let i = path20.length - 1; i >= 0; --i) {
+        const k2 = path20[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -30999,7 +30999,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
+    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -31029,11 +31029,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path21, value) {
-        if (isEmptyPath(path21))
+      addIn(path20, value) {
+        if (isEmptyPath(path20))
           this.add(value);
         else {
-          const [key, ...rest] = path21;
+          const [key, ...rest] = path20;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -31047,8 +31047,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        const [key, ...rest] = path21;
+      deleteIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -31062,8 +31062,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        const [key, ...rest] = path21;
+      getIn(path20, keepScalar) {
+        const [key, ...rest] = path20;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -31081,8 +31081,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path21) {
-        const [key, ...rest] = path21;
+      hasIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -31092,8 +31092,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        const [key, ...rest] = path21;
+      setIn(path20, value) {
+        const [key, ...rest] = path20;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -33608,9 +33608,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path21, value) {
+      addIn(path20, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path21, value);
+          this.contents.addIn(path20, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -33685,14 +33685,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        if (Collection2.isEmptyPath(path21)) {
+      deleteIn(path20) {
+        if (Collection2.isEmptyPath(path20)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -33707,10 +33707,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        if (Collection2.isEmptyPath(path21))
+      getIn(path20, keepScalar) {
+        if (Collection2.isEmptyPath(path20))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -33721,10 +33721,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path21) {
-        if (Collection2.isEmptyPath(path21))
+      hasIn(path20) {
+        if (Collection2.isEmptyPath(path20))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -33741,13 +33741,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        if (Collection2.isEmptyPath(path21)) {
+      setIn(path20, value) {
+        if (Collection2.isEmptyPath(path20)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path20), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path21, value);
+          this.contents.setIn(path20, value);
         }
       }
       /**
@@ -35708,9 +35708,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path21) => {
+    visit2.itemAtPath = (cst, path20) => {
       let item = cst;
-      for (const [field, index3] of path21) {
+      for (const [field, index3] of path20) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -35719,23 +35719,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path21) => {
-      const parent = visit2.itemAtPath(cst, path21.slice(0, -1));
-      const field = path21[path21.length - 1][0];
+    visit2.parentCollection = (cst, path20) => {
+      const parent = visit2.itemAtPath(cst, path20.slice(0, -1));
+      const field = path20[path20.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path21, item, visitor) {
-      let ctrl = visitor(item, path21);
+    function _visit(path20, item, visitor) {
+      let ctrl = visitor(item, path20);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -35746,10 +35746,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path21);
+            ctrl = ctrl(item, path20);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -37604,11 +37604,11 @@ var init_pricing = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path21) {
-  return ctx.issues.some((issue3) => path21.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path20) {
+  return ctx.issues.some((issue3) => path20.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path21, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path21, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path20, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path20, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -37640,9 +37640,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path21) => {
-    const value = getAt(config2, path21);
-    return typeof value === "number" && !hasIssueAt(ctx, path21) ? value : null;
+  const num = (path20) => {
+    const value = getAt(config2, path20);
+    return typeof value === "number" && !hasIssueAt(ctx, path20) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -37667,24 +37667,24 @@ function checkConfig(config2, ctx) {
     reportSameNames(
       ctx,
       Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
-      (path21, first) => [
-        `${path21.join(".")} is the same label as ${first.join(".")}`,
+      (path20, first) => [
+        `${path20.join(".")} is the same label as ${first.join(".")}`,
         `a label name different from ${first.join(".")} (names are compared case-insensitively)`
       ]
     );
 }
 function reportSameNames(ctx, entries, say) {
   const seen = /* @__PURE__ */ new Map();
-  for (const { path: path21, name } of entries) {
-    if (typeof name !== "string" || hasIssueAt(ctx, path21)) continue;
+  for (const { path: path20, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path20)) continue;
     const normalized = name.trim().toLowerCase();
     const first = seen.get(normalized);
     if (first === void 0) {
-      seen.set(normalized, path21);
+      seen.set(normalized, path20);
       continue;
     }
-    const [message, expected] = say(path21, first);
-    crossIssue(ctx, path21, name, message, expected);
+    const [message, expected] = say(path20, first);
+    crossIssue(ctx, path20, name, message, expected);
   }
 }
 function checkUsdBudgets(config2, ctx) {
@@ -37721,7 +37721,7 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  const at = (path21) => `workspaces[${path21[1]}].${path21[2]}`;
+  const at = (path20) => `workspaces[${path20[1]}].${path20[2]}`;
   for (const key of ["name", "label"])
     reportSameNames(
       ctx,
@@ -37729,8 +37729,8 @@ function checkWorkspaces(workspaces, ctx) {
         path: ["workspaces", i, key],
         name: isPlainObject2(workspace) ? workspace[key] : void 0
       })),
-      (path21, first) => [
-        `${at(path21)} is the same as ${at(first)}`,
+      (path20, first) => [
+        `${at(path20)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
       ]
     );
@@ -38259,9 +38259,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path21) {
+function schemaAt(root, path20) {
   let node3 = root;
-  for (const segment of path21) {
+  for (const segment of path20) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -38379,10 +38379,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path21, agent] of agents) {
+  for (const [path20, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path21}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path20}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -38445,9 +38445,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path21 of allKeyPaths(root)) {
-    if (path21.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path21[path21.length - 1]) === 0) return formatPath(path21);
+  for (const path20 of allKeyPaths(root)) {
+    if (path20.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path20[path20.length - 1]) === 0) return formatPath(path20);
   }
   return null;
 }
@@ -38483,17 +38483,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path22 = formatPath(keyPath);
+        const path21 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path22 ? `\`${path22}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path22, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path22, found: found2, expected: expected2, message }
+          where ? { path: path21, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path21, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path21 = formatPath(issue3.path);
+    const path20 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -38506,7 +38506,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path21, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path20, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index3) => ({ problem, index: index3 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -38538,7 +38538,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path21 = CONFIG_PATH) {
+function parseConfig(text4, path20 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml2.LineCounter();
   const doc = (0, import_yaml2.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -38556,11 +38556,11 @@ function parseConfig(text4, path21 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path21, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path20, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path21} line ${where.line}: ${warning2.message}`;
+    return `${path20} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -38573,10 +38573,10 @@ function parseConfig(text4, path21 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path21, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path20, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path21, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path20, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -38596,16 +38596,16 @@ function parseConfig(text4, path21 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const renamed = renamedValues(input2, path21);
-  const result = validate2(renamed.input, path21, locate);
+  const renamed = renamedValues(input2, path20);
+  const result = validate2(renamed.input, path20, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
 }
-function renamedValues(input2, path21) {
+function renamedValues(input2, path20) {
   if (input2.isolation !== "user") return { input: input2, warnings: [] };
   return {
     input: { ...input2, isolation: "namespace" },
     warnings: [
-      `${path21}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+      `${path20}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
     ]
   };
 }
@@ -40240,7 +40240,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path21) => path21.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path20) => path20.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -41944,17 +41944,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path21 = requestOptions.url.replace(options.baseUrl, "");
+    const path20 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path20} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path21} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path20} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -47721,8 +47721,8 @@ async function treeDirectory(workTree, directory) {
   let at = workTree;
   for (const part of parts) {
     at = path6.join(at, part);
-    const stat3 = part && part !== ".." ? await lstat2(at).catch(() => null) : null;
-    if (!stat3?.isDirectory())
+    const stat2 = part && part !== ".." ? await lstat2(at).catch(() => null) : null;
+    if (!stat2?.isDirectory())
       return {
         refused: `the workspace directory ${directory} is not a directory of the work tree (missing, outside it, or reached through a link)`
       };
@@ -48598,6 +48598,17 @@ var init_private_git = __esm({
       async blobText(object2) {
         return (await this.run(["cat-file", "blob", object2])).stdout;
       }
+      /** The names of the regular files at the top of a commit's tree. */
+      async topLevelFiles(commit) {
+        const { stdout } = await this.run(["ls-tree", "-z", commit]);
+        const names = /* @__PURE__ */ new Set();
+        for (const entry of stdout.split("\0")) {
+          const tab = entry.indexOf("	");
+          const mode = entry.slice(0, 6);
+          if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
+        }
+        return names;
+      }
       /** Writes a bundle of the branch (and the remote-tracking refs) for the agent's side; false when it cannot. */
       async bundle(file2, branch, since) {
         const args = ["bundle", "create", "--quiet", file2, `refs/heads/${branch}`, "--remotes"];
@@ -49356,6 +49367,24 @@ var init_task_checkout = __esm({
         if (content3 === null) return false;
         await writeTreeFile(this.workTree, file2, content3);
         return true;
+      }
+      /**
+       * The committed tree's top-level files (HEAD's, read from objects when first asked), for the quality-command
+       * detection: what the gate runs is read from the work the worker checked and committed, not from the directory.
+       */
+      committedFiles() {
+        let listed = null;
+        const list3 = () => {
+          listed ??= this.headSha().then(async (head) => ({ head, names: await this.git.topLevelFiles(head) }));
+          return listed;
+        };
+        return {
+          has: async (name) => (await list3()).names.has(name),
+          text: async (name) => {
+            const { head, names } = await list3();
+            return names.has(name) ? this.git.blobText(`${head}:${name}`) : null;
+          }
+        };
       }
       async diffFrom(base) {
         return this.git.diffFrom(base);
@@ -57368,7 +57397,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path21, match) {
+function findUrl(_, protocol, domain3, path20, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -57381,7 +57410,7 @@ function findUrl(_, protocol, domain3, path21, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path21);
+  const parts = splitUrl(domain3 + path20);
   const result = {
     type: "link",
     title: null,
@@ -62129,16 +62158,16 @@ var init_Matcher = __esm({
        * @returns {string|undefined}
        */
       getCurrentTag() {
-        const path21 = this._matcher.path;
-        return path21.length > 0 ? path21[path21.length - 1].tag : void 0;
+        const path20 = this._matcher.path;
+        return path20.length > 0 ? path20[path20.length - 1].tag : void 0;
       }
       /**
        * Get current namespace.
        * @returns {string|undefined}
        */
       getCurrentNamespace() {
-        const path21 = this._matcher.path;
-        return path21.length > 0 ? path21[path21.length - 1].namespace : void 0;
+        const path20 = this._matcher.path;
+        return path20.length > 0 ? path20[path20.length - 1].namespace : void 0;
       }
       /**
        * Get current node's attribute value.
@@ -62146,9 +62175,9 @@ var init_Matcher = __esm({
        * @returns {*}
        */
       getAttrValue(attrName) {
-        const path21 = this._matcher.path;
-        if (path21.length === 0) return void 0;
-        return path21[path21.length - 1].values?.[attrName];
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return void 0;
+        return path20[path20.length - 1].values?.[attrName];
       }
       /**
        * Check if current node has an attribute.
@@ -62156,9 +62185,9 @@ var init_Matcher = __esm({
        * @returns {boolean}
        */
       hasAttr(attrName) {
-        const path21 = this._matcher.path;
-        if (path21.length === 0) return false;
-        const current = path21[path21.length - 1];
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return false;
+        const current = path20[path20.length - 1];
         return current.values !== void 0 && attrName in current.values;
       }
       /**
@@ -62184,18 +62213,18 @@ var init_Matcher = __esm({
        * @returns {number}
        */
       getPosition() {
-        const path21 = this._matcher.path;
-        if (path21.length === 0) return -1;
-        return path21[path21.length - 1].position ?? 0;
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return -1;
+        return path20[path20.length - 1].position ?? 0;
       }
       /**
        * Get current node's repeat counter (occurrence count of this tag name).
        * @returns {number}
        */
       getCounter() {
-        const path21 = this._matcher.path;
-        if (path21.length === 0) return -1;
-        return path21[path21.length - 1].counter ?? 0;
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return -1;
+        return path20[path20.length - 1].counter ?? 0;
       }
       /**
        * Get current node's sibling index (alias for getPosition).
@@ -64673,15 +64702,6 @@ var init_coverage_gate = __esm({
 });
 
 // src/worker/processes/test-frameworks.ts
-import { lstat as lstat4 } from "node:fs/promises";
-import path15 from "node:path";
-async function isFile(file2) {
-  try {
-    return (await lstat4(file2)).isFile();
-  } catch {
-    return false;
-  }
-}
 function dependencyNames(pkg) {
   const names = /* @__PURE__ */ new Set();
   for (const field of ["dependencies", "devDependencies", "optionalDependencies"]) {
@@ -64691,7 +64711,7 @@ function dependencyNames(pkg) {
   }
   return names;
 }
-async function detectTestFrameworks(dir, pkg, runner) {
+async function detectTestFrameworks(files, pkg, runner) {
   const manifest = pkg !== null && typeof pkg === "object" ? pkg : {};
   const deps = dependencyNames(manifest);
   const prefix = runner === "npm" ? "npx --no" : runner === "pnpm" ? "pnpm exec" : "yarn";
@@ -64700,7 +64720,7 @@ async function detectTestFrameworks(dir, pkg, runner) {
     let found = framework.packages.some((name) => deps.has(name)) || (framework.keys ?? []).some((key) => key in manifest);
     for (const config2 of framework.configs) {
       if (found) break;
-      found = await isFile(path15.join(dir, config2));
+      found = await files.has(config2);
     }
     if (found) commands.push(`${prefix} ${framework.run}`);
   }
@@ -64735,32 +64755,46 @@ var init_test_frameworks = __esm({
   }
 });
 
+// src/worker/processes/project-files.ts
+import { lstat as lstat4 } from "node:fs/promises";
+import path15 from "node:path";
+function directoryFiles(dir) {
+  return {
+    async has(name) {
+      try {
+        return (await lstat4(path15.join(dir, name))).isFile();
+      } catch {
+        return false;
+      }
+    },
+    async text(name) {
+      try {
+        return await readTreeFile(dir, name);
+      } catch {
+        return null;
+      }
+    }
+  };
+}
+var init_project_files = __esm({
+  "src/worker/processes/project-files.ts"() {
+    "use strict";
+    init_tree_files();
+  }
+});
+
 // src/worker/processes/quality.ts
-import { stat } from "node:fs/promises";
-import path16 from "node:path";
-async function exists(file2) {
-  try {
-    await stat(file2);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function readText(file2) {
-  try {
-    return await readTreeFile(path16.dirname(file2), path16.basename(file2));
-  } catch {
-    return null;
-  }
-}
-async function detectQualityCommands(dir) {
+async function detectQualityCommands(project) {
+  const files = typeof project === "string" ? directoryFiles(project) : project;
+  const readText = (name) => files.text(name);
+  const exists = (name) => files.has(name);
   const commands = [];
-  const pkgText = await readText(path16.join(dir, "package.json"));
+  const pkgText = await readText("package.json");
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText);
       const scripts = pkg.scripts !== null && typeof pkg.scripts === "object" ? pkg.scripts : {};
-      const runner = await exists(path16.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path16.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      const runner = await exists("pnpm-lock.yaml") ? "pnpm" : await exists("yarn.lock") ? "yarn" : "npm";
       for (const name of ["lint", "typecheck", "build", "test"]) {
         const script = scripts[name];
         if (typeof script !== "string" || script.trim() === "") continue;
@@ -64770,18 +64804,18 @@ async function detectQualityCommands(dir) {
         );
       }
       if (!commands.some((c) => c === "npm test" || c.endsWith(" run test")))
-        commands.push(...await detectTestFrameworks(dir, pkg, runner));
+        commands.push(...await detectTestFrameworks(files, pkg, runner));
     } catch {
     }
   }
-  const pyproject = await readText(path16.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path16.join(dir, "setup.cfg"));
-  const toxIni = await readText(path16.join(dir, "tox.ini"));
-  const usesPytest = await exists(path16.join(dir, "pytest.ini")) || await exists(path16.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  const pyproject = await readText("pyproject.toml");
+  const setupCfg = await readText("setup.cfg");
+  const toxIni = await readText("tox.ini");
+  const usesPytest = await exists("pytest.ini") || await exists("conftest.py") || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
   if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists(path16.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path16.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path16.join(dir, "Makefile")) ?? await readText(path16.join(dir, "makefile"));
+  if (await exists("go.mod")) commands.push("go test ./...");
+  if (await exists("Cargo.toml")) commands.push("cargo test");
+  const makefile = await readText("Makefile") ?? await readText("makefile");
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
 }
@@ -64860,7 +64894,7 @@ var init_quality = __esm({
     init_preset_helpers();
     init_process();
     init_test_frameworks();
-    init_tree_files();
+    init_project_files();
     init_trusted_binaries();
     NPM_DEFAULT_TEST = /no test specified/;
   }
@@ -64868,15 +64902,15 @@ var init_quality = __esm({
 
 // src/worker/isolation/toolchain-reach.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path17 from "node:path";
+import path16 from "node:path";
 function toolchainDirs(env) {
   const found = [];
   const seen = /* @__PURE__ */ new Set();
   for (const [name, value] of Object.entries(env)) {
     if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path17.delimiter) : [value];
+    const parts = name.endsWith("PATH") ? value.split(path16.delimiter) : [value];
     for (const dir of parts) {
-      if (!path17.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
+      if (!path16.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
       seen.add(`${name}\0${dir}`);
       found.push({ source: name, dir, written: WRITTEN.has(name) });
     }
@@ -64911,12 +64945,12 @@ var init_toolchain_reach = __esm({
 });
 
 // src/worker/isolation/boundary.ts
-import { chmod as chmod5, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm4, stat as stat2 } from "node:fs/promises";
+import { chmod as chmod5, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm4, stat } from "node:fs/promises";
 import os7 from "node:os";
-import path18 from "node:path";
+import path17 from "node:path";
 async function isDirectory(dir) {
   try {
-    return (await stat2(dir)).isDirectory();
+    return (await stat(dir)).isDirectory();
   } catch {
     return false;
   }
@@ -64932,32 +64966,32 @@ async function move(from, to) {
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path18.join(workspace, ".git");
+  const source = path17.join(workspace, ".git");
   if (!await isDirectory(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir4(workerDir, { recursive: true, mode: 448 });
   await chmod5(workerDir, 448);
-  const gitDir = path18.join(workerDir, "repo.git");
+  const gitDir = path17.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp2(path18.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
+  else agentDir = await mkdtemp2(path17.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
   await chmod5(agentDir, options.sandboxed ? 448 : 493);
-  const workTree = path18.join(agentDir, "work");
+  const workTree = path17.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path18.join(agentDir, "home");
-  const tmp = path18.join(agentDir, "tmp");
+  const home = path17.join(agentDir, "home");
+  const tmp = path17.join(agentDir, "tmp");
   await mkdir4(home, { recursive: true });
   await mkdir4(tmp, { recursive: true });
-  const inbox = path18.join(agentDir, "inbox");
+  const inbox = path17.join(agentDir, "inbox");
   await mkdir4(inbox, { recursive: true, mode: 493 });
   await chmod5(inbox, 493);
   return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
 }
 async function restoreCheckout(dirs) {
-  const target = path18.join(dirs.workspace, ".git");
+  const target = path17.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm4(dirs.agentDir, { recursive: true, force: true });
 }
@@ -65009,7 +65043,7 @@ async function createIsolatedParts(options) {
   const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
   const privateGit = new Git({
     gitDir: dirs.gitDir,
-    stateDir: path18.join(options.workerDir, "git"),
+    stateDir: path17.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -65034,7 +65068,7 @@ async function createIsolatedParts(options) {
   const boundary = createBoundary({ dirs, user: options.user, checkout: git });
   git.attach(boundary);
   const runnerTemp = options.parentEnv.RUNNER_TEMP;
-  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path18.resolve(dir)}/`);
+  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path17.resolve(dir)}/`);
   options.user.useView({
     shared: [],
     writable: [dirs.workTree, dirs.home, dirs.tmp],
@@ -65071,7 +65105,8 @@ async function createIsolatedParts(options) {
   const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
   if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality = {
-    detect: detectQualityCommands,
+    // From the committed tree's objects (the quality commands run after the work is committed), not the directory.
+    detect: () => detectQualityCommands(git.committedFiles()),
     async run(commands, timeoutMs, gate, directory) {
       const where = directory ? await treeDirectory(dirs.workTree, directory) : { dir: dirs.workTree };
       if ("refused" in where)
@@ -65303,20 +65338,20 @@ function pathRule(glob, never2) {
 }
 function pathGlobTest(glob) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return (path21) => re.test(path21);
+  return (path20) => re.test(path20);
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path21) {
-  const p = path21.trim();
+function unquoteGitPath(path20) {
+  const p = path20.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path21) {
-  const p = unquoteGitPath(path21).replace(/\t.*$/, "");
+function stripPrefix(path20) {
+  const p = unquoteGitPath(path20).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -65344,20 +65379,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path21 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path21) {
-        file2 = path21;
-        paths.add(path21);
+      const path20 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path20) {
+        file2 = path20;
+        paths.add(path20);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path21 = stripPrefix(header2[1]);
-      if (path21) {
-        paths.add(path21);
-        if (line.startsWith("+++")) file2 = path21;
-        else if (!file2) file2 = path21;
+      const path20 = stripPrefix(header2[1]);
+      if (path20) {
+        paths.add(path20);
+        if (line.startsWith("+++")) file2 = path20;
+        else if (!file2) file2 = path20;
       }
       continue;
     }
@@ -65379,8 +65414,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path21) {
-  return path21.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path20) {
+  return path20.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -65411,9 +65446,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path21 of paths) {
+  for (const path20 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path21)) add(rule, "path", path21.length > 200 ? `${path21.slice(0, 199)}\u2026` : path21);
+      if (rule.test(path20)) add(rule, "path", path20.length > 200 ? `${path20.slice(0, 199)}\u2026` : path20);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -65642,19 +65677,19 @@ function findSecretLeaks(diff, secrets) {
         });
     }
   }
-  for (const path21 of paths) {
-    const one2 = new JoinedLines([path21], "");
-    const decoded = [new JoinedLines([percentDecode(path21, false)], "")];
+  for (const path20 of paths) {
+    const one2 = new JoinedLines([path20], "");
+    const decoded = [new JoinedLines([percentDecode(path20, false)], "")];
     for (const secret of prepared) {
       const found = findIn(one2, one2, decoded, secret);
-      if (found) leaks.push({ path: path21, line: null, secret: secret.name, form: found.form });
+      if (found) leaks.push({ path: path20, line: null, secret: secret.name, form: found.form });
     }
   }
   return { leaks: leaks.slice(0, MAX_SECRET_LEAKS), tooShort };
 }
 function describeSecretLeak(leak) {
-  const path21 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
-  const where = leak.line === null ? `the path \`${path21}\`` : `\`${path21}\` line ${leak.line}`;
+  const path20 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
+  const where = leak.line === null ? `the path \`${path20}\`` : `\`${path20}\` line ${leak.line}`;
   const form = leak.form === "plain" ? "" : ` (${leak.form})`;
   return `${where}: the value of ${leak.secret}${form}`;
 }
@@ -85276,7 +85311,7 @@ var init_index_BDnqZat0 = __esm({
 });
 
 // node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
-import path19 from "node:path";
+import path18 from "node:path";
 function requireLodash_uniq() {
   if (hasRequiredLodash_uniq) return lodash_uniq;
   hasRequiredLodash_uniq = 1;
@@ -86249,11 +86284,11 @@ function requireLodash_sortby() {
     function baseForOwn(object2, iteratee) {
       return object2 && baseFor(object2, iteratee, keys);
     }
-    function baseGet(object2, path21) {
-      path21 = isKey(path21, object2) ? [path21] : castPath(path21);
-      var index3 = 0, length = path21.length;
+    function baseGet(object2, path20) {
+      path20 = isKey(path20, object2) ? [path20] : castPath(path20);
+      var index3 = 0, length = path20.length;
       while (object2 != null && index3 < length) {
-        object2 = object2[toKey(path21[index3++])];
+        object2 = object2[toKey(path20[index3++])];
       }
       return index3 && index3 == length ? object2 : void 0;
     }
@@ -86380,13 +86415,13 @@ function requireLodash_sortby() {
         return object2 === source || baseIsMatch(object2, source, matchData);
       };
     }
-    function baseMatchesProperty(path21, srcValue) {
-      if (isKey(path21) && isStrictComparable(srcValue)) {
-        return matchesStrictComparable(toKey(path21), srcValue);
+    function baseMatchesProperty(path20, srcValue) {
+      if (isKey(path20) && isStrictComparable(srcValue)) {
+        return matchesStrictComparable(toKey(path20), srcValue);
       }
       return function(object2) {
-        var objValue = get(object2, path21);
-        return objValue === void 0 && objValue === srcValue ? hasIn(object2, path21) : baseIsEqual(srcValue, objValue, void 0, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
+        var objValue = get(object2, path20);
+        return objValue === void 0 && objValue === srcValue ? hasIn(object2, path20) : baseIsEqual(srcValue, objValue, void 0, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
       };
     }
     function baseOrderBy(collection, iteratees, orders) {
@@ -86402,9 +86437,9 @@ function requireLodash_sortby() {
         return compareMultiple(object2, other, orders);
       });
     }
-    function basePropertyDeep(path21) {
+    function basePropertyDeep(path20) {
       return function(object2) {
-        return baseGet(object2, path21);
+        return baseGet(object2, path20);
       };
     }
     function baseRest(func, start) {
@@ -86659,11 +86694,11 @@ function requireLodash_sortby() {
         return result;
       };
     }
-    function hasPath2(object2, path21, hasFunc) {
-      path21 = isKey(path21, object2) ? [path21] : castPath(path21);
-      var result, index3 = -1, length = path21.length;
+    function hasPath2(object2, path20, hasFunc) {
+      path20 = isKey(path20, object2) ? [path20] : castPath(path20);
+      var result, index3 = -1, length = path20.length;
       while (++index3 < length) {
-        var key = toKey(path21[index3]);
+        var key = toKey(path20[index3]);
         if (!(result = object2 != null && hasFunc(object2, key))) {
           break;
         }
@@ -86818,12 +86853,12 @@ function requireLodash_sortby() {
     function toString2(value) {
       return value == null ? "" : baseToString(value);
     }
-    function get(object2, path21, defaultValue) {
-      var result = object2 == null ? void 0 : baseGet(object2, path21);
+    function get(object2, path20, defaultValue) {
+      var result = object2 == null ? void 0 : baseGet(object2, path20);
       return result === void 0 ? defaultValue : result;
     }
-    function hasIn(object2, path21) {
-      return object2 != null && hasPath2(object2, path21, baseHasIn);
+    function hasIn(object2, path20) {
+      return object2 != null && hasPath2(object2, path20, baseHasIn);
     }
     function keys(object2) {
       return isArrayLike(object2) ? arrayLikeKeys(object2) : baseKeys(object2);
@@ -86831,8 +86866,8 @@ function requireLodash_sortby() {
     function identity(value) {
       return value;
     }
-    function property(path21) {
-      return isKey(path21) ? baseProperty(toKey(path21)) : basePropertyDeep(path21);
+    function property(path20) {
+      return isKey(path20) ? baseProperty(toKey(path20)) : basePropertyDeep(path20);
     }
     module.exports = sortBy;
   })(lodash_sortby, lodash_sortby.exports);
@@ -86947,7 +86982,7 @@ async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
   }
   try {
     const fs2 = await import("node:fs");
-    const path21 = await import("node:path");
+    const path20 = await import("node:path");
     const p12String = fs2.readFileSync(source.filePath).toString("base64");
     const forge2 = (await Promise.resolve().then(() => (init_index_BDnqZat0(), index_BDnqZat0_exports)).then(function(n) {
       return n.i;
@@ -86957,7 +86992,7 @@ async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
     forge2.pkcs12.pkcs12FromAsn1(p12Asn1, "notasecret");
     context.report({
       message: t("PrivateKeyP12", {
-        FILE_NAME: source.filePath ? path21.basename(source.filePath) : ""
+        FILE_NAME: source.filePath ? path20.basename(source.filePath) : ""
       }),
       range: [0, source.content.length]
     });
@@ -86974,7 +87009,7 @@ function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
     }
     context.report({
       message: t("PrivateKeyJSON", {
-        FILE_NAME: source.filePath ? path19.basename(source.filePath) : ""
+        FILE_NAME: source.filePath ? path18.basename(source.filePath) : ""
       }),
       range: [0, source.content.length]
     });
@@ -88230,12 +88265,12 @@ var init_module3 = __esm({
 function shortRule(id) {
   return id.replace(/^@secretlint\/secretlint-rule-/, "");
 }
-function shortPath(path21) {
-  const clean = path21.replace(/[`\r\n]/g, "?");
+function shortPath(path20) {
+  const clean = path20.replace(/[`\r\n]/g, "?");
   return clean.length > 120 ? `\u2026${clean.slice(-119)}` : clean;
 }
-function sourceName(path21) {
-  return `added-lines/${path21}${/\.p12$/i.test(path21) ? ".txt" : ""}`;
+function sourceName(path20) {
+  return `added-lines/${path20}${/\.p12$/i.test(path20) ? ".txt" : ""}`;
 }
 async function credentialPatternHits(diff) {
   const byFile = /* @__PURE__ */ new Map();
@@ -88249,14 +88284,14 @@ async function credentialPatternHits(diff) {
   }
   const hits = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const [path21, file2] of byFile) {
+  for (const [path20, file2] of byFile) {
     const result = await lintSource({
-      source: { filePath: sourceName(path21), content: file2.lines.join("\n"), contentType: "text" },
+      source: { filePath: sourceName(path20), content: file2.lines.join("\n"), contentType: "text" },
       options: { config: CONFIG, maskSecrets: true, noPhysicFilePath: true }
     });
     for (const message of result.messages) {
       const line = file2.numbers[message.loc.start.line - 1] ?? message.loc.start.line;
-      const match = `${shortPath(path21)}:${line}: ${shortRule(message.ruleId)} ${message.messageId}`;
+      const match = `${shortPath(path20)}:${line}: ${shortRule(message.ruleId)} ${message.messageId}`;
       if (seen.has(match)) continue;
       seen.add(match);
       hits.push({ rule: SECRET_PATTERN_RULE, where: "diff", match, neverAutoApprove: true });
@@ -90747,10 +90782,10 @@ function qualityScopes(changed, workspaces, rootCommands) {
   const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
   const touched = /* @__PURE__ */ new Set();
   let shared2 = false;
-  for (const path21 of paths) {
+  for (const path20 of paths) {
     let owned = false;
     tests.forEach((globs, i) => {
-      if (globs.some((test) => test(path21))) {
+      if (globs.some((test) => test(path20))) {
         touched.add(i);
         owned = true;
       }
@@ -91952,11 +91987,11 @@ __export(run_job_exports, {
 });
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
-import path20 from "node:path";
+import path19 from "node:path";
 import { setTimeout as delay3 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path20.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path19.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -92052,7 +92087,7 @@ async function runWith(start, coreLog) {
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   const weaker = weakerIsolationText(config2.isolation);
   if (weaker) warning(weaker);
-  const scratch = await mkdtemp3(path20.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path19.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,

@@ -557,6 +557,18 @@ export class Git {
     return (await this.run(["cat-file", "blob", object])).stdout;
   }
 
+  /** The names of the regular files at the top of a commit's tree. */
+  async topLevelFiles(commit: string): Promise<Set<string>> {
+    const { stdout } = await this.run(["ls-tree", "-z", commit]);
+    const names = new Set<string>();
+    for (const entry of stdout.split("\0")) {
+      const tab = entry.indexOf("\t");
+      const mode = entry.slice(0, 6);
+      if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
+    }
+    return names;
+  }
+
   /** Writes a bundle of the branch (and the remote-tracking refs) for the agent's side; false when it cannot. */
   async bundle(file: string, branch: string, since: string | null): Promise<boolean> {
     const args = ["bundle", "create", "--quiet", file, `refs/heads/${branch}`, "--remotes"];

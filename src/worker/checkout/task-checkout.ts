@@ -13,6 +13,7 @@ import { AgentGitError, type AgentSideGit, NEEDS_SYNC } from "./agent-side-git.j
 import { checkHandback } from "./handback-check.js";
 import type { BranchSetup, Git } from "./private-git.js";
 import { readTreeFile, removeTreeFile, treeEntryExists, writeTreeFile } from "./tree-files.js";
+import type { ProjectFiles } from "../processes/project-files.js";
 import { chmod, rm } from "node:fs/promises";
 import path from "node:path";
 import type { PassThrough } from "node:stream";
@@ -303,6 +304,25 @@ export class TaskCheckout {
     if (content === null) return false;
     await writeTreeFile(this.workTree, file, content);
     return true;
+  }
+
+  /**
+   * The committed tree's top-level files (HEAD's, read from objects when first asked), for the quality-command
+   * detection: what the gate runs is read from the work the worker checked and committed, not from the directory.
+   */
+  committedFiles(): ProjectFiles {
+    let listed: Promise<{ head: string; names: Set<string> }> | null = null;
+    const list = () => {
+      listed ??= this.headSha().then(async (head) => ({ head, names: await this.git.topLevelFiles(head) }));
+      return listed;
+    };
+    return {
+      has: async (name) => (await list()).names.has(name),
+      text: async (name) => {
+        const { head, names } = await list();
+        return names.has(name) ? this.git.blobText(`${head}:${name}`) : null;
+      },
+    };
   }
 
   async diffFrom(base: string): Promise<string> {

@@ -285,7 +285,8 @@ export async function createIsolatedParts(options: {
   const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
   if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality: QualityRunner = {
-    detect: detectQualityCommands,
+    // From the committed tree's objects (the quality commands run after the work is committed), not the directory.
+    detect: () => detectQualityCommands(git.committedFiles()),
     async run(commands, timeoutMs, gate, directory) {
       // A workspace's commands run in its directory only when it is a real one of the tree; else they fail, saying so.
       const where = directory ? await treeDirectory(dirs.workTree, directory) : { dir: dirs.workTree };

@@ -7,13 +7,11 @@
  * (the tail) for the next prompt. A failing command is run again up to `reruns` times before it counts (a flaky
  * test passes on a re-run; the result says it was flaky).
  */
-import { stat } from "node:fs/promises";
-import path from "node:path";
 import { lastLines } from "../../core/presets/preset-helpers.js";
 import type { AgentUser } from "../isolation/agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
 import { detectTestFrameworks } from "./test-frameworks.js";
-import { readTreeFile } from "../checkout/tree-files.js";
+import { directoryFiles, type ProjectFiles } from "./project-files.js";
 import { trustedShell } from "../isolation/trusted-binaries.js";
 
 export interface QualityCommandResult {
@@ -32,39 +30,20 @@ export interface QualityCommandResult {
   detail?: string;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A file of the agent's work tree, never through a link it planted (tree-files.ts). */
-async function readText(file: string): Promise<string | null> {
-  try {
-    return await readTreeFile(path.dirname(file), path.basename(file));
-  } catch {
-    return null;
-  }
-}
-
 const NPM_DEFAULT_TEST = /no test specified/;
 
 /** Detects the quality commands of a checkout. Order: lint, typecheck, build, test (cheap checks first). */
-export async function detectQualityCommands(dir: string): Promise<string[]> {
+export async function detectQualityCommands(project: string | ProjectFiles): Promise<string[]> {
+  const files = typeof project === "string" ? directoryFiles(project) : project;
+  const readText = (name: string) => files.text(name);
+  const exists = (name: string) => files.has(name);
   const commands: string[] = [];
-  const pkgText = await readText(path.join(dir, "package.json"));
+  const pkgText = await readText("package.json");
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText) as { scripts?: Record<string, unknown> };
       const scripts = pkg.scripts !== null && typeof pkg.scripts === "object" ? pkg.scripts : {};
-      const runner = (await exists(path.join(dir, "pnpm-lock.yaml")))
-        ? "pnpm"
-        : (await exists(path.join(dir, "yarn.lock")))
-          ? "yarn"
-          : "npm";
+      const runner = (await exists("pnpm-lock.yaml")) ? "pnpm" : (await exists("yarn.lock")) ? "yarn" : "npm";
       for (const name of ["lint", "typecheck", "build", "test"]) {
         const script = scripts[name];
         if (typeof script !== "string" || script.trim() === "") continue;
@@ -75,28 +54,27 @@ export async function detectQualityCommands(dir: string): Promise<string[]> {
       }
       // No test script of its own: the test frameworks the project shows, each run non-interactively.
       if (!commands.some((c) => c === "npm test" || c.endsWith(" run test")))
-        commands.push(...(await detectTestFrameworks(dir, pkg, runner)));
+        commands.push(...(await detectTestFrameworks(files, pkg, runner)));
     } catch {
       /* a broken package.json is the agent's to fix; the gate cannot read it */
     }
   }
 
-  const pyproject = await readText(path.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path.join(dir, "setup.cfg"));
-  const toxIni = await readText(path.join(dir, "tox.ini"));
+  const pyproject = await readText("pyproject.toml");
+  const setupCfg = await readText("setup.cfg");
+  const toxIni = await readText("tox.ini");
   const usesPytest =
-    (await exists(path.join(dir, "pytest.ini"))) ||
-    (await exists(path.join(dir, "conftest.py"))) ||
+    (await exists("pytest.ini")) ||
+    (await exists("conftest.py")) ||
     (pyproject?.includes("[tool.pytest") ?? false) ||
     (setupCfg?.includes("[tool:pytest]") ?? false) ||
     (toxIni?.includes("[pytest]") ?? false);
   if (usesPytest) commands.push("python -m pytest -q");
 
-  if (await exists(path.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  if (await exists("go.mod")) commands.push("go test ./...");
+  if (await exists("Cargo.toml")) commands.push("cargo test");
 
-  const makefile =
-    (await readText(path.join(dir, "Makefile"))) ?? (await readText(path.join(dir, "makefile")));
+  const makefile = (await readText("Makefile")) ?? (await readText("makefile"));
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
 }

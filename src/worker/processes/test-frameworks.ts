@@ -17,8 +17,7 @@
  * the same binaries run through `pnpm exec` / `yarn` instead, which run only installed binaries. The files are
  * the agent's: they are only looked at (lstat), never run here.
  */
-import { lstat } from "node:fs/promises";
-import path from "node:path";
+import type { ProjectFiles } from "./project-files.js";
 
 interface Framework {
   name: string;
@@ -54,14 +53,6 @@ const TEST_FRAMEWORKS: readonly Framework[] = [
   { name: "Cypress", packages: ["cypress"], configs: configs("cypress.config"), run: "cypress run" },
 ];
 
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await lstat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 function dependencyNames(pkg: Record<string, unknown>): Set<string> {
   const names = new Set<string>();
   for (const field of ["dependencies", "devDependencies", "optionalDependencies"]) {
@@ -72,9 +63,9 @@ function dependencyNames(pkg: Record<string, unknown>): Set<string> {
   return names;
 }
 
-/** The commands of the frameworks the project at `dir` uses, in the table's order. */
+/** The commands of the frameworks the project uses, in the table's order. */
 export async function detectTestFrameworks(
-  dir: string,
+  files: Pick<ProjectFiles, "has">,
   pkg: unknown,
   runner: "npm" | "pnpm" | "yarn",
 ): Promise<string[]> {
@@ -88,7 +79,7 @@ export async function detectTestFrameworks(
       (framework.keys ?? []).some((key) => key in manifest);
     for (const config of framework.configs) {
       if (found) break;
-      found = await isFile(path.join(dir, config));
+      found = await files.has(config);
     }
     if (found) commands.push(`${prefix} ${framework.run}`);
   }
