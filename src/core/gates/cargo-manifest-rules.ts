@@ -8,7 +8,7 @@
  * not parse is refused. https://doc.rust-lang.org/cargo/reference/specifying-dependencies.html
  */
 import { type Registries, folderOf, joinPath, pathRefusal, shorten, urlRefusal } from "./source-allowance.js";
-import { isTable, type Table, tomlTable } from "./toml-table.js";
+import { isTable, manifestVersions, type Table } from "./toml-table.js";
 
 const DEPENDENCY_TABLES = [
   "dependencies",
@@ -70,12 +70,9 @@ export function cargoManifestRules(
   add: (rule: string) => void,
 ): string[] {
   const where = shorten(path, 80);
-  const now = tomlTable(after);
-  if (!now) {
-    add(`Cargo.toml unreadable: ${where}`);
-    return [];
-  }
-  const old = tomlTable(before) ?? {};
+  const versions = manifestVersions(before, after, () => add(`Cargo.toml unreadable: ${where}`));
+  if (!versions) return [];
+  const { now, old } = versions;
   if (switches.lifecycleScripts) {
     const build = (t: Table) => (isTable(t.package) ? JSON.stringify(t.package.build) : undefined);
     if (build(now) !== build(old)) add(`install-time build: ${where} package.build`);

@@ -25,7 +25,7 @@ import {
   shorten,
   urlRefusal,
 } from "./source-allowance.js";
-import { isTable, type Table, tomlTable } from "./toml-table.js";
+import { isTable, manifestVersions, type Table } from "./toml-table.js";
 
 /** `a.b.c` of a parsed table, or undefined. */
 function at(root: Table, path: string): unknown {
@@ -165,12 +165,9 @@ export function pyprojectRules(
   add: (rule: string) => void,
 ): string[] {
   const where = shorten(path, 80);
-  const now = tomlTable(after);
-  if (!now) {
-    add(`pyproject.toml unreadable: ${where}`);
-    return [];
-  }
-  const old = tomlTable(before) ?? {};
+  const versions = manifestVersions(before, after, () => add(`pyproject.toml unreadable: ${where}`));
+  if (!versions) return [];
+  const { now, old } = versions;
   const folder = folderOf(path);
   const changed = (field: string) => JSON.stringify(at(now, field)) !== JSON.stringify(at(old, field));
   if (switches.lifecycleScripts) {

@@ -20,3 +20,20 @@ export function tomlTable(text: string | null): Table | null {
     return null;
   }
 }
+
+/**
+ * Both versions of a TOML manifest, for rules that compare them (before: null when the file is new, read as
+ * empty); null, with `unreadable` told, when the head version is not TOML.
+ */
+export function manifestVersions(
+  before: string | null,
+  after: string,
+  unreadable: () => void,
+): { now: Table; old: Table } | null {
+  const now = tomlTable(after);
+  if (!now) {
+    unreadable();
+    return null;
+  }
+  return { now, old: tomlTable(before) ?? {} };
+}
