@@ -15,8 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { type AgentUser, processesOf } from "../../src/worker/isolation/agent-user.js";
+import type { AgentUser } from "../../src/worker/isolation/agent-user.js";
 import { testAgentUser } from "../worker/fixtures/real.js";
+import { survivors } from "../helpers/uid-survivors.js";
 
 const CHAIN = join(import.meta.dirname, "fixtures", "fork-chain.c");
 
@@ -56,19 +57,6 @@ async function moves(file: string, ms: number): Promise<boolean> {
     if (readFileSync(file, "utf8") !== first) return true;
   }
   return false;
-}
-
-/**
- * The processes of `uid` once the SIGKILLed ones have left: a killed process runs no more of its own code, but
- * on a busy machine the kernel may take a while to end it and take it out of /proc.
- */
-async function survivors(uid: number): Promise<number[]> {
-  for (let i = 0; i < 100; i++) {
-    const left = await processesOf(uid);
-    if (left.length === 0) return left;
-    await delay(100);
-  }
-  return processesOf(uid);
 }
 
 describe("a fork chain (each process forks its successor and exits)", { timeout: 120_000 }, () => {

@@ -12,7 +12,7 @@ export function isTable(value: unknown): value is Table {
 }
 
 /** Parses TOML; null when the text is absent or is not TOML. */
-export function tomlTable(text: string | null): Table | null {
+function tomlTable(text: string | null): Table | null {
   if (text === null) return null;
   try {
     return parseToml(text.replace(/^\uFEFF/, "")) as Table;
