@@ -39409,6 +39409,14 @@ function tomlTable(text4) {
     return null;
   }
 }
+function manifestVersions(before, after, unreadable) {
+  const now = tomlTable(after);
+  if (!now) {
+    unreadable();
+    return null;
+  }
+  return { now, old: tomlTable(before) ?? {} };
+}
 
 // src/core/gates/cargo-manifest-rules.ts
 var DEPENDENCY_TABLES = [
@@ -39451,12 +39459,9 @@ function cargoSpecRefusal(spec, folder, registries) {
 }
 function cargoManifestRules(path2, before, after, switches, registries, add) {
   const where = shorten(path2, 80);
-  const now = tomlTable(after);
-  if (!now) {
-    add(`Cargo.toml unreadable: ${where}`);
-    return [];
-  }
-  const old = tomlTable(before) ?? {};
+  const versions = manifestVersions(before, after, () => add(`Cargo.toml unreadable: ${where}`));
+  if (!versions) return [];
+  const { now, old } = versions;
   if (switches.lifecycleScripts) {
     const build = (t) => isTable(t.package) ? JSON.stringify(t.package.build) : void 0;
     if (build(now) !== build(old)) add(`install-time build: ${where} package.build`);
@@ -39958,12 +39963,9 @@ function hatchHooks(root) {
 }
 function pyprojectRules(path2, before, after, switches, registries, add) {
   const where = shorten(path2, 80);
-  const now = tomlTable(after);
-  if (!now) {
-    add(`pyproject.toml unreadable: ${where}`);
-    return [];
-  }
-  const old = tomlTable(before) ?? {};
+  const versions = manifestVersions(before, after, () => add(`pyproject.toml unreadable: ${where}`));
+  if (!versions) return [];
+  const { now, old } = versions;
   const folder = folderOf(path2);
   const changed = (field) => JSON.stringify(at(now, field)) !== JSON.stringify(at(old, field));
   if (switches.lifecycleScripts) {

@@ -48609,9 +48609,16 @@ var init_private_git = __esm({
         }
         return names;
       }
-      /** Writes a bundle of the branch (and the remote-tracking refs) for the agent's side; false when it cannot. */
-      async bundle(file2, branch, since) {
+      /**
+       * Writes a bundle of the branch (and the remote-tracking refs, and `also` when given) for the agent's side;
+       * false when it cannot.
+       */
+      async bundle(file2, branch, since, also = null) {
         const args = ["bundle", "create", "--quiet", file2, `refs/heads/${branch}`, "--remotes"];
+        if (also) {
+          await this.run(["update-ref", "refs/autopilot/files-at", also]);
+          args.push("refs/autopilot/files-at");
+        }
         if (since) args.push(`^${since}`);
         return (await this.run(args, { allowFail: true })).code === 0;
       }
@@ -48707,7 +48714,8 @@ var init_agent_side_git = __esm({
       PREAMBLE,
       'if [ "$4" = 1 ]; then repaired || { rm -rf .git; "$GIT" init -q; }; fi',
       "neutral",
-      'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+      'if [ "$5" = 1 ]; then at="+refs/autopilot/files-at:refs/autopilot/files-at"; else at=""; fi',
+      'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*" $at',
       'g symbolic-ref HEAD "refs/heads/$2"',
       'if [ -n "$3" ]; then',
       '  g read-tree "$3"',
@@ -48796,7 +48804,8 @@ var init_agent_side_git = __esm({
        * the repository checked (rebuilt when broken) and the agent's identity set.
        */
       async sync(bundle, branch, filesAt, first) {
-        const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? "", first ? "1" : ""]);
+        const carried = first && filesAt !== null ? "1" : "";
+        const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? "", first ? "1" : "", carried]);
         if (done.code !== 0)
           throw new AgentGitError(
             `the agent's checkout could not be brought to ${branch}: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`
@@ -49222,10 +49231,12 @@ var init_task_checkout = __esm({
         const bundle = path13.join(this.inbox, "sync.bundle");
         const attempt = async (since) => {
           await rm3(bundle, { force: true });
-          if (!await this.git.bundle(bundle, branch, since)) return "no bundle";
+          const filesAt = this.filesAt === head ? null : this.filesAt;
+          if (!await this.git.bundle(bundle, branch, since, since === null ? filesAt : null))
+            return "no bundle";
           await chmod4(bundle, 420);
           try {
-            await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt, since === null);
+            await this.side.sync(bundle, branch, filesAt, since === null);
             return true;
           } catch (error63) {
             return error63.message;

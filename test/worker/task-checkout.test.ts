@@ -109,6 +109,23 @@ describe("the task checkout", { timeout: 60_000 }, () => {
     expect((await second.git.workState()).changed).toBe(false);
   });
 
+  it("brings files from a checkout at a commit no branch reaches to the task branch", async () => {
+    const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    // The checkout's own commit, on no ref the remote has: its files are what the agent's tree starts from.
+    await writeFile(join(workspace, "local.txt"), "only here\n");
+    git(workspace, "add", "-A");
+    git(workspace, "commit", "--quiet", "-m", "local");
+    const deps = await realDeps(workspace, new FakeGitHub());
+    cleanups.push(() => deps.boundary.close());
+    await deps.git.prepare();
+    await deps.git.setupBranch("autopilot/issue-7", "main");
+    expect(existsSync(join(deps.workTree, "local.txt"))).toBe(false);
+    expect(await readFile(join(deps.workTree, "README.md"), "utf8")).toBe("x\n");
+    await agentDoes(deps, "echo a > a.txt");
+    expect((await deps.git.workState()).changed).toBe(true);
+  });
+
   it("commits as the author set after it was made (the job learns its account with the claim)", async () => {
     const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
     cleanups.push(() => rm(root, { recursive: true, force: true }));

@@ -37,13 +37,15 @@ const PREAMBLE = [
 
 /**
  * $1 bundle, $2 branch, $3 the commit the files are at when the worker moved the branch since (else empty), $4 "1"
- * for a first or repairing sync (the repository checked, rebuilt when broken, and the agent's identity set).
+ * for a first or repairing sync (the repository checked, rebuilt when broken, and the agent's identity set), $5 "1"
+ * when the bundle carries $3 under refs/autopilot/files-at.
  */
 const SYNC_SCRIPT = [
   PREAMBLE,
   'if [ "$4" = 1 ]; then repaired || { rm -rf .git; "$GIT" init -q; }; fi',
   "neutral",
-  'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+  'if [ "$5" = 1 ]; then at="+refs/autopilot/files-at:refs/autopilot/files-at"; else at=""; fi',
+  'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*" $at',
   'g symbolic-ref HEAD "refs/heads/$2"',
   'if [ -n "$3" ]; then',
   '  g read-tree "$3"',
@@ -159,7 +161,8 @@ export class AgentSideGit {
    * the repository checked (rebuilt when broken) and the agent's identity set.
    */
   async sync(bundle: string, branch: string, filesAt: string | null, first: boolean): Promise<void> {
-    const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? "", first ? "1" : ""]);
+    const carried = first && filesAt !== null ? "1" : "";
+    const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? "", first ? "1" : "", carried]);
     if (done.code !== 0)
       throw new AgentGitError(
         `the agent's checkout could not be brought to ${branch}: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`,

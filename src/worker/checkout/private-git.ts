@@ -569,9 +569,22 @@ export class Git {
     return names;
   }
 
-  /** Writes a bundle of the branch (and the remote-tracking refs) for the agent's side; false when it cannot. */
-  async bundle(file: string, branch: string, since: string | null): Promise<boolean> {
+  /**
+   * Writes a bundle of the branch (and the remote-tracking refs, and `also` when given) for the agent's side;
+   * false when it cannot.
+   */
+  async bundle(
+    file: string,
+    branch: string,
+    since: string | null,
+    also: string | null = null,
+  ): Promise<boolean> {
     const args = ["bundle", "create", "--quiet", file, `refs/heads/${branch}`, "--remotes"];
+    // A commit no bundled ref reaches (the one the checkout's files are at) travels under a ref of its own.
+    if (also) {
+      await this.run(["update-ref", "refs/autopilot/files-at", also]);
+      args.push("refs/autopilot/files-at");
+    }
     if (since) args.push(`^${since}`);
     return (await this.run(args, { allowFail: true })).code === 0;
   }

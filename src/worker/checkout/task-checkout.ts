@@ -139,10 +139,12 @@ export class TaskCheckout {
     const bundle = path.join(this.inbox, "sync.bundle");
     const attempt = async (since: string | null): Promise<true | string> => {
       await rm(bundle, { force: true });
-      if (!(await this.git.bundle(bundle, branch, since))) return "no bundle";
+      const filesAt = this.filesAt === head ? null : this.filesAt;
+      if (!(await this.git.bundle(bundle, branch, since, since === null ? filesAt : null)))
+        return "no bundle";
       await chmod(bundle, 0o644);
       try {
-        await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt, since === null);
+        await this.side.sync(bundle, branch, filesAt, since === null);
         return true;
       } catch (error) {
         return (error as Error).message;
