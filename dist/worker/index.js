@@ -90985,8 +90985,12 @@ var init_job = __esm({
             return this.finish("needs_human", error63.message);
           }
           if (error63 instanceof CancelledError) {
-            await this.checkpoint("cancelled").catch((e) => this.warn(`checkpoint failed: ${errorMessage2(e)}`));
-            return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
+            let kept = "work so far is committed and pushed";
+            await this.checkpoint("cancelled").catch((e) => {
+              this.warn(`checkpoint failed: ${errorMessage2(e)}`);
+              kept = e instanceof SecretPushRefused ? `nothing was pushed: ${e.message}` : "the last checkpoint could not be committed or pushed";
+            });
+            return this.finish("paused", `the job was cancelled; ${kept}`);
           }
           this.log.error(`worker failed: ${errorMessage2(error63)}`);
           const refused = workflowPushRefusal(errorMessage2(error63), this.inputs.issue);

@@ -249,8 +249,16 @@ class WorkerLoop {
         return this.finish("needs_human", error.message);
       }
       if (error instanceof CancelledError) {
-        await this.checkpoint("cancelled").catch((e) => this.warn(`checkpoint failed: ${errorMessage(e)}`));
-        return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
+        let kept = "work so far is committed and pushed";
+        await this.checkpoint("cancelled").catch((e) => {
+          this.warn(`checkpoint failed: ${errorMessage(e)}`);
+          // A refused push (a held secret in the change) leaves the work on the runner only: say so.
+          kept =
+            e instanceof SecretPushRefused
+              ? `nothing was pushed: ${e.message}`
+              : "the last checkpoint could not be committed or pushed";
+        });
+        return this.finish("paused", `the job was cancelled; ${kept}`);
       }
       this.log.error(`worker failed: ${errorMessage(error)}`);
       const refused = workflowPushRefusal(errorMessage(error), this.inputs.issue);

@@ -3,7 +3,10 @@
  * key into a file, and the push guard wired as run-job.ts wires it (held-secrets.ts, push-guard.ts).
  */
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { heldSecrets } from "../../src/worker/checkout/held-secrets.js";
 import type { TaskCheckout } from "../../src/worker/checkout/task-checkout.js";
@@ -33,12 +36,14 @@ function inputs(workspace: string): WorkerInputs {
 }
 
 /** Runs the worker with `command` as its agent; the agent gets MODEL_API_KEY, as a configured `env` name. */
-async function runAgent(command: string) {
+async function runAgent(command: string, cancelWhen?: (workTree: string) => Promise<void>) {
   const { root, remote, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
+  const cancel = new AbortController();
   roots.push(root);
   const github = new FakeGitHub();
   const env = { ...process.env, GITHUB_TOKEN: TOKEN, MODEL_API_KEY: MODEL_KEY };
   const deps = await realDeps(workspace, github, { env: { MODEL_API_KEY: MODEL_KEY } });
+  if (cancelWhen) void cancelWhen(deps.workTree).then(() => cancel.abort());
   const warnings: string[] = [];
   const cfg = config({
     agents: { primary: { preset: "custom", command, env: ["MODEL_API_KEY"] } },
@@ -46,6 +51,7 @@ async function runAgent(command: string) {
   });
   const run = await runWorker(inputs(workspace), cfg, {
     ...deps,
+    ...(cancelWhen ? { signal: cancel.signal } : {}),
     pushGuard: createPushGuard({
       secrets: heldSecrets(env, TOKEN),
       // realDeps' git is the task's checkout (boundary.ts); its repository is the worker's own.
@@ -79,6 +85,18 @@ describe("the push guard", { timeout: 180_000 }, () => {
     // The key appears nowhere Autopilot writes: comments, result, warnings.
     const written = JSON.stringify({ comments: github.comments, run });
     expect(written).not.toContain(MODEL_KEY);
+  });
+
+  it("a job cancelled with the key in its work pushes nothing and says so, not that its work was pushed", async () => {
+    const { run, remoteBranch } = await runAgent(
+      `printf 'key = "%s"\\n' "$MODEL_API_KEY" > settings.toml && touch wrote && sleep 120`,
+      async (workTree) => {
+        while (!existsSync(join(workTree, "wrote"))) await delay(100);
+      },
+    );
+    expect(run.result.result, run.result.reason).toBe("paused");
+    expect(run.result.reason).toMatch(/^the job was cancelled; nothing was pushed: .*settings\.toml/);
+    expect(remoteBranch).toBeNull();
   });
 
   it("refuses the key base64-encoded too", async () => {
