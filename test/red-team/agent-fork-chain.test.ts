@@ -82,8 +82,10 @@ describe("a fork chain (each process forks its successor and exits)", { timeout:
     const user = await testAgentUser("namespace");
     const { work, chain } = await setUp(user);
     await runAgent(user, work, chain);
-    expect(await moves(join(work, "count"), 1_000)).toBe(false);
+    // The command's exit can be reported while the kernel is still ending the sandbox's other processes (a loaded
+    // machine showed it once): they leave with no kill of ours, and then the chain writes no more.
     expect(await survivors(user.uid!)).toEqual([]);
+    expect(await moves(join(work, "count"), 1_000)).toBe(false);
     expect(await user.killAll()).toBe(0);
   });
 });
