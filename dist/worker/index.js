@@ -47827,10 +47827,17 @@ function runProcess(options) {
       if (options.signal.aborted) onAbort();
       else options.signal.addEventListener("abort", onAbort, { once: true });
     }
-    child.stdout?.on("data", (chunk) => {
-      stdout.push(chunk);
-      outLines.push(chunk);
-    });
+    const sink = options.stdoutTo;
+    if (sink && child.stdout) {
+      child.stdout.pipe(sink);
+      sink.on("close", () => child.stdout?.destroy());
+      sink.on("error", () => child.stdout?.destroy());
+    } else {
+      child.stdout?.on("data", (chunk) => {
+        stdout.push(chunk);
+        outLines.push(chunk);
+      });
+    }
     child.stderr?.on("data", (chunk) => {
       stderr.push(chunk);
       errLines.push(chunk);
@@ -48691,11 +48698,10 @@ var init_private_git = __esm({
 });
 
 // src/worker/checkout/agent-side-git.ts
-import { spawn as spawn3 } from "node:child_process";
-import { chmod as chmod3, rm as rm2, writeFile as writeFile5 } from "node:fs/promises";
+import { chmod as chmod3, writeFile as writeFile5 } from "node:fs/promises";
 import path10 from "node:path";
-import { PassThrough } from "node:stream";
-var PREAMBLE, SYNC_SCRIPT, CAPTURE_SCRIPT, RESET_SCRIPT, AgentGitError, NEEDS_SYNC, AgentSideGit;
+import { PassThrough, Transform } from "node:stream";
+var PREAMBLE, SYNC_SCRIPT, CAPTURE_SCRIPT, RESET_SCRIPT, AgentGitError, NEEDS_SYNC, AgentSideGit, HeaderSplit;
 var init_agent_side_git = __esm({
   "src/worker/checkout/agent-side-git.ts"() {
     "use strict";
@@ -48825,79 +48831,61 @@ var init_agent_side_git = __esm({
        * serve until it is rebuilt.
        */
       async capture(head, receive) {
-        const wrapped = this.closedUser().wrap(
-          trustedShell(),
-          ["-c", CAPTURE_SCRIPT, "agent-git", head],
-          this.env()
-        );
-        const child = spawn3(wrapped.command, wrapped.args, {
-          cwd: this.options.workTree,
-          env: wrapped.env,
-          detached: true,
-          stdio: ["ignore", "pipe", "pipe"]
-        });
-        const pack = new PassThrough();
-        let header2 = "";
-        let tree = null;
-        let stderr = "";
-        let received = null;
+        const split = new HeaderSplit();
         let receiveError = null;
-        const startReceiving = () => {
-          received = receive(pack).catch((error63) => {
+        const received = split.started.then(
+          () => receive(split.pack).catch((error63) => {
             receiveError = error63;
-            child.stdout.destroy();
-          });
-        };
-        child.stdout.on("data", (data) => {
-          let chunk = data;
-          if (tree === null) {
-            const newline = chunk.indexOf(10);
-            if (newline < 0) {
-              header2 += chunk.toString("latin1");
-              if (header2.length > 80) child.stdout.destroy();
-              return;
-            }
-            header2 += chunk.subarray(0, newline).toString("latin1");
-            tree = header2.trim();
-            chunk = chunk.subarray(newline + 1);
-            startReceiving();
-          }
-          if (chunk.length > 0 && !pack.write(chunk)) {
-            child.stdout.pause();
-            pack.once("drain", () => child.stdout.resume());
-          }
+            split.destroy();
+          })
+        );
+        const done = await runProcess({
+          command: trustedShell(),
+          args: ["-c", CAPTURE_SCRIPT, "agent-git", head],
+          cwd: this.options.workTree,
+          env: this.env(),
+          runAs: this.closedUser(),
+          timeoutMs: 10 * 6e4,
+          stdoutTo: split
         });
-        child.stdout.on("close", () => pack.end());
-        child.stderr.setEncoding("utf8").on("data", (text4) => {
-          if (stderr.length < 16 * 1024) stderr += text4;
-        });
-        const timer = setTimeout(() => {
-          try {
-            if (child.pid !== void 0) process.kill(-child.pid, "SIGKILL");
-          } catch {
-          }
-        }, 10 * 6e4);
-        const code18 = await new Promise((resolve) => {
-          child.on("error", (error63) => {
-            stderr += String(error63);
-            resolve(null);
-          });
-          child.on("close", (exitCode) => resolve(exitCode));
-        });
-        clearTimeout(timer);
-        await this.options.user.killAll();
-        if (code18 === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
-        if (received) await received;
+        const tree = split.header;
+        if (done.exitCode === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
+        if (tree !== null) await received;
         if (receiveError) throw receiveError;
-        if (code18 !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
+        if (done.exitCode !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
           throw new AgentGitError(
-            `the agent's work could not be handed back: ${stderr.trim().slice(0, 400) || `exit ${code18}`}`
+            `the agent's work could not be handed back: ${done.stderr.trim().slice(0, 400) || `exit ${done.exitCode}`}`
           );
         return tree;
       }
-      /** Removes what a sync left in the inbox. */
-      async clean(bundle) {
-        await rm2(bundle, { force: true });
+    };
+    HeaderSplit = class extends Transform {
+      header = null;
+      pack = new PassThrough();
+      started;
+      seen = "";
+      begin;
+      constructor() {
+        super();
+        this.started = new Promise((resolve) => {
+          this.begin = resolve;
+        });
+        this.pipe(this.pack);
+      }
+      _transform(chunk, _encoding, callback) {
+        if (this.header !== null) {
+          callback(null, chunk);
+          return;
+        }
+        const newline = chunk.indexOf(10);
+        if (newline < 0) {
+          this.seen += chunk.toString("latin1");
+          callback(this.seen.length > 80 ? new AgentGitError("the hand-back sent no tree id") : null);
+          return;
+        }
+        this.header = (this.seen + chunk.subarray(0, newline).toString("latin1")).trim();
+        this.begin();
+        callback(null, chunk.subarray(newline + 1));
       }
     };
   }
@@ -49140,7 +49128,7 @@ var init_tree_files = __esm({
 });
 
 // src/worker/checkout/task-checkout.ts
-import { chmod as chmod4, rm as rm3 } from "node:fs/promises";
+import { chmod as chmod4, rm as rm2 } from "node:fs/promises";
 import path13 from "node:path";
 var TaskCheckout;
 var init_task_checkout = __esm({
@@ -49230,7 +49218,7 @@ var init_task_checkout = __esm({
         if (!full && head === this.synced && this.filesAt === null) return;
         const bundle = path13.join(this.inbox, "sync.bundle");
         const attempt = async (since) => {
-          await rm3(bundle, { force: true });
+          await rm2(bundle, { force: true });
           const filesAt = this.filesAt === head ? null : this.filesAt;
           if (!await this.git.bundle(bundle, branch, since, since === null ? filesAt : null))
             return "no bundle";
@@ -49244,7 +49232,7 @@ var init_task_checkout = __esm({
         };
         let outcome = this.synced && !full && this.synced !== head ? await attempt(this.synced) : "full";
         if (outcome !== true) outcome = await attempt(null);
-        await rm3(bundle, { force: true });
+        await rm2(bundle, { force: true });
         if (outcome === true) {
           this.synced = head;
           this.filesAt = null;
@@ -64956,7 +64944,7 @@ var init_toolchain_reach = __esm({
 });
 
 // src/worker/isolation/boundary.ts
-import { chmod as chmod5, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm4, stat } from "node:fs/promises";
+import { chmod as chmod5, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm3, stat } from "node:fs/promises";
 import os7 from "node:os";
 import path17 from "node:path";
 async function isDirectory(dir) {
@@ -64972,7 +64960,7 @@ async function move(from, to) {
   } catch (error63) {
     if (error63.code !== "EXDEV") throw error63;
     await cp(from, to, { recursive: true, verbatimSymlinks: true });
-    await rm4(from, { recursive: true, force: true });
+    await rm3(from, { recursive: true, force: true });
   }
 }
 async function isolateCheckout(options) {
@@ -65004,7 +64992,7 @@ async function isolateCheckout(options) {
 async function restoreCheckout(dirs) {
   const target = path17.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
-  await rm4(dirs.agentDir, { recursive: true, force: true });
+  await rm3(dirs.agentDir, { recursive: true, force: true });
 }
 function createBoundary(options) {
   const { dirs, user, checkout } = options;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentConfig } from "../../src/core/config/index.js";
 import { buildAgentEnv } from "../../src/worker/isolation/agent-env.js";
@@ -375,5 +376,46 @@ console.log(JSON.stringify(result));`,
     expect(seen.GITHUB_TOKEN).toBeUndefined();
     expect(seen["INPUT_GITHUB-TOKEN"]).toBeUndefined();
     expect(seen.IS_SANDBOX).toBe("1");
+  });
+});
+
+describe("a child's stdout sent to a stream (the hand-back's pack)", () => {
+  it("arrives whole, and is not kept as text", async () => {
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+    });
+    const result = await runProcess({
+      command: "/bin/sh",
+      args: ["-c", "head -c 300000 /dev/zero | tr '\\0' x"],
+      cwd: "/",
+      env: { PATH: "/usr/bin:/bin" },
+      stdoutTo: sink,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(Buffer.concat(chunks).length).toBe(300_000);
+    expect(result.stdout).toBe("");
+  });
+
+  it("ends a child still writing when the stream closes early, instead of leaving it blocked", async () => {
+    const sink = new Writable({
+      write(_chunk, _encoding, done) {
+        done();
+        sink.destroy();
+      },
+    });
+    const result = await runProcess({
+      command: "/usr/bin/yes",
+      args: [],
+      cwd: "/",
+      env: { PATH: "/usr/bin:/bin" },
+      stdoutTo: sink,
+      timeoutMs: 60_000,
+    });
+    expect(result.timedOut).toBe(false);
+    expect(result.signal ?? result.exitCode).not.toBe(0);
   });
 });

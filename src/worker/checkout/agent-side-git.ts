@@ -17,10 +17,9 @@
  * filter off written into the agent repository's `info/attributes` first. The agent could have planted anything
  * else in its `.git`: whatever runs runs as the agent, in the sandbox, and all that leaves is objects.
  */
-import { spawn } from "node:child_process";
-import { chmod, rm, writeFile } from "node:fs/promises";
+import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Transform, type TransformCallback } from "node:stream";
 import type { AgentUser } from "../isolation/agent-user.js";
 import { trustedShell, workerBinaries } from "../isolation/trusted-binaries.js";
 import { runProcess } from "../processes/process.js";
@@ -187,80 +186,68 @@ export class AgentSideGit {
     head: string,
     receive: (pack: PassThrough) => Promise<void>,
   ): Promise<string | typeof NEEDS_SYNC> {
-    const wrapped = this.closedUser().wrap(
-      trustedShell(),
-      ["-c", CAPTURE_SCRIPT, "agent-git", head],
-      this.env(),
-    );
-    const child = spawn(wrapped.command, wrapped.args, {
-      cwd: this.options.workTree,
-      env: wrapped.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const pack = new PassThrough();
-    let header = "";
-    let tree: string | null = null;
-    let stderr = "";
-    let received: Promise<void> | null = null;
+    const split = new HeaderSplit();
     let receiveError: unknown = null;
-    const startReceiving = () => {
-      received = receive(pack).catch((error: unknown) => {
+    // A receiver that stops (fsck refused an object, the size bound) ends the stream: the sender's writes fail.
+    const received = split.started.then(() =>
+      receive(split.pack).catch((error: unknown) => {
         receiveError = error;
-        child.stdout.destroy();
-      });
-    };
-    child.stdout.on("data", (data: Buffer) => {
-      let chunk = data;
-      if (tree === null) {
-        const newline = chunk.indexOf(0x0a);
-        if (newline < 0) {
-          header += chunk.toString("latin1");
-          if (header.length > 80) child.stdout.destroy();
-          return;
-        }
-        header += chunk.subarray(0, newline).toString("latin1");
-        tree = header.trim();
-        chunk = chunk.subarray(newline + 1);
-        startReceiving();
-      }
-      if (chunk.length > 0 && !pack.write(chunk)) {
-        child.stdout.pause();
-        pack.once("drain", () => child.stdout.resume());
-      }
+        split.destroy();
+      }),
+    );
+    const done = await runProcess({
+      command: trustedShell(),
+      args: ["-c", CAPTURE_SCRIPT, "agent-git", head],
+      cwd: this.options.workTree,
+      env: this.env(),
+      runAs: this.closedUser(),
+      timeoutMs: 10 * 60_000,
+      stdoutTo: split,
     });
-    child.stdout.on("close", () => pack.end());
-    child.stderr.setEncoding("utf8").on("data", (text: string) => {
-      if (stderr.length < 16 * 1024) stderr += text;
-    });
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-    }, 10 * 60_000);
-    const code = await new Promise<number | null>((resolve) => {
-      child.on("error", (error) => {
-        stderr += String(error);
-        resolve(null);
-      });
-      child.on("close", (exitCode) => resolve(exitCode));
-    });
-    clearTimeout(timer);
-    await this.options.user.killAll();
-    if (code === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
-    if (received) await received;
+    const tree = split.header;
+    if (done.exitCode === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
+    if (tree !== null) await received;
     if (receiveError) throw receiveError;
-    if (code !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
+    if (done.exitCode !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
       throw new AgentGitError(
-        `the agent's work could not be handed back: ${stderr.trim().slice(0, 400) || `exit ${code}`}`,
+        `the agent's work could not be handed back: ${done.stderr.trim().slice(0, 400) || `exit ${done.exitCode}`}`,
       );
     return tree;
   }
+}
 
-  /** Removes what a sync left in the inbox. */
-  async clean(bundle: string): Promise<void> {
-    await rm(bundle, { force: true });
+/**
+ * The hand-back's stdout: its first line (the tree id, at most 80 bytes) kept as `header`, the rest (the pack)
+ * passed on to `pack`; `started` settles once the header is read.
+ */
+class HeaderSplit extends Transform {
+  header: string | null = null;
+  readonly pack = new PassThrough();
+  readonly started: Promise<void>;
+  private seen = "";
+  private begin!: () => void;
+
+  constructor() {
+    super();
+    this.started = new Promise((resolve) => {
+      this.begin = resolve;
+    });
+    this.pipe(this.pack);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.header !== null) {
+      callback(null, chunk);
+      return;
+    }
+    const newline = chunk.indexOf(0x0a);
+    if (newline < 0) {
+      this.seen += chunk.toString("latin1");
+      callback(this.seen.length > 80 ? new AgentGitError("the hand-back sent no tree id") : null);
+      return;
+    }
+    this.header = (this.seen + chunk.subarray(0, newline).toString("latin1")).trim();
+    this.begin();
+    callback(null, chunk.subarray(newline + 1));
   }
 }

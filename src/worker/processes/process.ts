@@ -26,6 +26,11 @@ export interface RunProcessOptions {
   /** Called with each complete line of stdout (for live logs). */
   onStdoutLine?: (line: string) => void;
   onStderrLine?: (line: string) => void;
+  /**
+   * Where stdout goes instead of being kept (a stream of data, not text: the agent side's pack). Piped with
+   * backpressure; a sink that closes early closes the child's stdout too, so a child still writing ends.
+   */
+  stdoutTo?: NodeJS.WritableStream;
   /** Aborting kills the tree the same way a timeout does. */
   signal?: AbortSignal;
   /** Run as the agent's user (see agent-user.ts); its every process is killed when the command ends. */
@@ -209,10 +214,17 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       else options.signal.addEventListener("abort", onAbort, { once: true });
     }
 
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout.push(chunk);
-      outLines.push(chunk);
-    });
+    const sink = options.stdoutTo;
+    if (sink && child.stdout) {
+      child.stdout.pipe(sink);
+      sink.on("close", () => child.stdout?.destroy());
+      sink.on("error", () => child.stdout?.destroy());
+    } else {
+      child.stdout?.on("data", (chunk: Buffer) => {
+        stdout.push(chunk);
+        outLines.push(chunk);
+      });
+    }
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr.push(chunk);
       errLines.push(chunk);
