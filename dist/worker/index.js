@@ -48180,7 +48180,7 @@ import path9 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
 }
-var NEUTRAL_ATTRIBUTES, GitError, observers, MAX_BUFFER, EMPTY_TREE, Git;
+var NEUTRAL_ATTRIBUTES, GitError, observers, MAX_BUFFER, Git;
 var init_private_git = __esm({
   "src/worker/checkout/private-git.ts"() {
     "use strict";
@@ -48200,7 +48200,6 @@ var init_private_git = __esm({
     };
     observers = /* @__PURE__ */ new Set();
     MAX_BUFFER = 256 * 1024 * 1024;
-    EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
     Git = class {
       gitDir;
       token;
@@ -48213,11 +48212,11 @@ var init_private_git = __esm({
       gitPath;
       hooksDir;
       homeDir;
-      emptyWorkTree;
+      overlayTree;
       constructor(options) {
         this.gitDir = options.gitDir;
         this.hooksDir = path9.join(options.stateDir, "no-hooks");
-        this.emptyWorkTree = path9.join(options.stateDir, "no-work-tree");
+        this.overlayTree = path9.join(options.stateDir, "overlay-tree");
         this.token = options.token;
         this.remote = options.remote ?? "origin";
         this.globalConfig = path9.join(options.stateDir, "gitconfig");
@@ -48271,7 +48270,7 @@ var init_private_git = __esm({
       commandLine(args, network) {
         const env = { ...this.baseEnv };
         const indexed = env.GIT_INDEX_FILE !== void 0;
-        if (indexed) env.GIT_WORK_TREE = this.emptyWorkTree;
+        if (indexed) env.GIT_WORK_TREE = this.overlayTree;
         if (network && this.token) {
           const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
           env.GIT_CONFIG_COUNT = "1";
@@ -48361,7 +48360,7 @@ var init_private_git = __esm({
       async prepare() {
         await mkdir2(path9.dirname(this.globalConfig), { recursive: true, mode: 448 });
         await mkdir2(this.hooksDir, { recursive: true, mode: 448 });
-        await mkdir2(this.emptyWorkTree, { recursive: true, mode: 448 });
+        await mkdir2(this.overlayTree, { recursive: true, mode: 448 });
         const home = this.homeDir;
         let copied = false;
         if (home) {
@@ -48545,7 +48544,7 @@ var init_private_git = __esm({
             removed.push(file2);
             continue;
           }
-          const at = path9.join(this.emptyWorkTree, file2);
+          const at = path9.join(this.overlayTree, file2);
           await mkdir2(path9.dirname(at), { recursive: true, mode: 448 });
           await writeFile4(at, content3);
           added.push(file2);
@@ -48659,8 +48658,12 @@ var init_private_git = __esm({
         const { stdout, code: code18 } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
         return code18 === 0 ? Number(stdout.trim()) || 0 : 0;
       }
-      /** The diff of the task branch against where it left the default branch, without Autopilot's own notes. */
-      async diffFrom(base, maxBytes = 2 * 1024 * 1024) {
+      /**
+       * The diff of the task branch (`to`, HEAD by default) against where it left the default branch, every file as
+       * text: without Autopilot's own notes and cut at 2 MiB unless told otherwise (the push guard reads it all).
+       */
+      async diffFrom(base, options = {}) {
+        const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
         const { stdout } = await this.run([
           "diff",
           "--no-color",
@@ -48668,11 +48671,11 @@ var init_private_git = __esm({
           // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
           "--text",
           "--no-textconv",
+          // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
+          "--no-renames",
           base,
-          "HEAD",
-          "--",
-          ".",
-          ":(exclude).autopilot"
+          options.to ?? "HEAD",
+          ...options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]
         ]);
         return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
       }
@@ -48691,8 +48694,6 @@ var init_private_git = __esm({
         ]);
         return stdout.split("\0").filter(Boolean);
       }
-      /** The empty tree's id, for a diff of a tree against nothing. */
-      static emptyTree = EMPTY_TREE;
     };
   }
 });
@@ -49276,9 +49277,6 @@ var init_task_checkout = __esm({
         this.head = head;
         if (tree) this.trees.set(head, tree);
       }
-      async fetchBranch(branch) {
-        await this.git.fetchBranch(branch);
-      }
       async restoreConfig() {
         return this.git.restoreConfig();
       }
@@ -49288,9 +49286,6 @@ var init_task_checkout = __esm({
         if (current === branch) return [];
         await this.git.pointHead(branch, await this.headSha());
         return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
-      }
-      async currentBranch() {
-        return this.git.currentBranch();
       }
       async headSha() {
         this.head ??= await this.git.headSha();
@@ -88351,18 +88346,7 @@ async function guardPush(guard, push2, gate) {
   return { fired: rules2.length > 0, rules: rules2.slice(0, HUMAN_GATE_MAX_HITS) };
 }
 function gitPushDiff(git) {
-  return async (base, head) => (await git.run([
-    "diff",
-    "--no-color",
-    "--no-ext-diff",
-    // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a value.
-    "--text",
-    "--no-textconv",
-    // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
-    "--no-renames",
-    base,
-    head
-  ])).stdout;
+  return (base, head) => git.diffFrom(base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
 }
 var SecretPushRefused;
 var init_push_guard = __esm({

@@ -1,7 +1,7 @@
 /**
  * The hand-over gives the agent's user what the worker wrote into the work tree since the agent last had it
- * (src/worker/checkout/tree-writes.ts): the files its git's merge brought, and the files it wrote itself (the progress
- * notes). Each is tried for real: the worker writes as root, then the agent, in its namespace sandbox as its own
+ * (src/worker/checkout/tree-writes.ts): the files a merge of the default branch brought (moved by the agent's side
+ * of git), and the files it wrote itself (the progress notes). Each is tried for real: the worker writes as root, then the agent, in its namespace sandbox as its own
  * uid, must be able to change what was written.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -70,7 +70,7 @@ describe("the hand-over after the worker wrote into the tree", { timeout: 60_000
     git(seed, "add", "-A");
     git(seed, "commit", "--quiet", "-m", "main moves on");
     git(seed, "push", "--quiet", remote, "main");
-    await parts.git.fetchBranch("main");
+    await parts.git.repository.fetchBranch("main");
     const merge = await parts.git.mergeDefault("main", "merge main");
     expect(merge.merged).toBe(true);
 

@@ -100,8 +100,6 @@ interface TreeChange {
 }
 
 const MAX_BUFFER = 256 * 1024 * 1024;
-/** git's id of the empty tree (SHA-1 repositories). */
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 export class Git {
   readonly gitDir: string;
@@ -115,12 +113,12 @@ export class Git {
   private readonly gitPath: string;
   private readonly hooksDir: string;
   private readonly homeDir: string | undefined;
-  private readonly emptyWorkTree: string;
+  private readonly overlayTree: string;
 
   constructor(options: GitOptions) {
     this.gitDir = options.gitDir;
     this.hooksDir = path.join(options.stateDir, "no-hooks");
-    this.emptyWorkTree = path.join(options.stateDir, "no-work-tree");
+    this.overlayTree = path.join(options.stateDir, "overlay-tree");
     this.token = options.token;
     this.remote = options.remote ?? "origin";
     this.globalConfig = path.join(options.stateDir, "gitconfig");
@@ -176,9 +174,10 @@ export class Git {
 
   private commandLine(args: string[], network: boolean): { args: string[]; env: Record<string, string> } {
     const env: Record<string, string> = { ...this.baseEnv };
-    // A throwaway index (treeWith) is updated by commands that want a work tree: an empty one of the worker's.
+    // A throwaway index (treeWith) is updated by commands that want a work tree: a folder of the worker's own,
+    // holding only the files the worker itself put there.
     const indexed = env.GIT_INDEX_FILE !== undefined;
-    if (indexed) env.GIT_WORK_TREE = this.emptyWorkTree;
+    if (indexed) env.GIT_WORK_TREE = this.overlayTree;
     if (network && this.token) {
       const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
       env.GIT_CONFIG_COUNT = "1";
@@ -275,7 +274,7 @@ export class Git {
   async prepare(): Promise<string[]> {
     await mkdir(path.dirname(this.globalConfig), { recursive: true, mode: 0o700 });
     await mkdir(this.hooksDir, { recursive: true, mode: 0o700 });
-    await mkdir(this.emptyWorkTree, { recursive: true, mode: 0o700 });
+    await mkdir(this.overlayTree, { recursive: true, mode: 0o700 });
     const home = this.homeDir;
     let copied = false;
     if (home) {
@@ -480,7 +479,7 @@ export class Git {
     const index = path.join(path.dirname(this.globalConfig), "overlay-index");
     const withIndex = (args: string[]) => this.runIndexed(index, args, {});
     await withIndex(["read-tree", tree]);
-    // The contents go through the worker's own empty work tree (private, never the agent's): one update-index
+    // The contents go through the worker's own overlay folder (private, never the agent's): one update-index
     // hashes and stages them all.
     const added: string[] = [];
     const removed: string[] = [];
@@ -489,7 +488,7 @@ export class Git {
         removed.push(file);
         continue;
       }
-      const at = path.join(this.emptyWorkTree, file);
+      const at = path.join(this.overlayTree, file);
       await mkdir(path.dirname(at), { recursive: true, mode: 0o700 });
       await writeFile(at, content);
       added.push(file);
@@ -623,8 +622,15 @@ export class Git {
     return code === 0 ? Number(stdout.trim()) || 0 : 0;
   }
 
-  /** The diff of the task branch against where it left the default branch, without Autopilot's own notes. */
-  async diffFrom(base: string, maxBytes = 2 * 1024 * 1024): Promise<string> {
+  /**
+   * The diff of the task branch (`to`, HEAD by default) against where it left the default branch, every file as
+   * text: without Autopilot's own notes and cut at 2 MiB unless told otherwise (the push guard reads it all).
+   */
+  async diffFrom(
+    base: string,
+    options: { to?: string; maxBytes?: number; withNotes?: boolean } = {},
+  ): Promise<string> {
+    const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
     const { stdout } = await this.run([
       "diff",
       "--no-color",
@@ -632,11 +638,11 @@ export class Git {
       // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
       "--text",
       "--no-textconv",
+      // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
+      "--no-renames",
       base,
-      "HEAD",
-      "--",
-      ".",
-      ":(exclude).autopilot",
+      options.to ?? "HEAD",
+      ...(options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]),
     ]);
     return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
   }
@@ -656,7 +662,4 @@ export class Git {
     ]);
     return stdout.split("\0").filter(Boolean);
   }
-
-  /** The empty tree's id, for a diff of a tree against nothing. */
-  static readonly emptyTree = EMPTY_TREE;
 }

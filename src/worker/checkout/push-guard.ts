@@ -22,6 +22,7 @@ import {
 import { HUMAN_GATE_MAX_HITS } from "../../core/gates/human-gate.js";
 import type { HumanGateHit, WorkerResult } from "../../core/tasks/worker-result.js";
 import { credentialPatternHits, SECRET_PATTERN_RULE } from "./secret-patterns.js";
+import type { Git } from "./private-git.js";
 
 /** A push refused because the change carries a held secret's value. Its message names files and secrets only. */
 export class SecretPushRefused extends Error {
@@ -109,21 +110,8 @@ export async function guardPush(
   return { fired: rules.length > 0, rules: rules.slice(0, HUMAN_GATE_MAX_HITS) };
 }
 
-/** What the worker's own git supplies: `base..head`, every file as text, nothing excluded (not even the notes). */
-export function gitPushDiff(git: { run(args: string[]): Promise<{ stdout: string }> }): PushDiff {
-  return async (base, head) =>
-    (
-      await git.run([
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a value.
-        "--text",
-        "--no-textconv",
-        // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
-        "--no-renames",
-        base,
-        head,
-      ])
-    ).stdout;
+/** What the worker's own git supplies: `base..head`, nothing excluded (not even the notes), none of it cut. */
+export function gitPushDiff(git: Pick<Git, "diffFrom">): PushDiff {
+  return (base, head) =>
+    git.diffFrom(base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
 }

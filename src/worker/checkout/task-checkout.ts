@@ -204,10 +204,6 @@ export class TaskCheckout {
     if (tree) this.trees.set(head, tree);
   }
 
-  async fetchBranch(branch: string): Promise<void> {
-    await this.git.fetchBranch(branch);
-  }
-
   async restoreConfig(): Promise<boolean> {
     return this.git.restoreConfig();
   }
@@ -218,10 +214,6 @@ export class TaskCheckout {
     if (current === branch) return [];
     await this.git.pointHead(branch, await this.headSha());
     return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
-  }
-
-  async currentBranch(): Promise<string | null> {
-    return this.git.currentBranch();
   }
 
   async headSha(): Promise<string> {

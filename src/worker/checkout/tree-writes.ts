@@ -1,13 +1,12 @@
 /**
  * What the worker itself wrote into the agent's work tree since the agent last had it: the hand-over gives the
  * agent's user only these paths instead of walking every entry of the tree (agent-user.ts `give`). The agent owns
- * its tree between runs, so a file the worker created (its git's checkout, merge or reset; a file written through
- * tree-files.ts) is the only kind the agent could not edit.
+ * its tree between runs, so a file the worker created through tree-files.ts is the only kind the agent could not
+ * edit (checkouts, merges and resets of the files run as the agent itself: agent-side-git.ts).
  *
  * A missed path would be a functional bug (a root-owned file the agent cannot change), never a leak: so the
- * record is kept only where every write is known. Each write of tree-files.ts names its path; the worker's git
- * (private-git.ts) names none, and any git command not known to leave the work tree alone makes the record
- * `unknown`, as does a tree never seen here (its first hand-over): the hand-over then walks the whole tree.
+ * record is kept only where every write is known. Each write of tree-files.ts names its path; a tree never seen
+ * here (its first hand-over) is `unknown`, and the hand-over then walks the whole tree.
  */
 import path from "node:path";
 
