@@ -48572,49 +48572,6 @@ var init_private_git = __esm({
         const result = await this.runStreaming(args, pack);
         if (result.code !== 0) throw new GitError(args, result);
       }
-      /** Every entry that differs between two trees, recursively, with the new side's mode and object. */
-      async treeChanges(from, to) {
-        const { stdout } = await this.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
-        const fields = stdout.split("\0");
-        const changes = [];
-        for (let i = 0; i + 1 < fields.length; i += 2) {
-          const meta3 = fields[i];
-          if (!meta3.startsWith(":")) break;
-          const [oldMode, newMode, , newObject, status2] = meta3.slice(1).split(" ");
-          changes.push({
-            status: status2 ?? "",
-            oldMode: oldMode ?? "",
-            newMode: newMode ?? "",
-            newObject: newObject ?? "",
-            path: fields[i + 1]
-          });
-        }
-        return changes;
-      }
-      /** Each object's size in bytes (null: missing), in one `cat-file --batch-check`. */
-      async objectSizes(objects) {
-        if (objects.length === 0) return [];
-        const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], {
-          input: `${objects.join("\n")}
-`
-        });
-        return stdout.split("\n").slice(0, objects.length).map((line) => /^\d+$/.test(line) ? Number(line) : null);
-      }
-      /** A blob's content (a symbolic link's target). */
-      async blobText(object2) {
-        return (await this.run(["cat-file", "blob", object2])).stdout;
-      }
-      /** The names of the regular files at the top of a commit's tree. */
-      async topLevelFiles(commit) {
-        const { stdout } = await this.run(["ls-tree", "-z", commit]);
-        const names = /* @__PURE__ */ new Set();
-        for (const entry of stdout.split("\0")) {
-          const tab = entry.indexOf("	");
-          const mode = entry.slice(0, 6);
-          if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
-        }
-        return names;
-      }
       /**
        * Writes a bundle of the branch (and the remote-tracking refs, and `also` when given) for the agent's side;
        * false when it cannot.
@@ -48627,20 +48584,6 @@ var init_private_git = __esm({
         }
         if (since) args.push(`^${since}`);
         return (await this.run(args, { allowFail: true })).code === 0;
-      }
-      /** The content a file had before the last commit that deleted it from HEAD's history; null when none did. */
-      async deletedFileContent(file2) {
-        const log2 = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
-          allowFail: true
-        });
-        const sha = log2.stdout.trim();
-        if (log2.code !== 0 || !sha) return null;
-        const content3 = await this.run(["show", `${sha}^:${file2}`], { allowFail: true });
-        return content3.code === 0 ? content3.stdout : null;
-      }
-      /** Whether a file is in HEAD's tree. */
-      async inHead(file2) {
-        return (await this.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
       }
       /**
        * Pushes `head` (HEAD's commit when absent) to the branch and nothing else: one explicit ref, never forced,
@@ -48970,12 +48913,73 @@ var init_handback_rules = __esm({
   }
 });
 
+// src/worker/checkout/git-objects.ts
+async function treeChanges(git, from, to) {
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+  const fields = stdout.split("\0");
+  const changes = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta3 = fields[i];
+    if (!meta3.startsWith(":")) break;
+    const [oldMode, newMode, , newObject, status2] = meta3.slice(1).split(" ");
+    changes.push({
+      status: status2 ?? "",
+      oldMode: oldMode ?? "",
+      newMode: newMode ?? "",
+      newObject: newObject ?? "",
+      path: fields[i + 1]
+    });
+  }
+  return changes;
+}
+async function objectSizes(git, objects) {
+  if (objects.length === 0) return [];
+  const { stdout } = await git.run(["cat-file", "--batch-check=%(objectsize)"], {
+    input: `${objects.join("\n")}
+`
+  });
+  return stdout.split("\n").slice(0, objects.length).map((line) => /^\d+$/.test(line) ? Number(line) : null);
+}
+async function blobText(git, object2) {
+  return (await git.run(["cat-file", "blob", object2])).stdout;
+}
+async function topLevelFiles(git, commit) {
+  const { stdout } = await git.run(["ls-tree", "-z", commit]);
+  const names = /* @__PURE__ */ new Set();
+  for (const entry of stdout.split("\0")) {
+    const tab = entry.indexOf("	");
+    const mode = entry.slice(0, 6);
+    if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
+  }
+  return names;
+}
+async function deletedFileContent(git, file2) {
+  const log2 = await git.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
+    allowFail: true
+  });
+  const sha = log2.stdout.trim();
+  if (log2.code !== 0 || !sha) return null;
+  const content3 = await git.run(["show", `${sha}^:${file2}`], { allowFail: true });
+  return content3.code === 0 ? content3.stdout : null;
+}
+async function inHead(git, file2) {
+  return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
+}
+var init_git_objects = __esm({
+  "src/worker/checkout/git-objects.ts"() {
+    "use strict";
+  }
+});
+
 // src/worker/checkout/handback-check.ts
 async function checkHandback(git, fromTree, toTree) {
   if (fromTree === toTree) return { verdict: { refused: [], gated: [] }, changed: false };
-  const changes = await git.treeChanges(fromTree, toTree);
+  const changes = await treeChanges(git, fromTree, toTree);
   const present = changes.filter((c) => c.newMode !== "000000" && c.newMode !== "160000");
-  const sizes = await git.objectSizes(present.map((c) => c.newObject));
+  const sizes = await objectSizes(
+    git,
+    present.map((c) => c.newObject)
+  );
   const sizeOf2 = new Map(present.map((c, i) => [c.path, sizes[i] ?? null]));
   const entries = [];
   let links = 0;
@@ -48986,7 +48990,7 @@ async function checkHandback(git, fromTree, toTree) {
       size: sizeOf2.get(change.path) ?? null
     };
     if (change.newMode === "120000" && links++ < MAX_LINKS_READ && (entry.size ?? 0) <= 4096)
-      entry.linkTarget = await git.blobText(change.newObject);
+      entry.linkTarget = await blobText(git, change.newObject);
     entries.push(entry);
   }
   const changed = changes.some((c) => c.path !== ".autopilot" && !c.path.startsWith(".autopilot/"));
@@ -48997,6 +49001,7 @@ var init_handback_check = __esm({
   "src/worker/checkout/handback-check.ts"() {
     "use strict";
     init_handback_rules();
+    init_git_objects();
     MAX_LINKS_READ = 200;
   }
 });
@@ -49138,6 +49143,7 @@ var init_task_checkout = __esm({
     init_handback_rules();
     init_agent_side_git();
     init_handback_check();
+    init_git_objects();
     init_tree_files();
     TaskCheckout = class {
       git;
@@ -49344,7 +49350,7 @@ var init_task_checkout = __esm({
       }
       /** Deletes a file from the branch in its own commit (objects only) and from the tree (no-follow). */
       async removeFile(file2, message) {
-        if (!await this.git.inHead(file2)) return null;
+        if (!await inHead(this.git, file2)) return null;
         const head = await this.headSha();
         const tree = await this.git.treeWith(await this.treeOf(head), /* @__PURE__ */ new Map([[file2, null]]));
         const commit = await this.git.commitTree(tree, [head], message);
@@ -49357,7 +49363,7 @@ var init_task_checkout = __esm({
       /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
       async restoreDeletedFile(file2) {
         if (await treeEntryExists(this.workTree, file2)) return false;
-        const content3 = await this.git.deletedFileContent(file2);
+        const content3 = await deletedFileContent(this.git, file2);
         if (content3 === null) return false;
         await writeTreeFile(this.workTree, file2, content3);
         return true;
@@ -49369,14 +49375,14 @@ var init_task_checkout = __esm({
       committedFiles() {
         let listed = null;
         const list3 = () => {
-          listed ??= this.headSha().then(async (head) => ({ head, names: await this.git.topLevelFiles(head) }));
+          listed ??= this.headSha().then(async (head) => ({ head, names: await topLevelFiles(this.git, head) }));
           return listed;
         };
         return {
           has: async (name) => (await list3()).names.has(name),
           text: async (name) => {
             const { head, names } = await list3();
-            return names.has(name) ? this.git.blobText(`${head}:${name}`) : null;
+            return names.has(name) ? blobText(this.git, `${head}:${name}`) : null;
           }
         };
       }

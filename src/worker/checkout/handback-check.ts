@@ -4,6 +4,7 @@
  * it, and the gate's view of a whole branch at its end.
  */
 import { type HandbackEntry, type HandbackVerdict, judgeHandback } from "../../core/gates/handback-rules.js";
+import { blobText, objectSizes, treeChanges } from "./git-objects.js";
 import type { Git } from "./private-git.js";
 
 /** At most this many symbolic links' targets are read (each is one small process); more are refused. */
@@ -17,9 +18,12 @@ interface HandbackCheck {
 
 export async function checkHandback(git: Git, fromTree: string, toTree: string): Promise<HandbackCheck> {
   if (fromTree === toTree) return { verdict: { refused: [], gated: [] }, changed: false };
-  const changes = await git.treeChanges(fromTree, toTree);
+  const changes = await treeChanges(git, fromTree, toTree);
   const present = changes.filter((c) => c.newMode !== "000000" && c.newMode !== "160000");
-  const sizes = await git.objectSizes(present.map((c) => c.newObject));
+  const sizes = await objectSizes(
+    git,
+    present.map((c) => c.newObject),
+  );
   const sizeOf = new Map(present.map((c, i) => [c.path, sizes[i] ?? null]));
   const entries: HandbackEntry[] = [];
   let links = 0;
@@ -30,7 +34,7 @@ export async function checkHandback(git: Git, fromTree: string, toTree: string):
       size: sizeOf.get(change.path) ?? null,
     };
     if (change.newMode === "120000" && links++ < MAX_LINKS_READ && (entry.size ?? 0) <= 4096)
-      entry.linkTarget = await git.blobText(change.newObject);
+      entry.linkTarget = await blobText(git, change.newObject);
     entries.push(entry);
   }
   const changed = changes.some((c) => c.path !== ".autopilot" && !c.path.startsWith(".autopilot/"));

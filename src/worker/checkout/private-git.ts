@@ -89,16 +89,6 @@ export interface BranchSetup {
   head: string;
 }
 
-/** One changed entry between two trees (`git diff-tree -r --raw`), the new side's mode and object. */
-interface TreeChange {
-  /** A added, M modified, D deleted, T type changed. */
-  status: string;
-  oldMode: string;
-  newMode: string;
-  newObject: string;
-  path: string;
-}
-
 const MAX_BUFFER = 256 * 1024 * 1024;
 
 export class Git {
@@ -519,55 +509,6 @@ export class Git {
     if (result.code !== 0) throw new GitError(args, result);
   }
 
-  /** Every entry that differs between two trees, recursively, with the new side's mode and object. */
-  async treeChanges(from: string, to: string): Promise<TreeChange[]> {
-    const { stdout } = await this.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
-    const fields = stdout.split("\0");
-    const changes: TreeChange[] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const meta = fields[i]!;
-      if (!meta.startsWith(":")) break;
-      const [oldMode, newMode, , newObject, status] = meta.slice(1).split(" ");
-      changes.push({
-        status: status ?? "",
-        oldMode: oldMode ?? "",
-        newMode: newMode ?? "",
-        newObject: newObject ?? "",
-        path: fields[i + 1]!,
-      });
-    }
-    return changes;
-  }
-
-  /** Each object's size in bytes (null: missing), in one `cat-file --batch-check`. */
-  async objectSizes(objects: readonly string[]): Promise<(number | null)[]> {
-    if (objects.length === 0) return [];
-    const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], {
-      input: `${objects.join("\n")}\n`,
-    });
-    return stdout
-      .split("\n")
-      .slice(0, objects.length)
-      .map((line) => (/^\d+$/.test(line) ? Number(line) : null));
-  }
-
-  /** A blob's content (a symbolic link's target). */
-  async blobText(object: string): Promise<string> {
-    return (await this.run(["cat-file", "blob", object])).stdout;
-  }
-
-  /** The names of the regular files at the top of a commit's tree. */
-  async topLevelFiles(commit: string): Promise<Set<string>> {
-    const { stdout } = await this.run(["ls-tree", "-z", commit]);
-    const names = new Set<string>();
-    for (const entry of stdout.split("\0")) {
-      const tab = entry.indexOf("\t");
-      const mode = entry.slice(0, 6);
-      if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
-    }
-    return names;
-  }
-
   /**
    * Writes a bundle of the branch (and the remote-tracking refs, and `also` when given) for the agent's side;
    * false when it cannot.
@@ -586,22 +527,6 @@ export class Git {
     }
     if (since) args.push(`^${since}`);
     return (await this.run(args, { allowFail: true })).code === 0;
-  }
-
-  /** The content a file had before the last commit that deleted it from HEAD's history; null when none did. */
-  async deletedFileContent(file: string): Promise<string | null> {
-    const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file], {
-      allowFail: true,
-    });
-    const sha = log.stdout.trim();
-    if (log.code !== 0 || !sha) return null;
-    const content = await this.run(["show", `${sha}^:${file}`], { allowFail: true });
-    return content.code === 0 ? content.stdout : null;
-  }
-
-  /** Whether a file is in HEAD's tree. */
-  async inHead(file: string): Promise<boolean> {
-    return (await this.run(["cat-file", "-e", `HEAD:${file}`], { allowFail: true })).code === 0;
   }
 
   /**

@@ -11,6 +11,7 @@ import { MAX_HANDBACK_BYTES } from "../../core/gates/handback-rules.js";
 import type { HumanGateHit } from "../../core/tasks/worker-result.js";
 import { AgentGitError, type AgentSideGit, NEEDS_SYNC } from "./agent-side-git.js";
 import { checkHandback } from "./handback-check.js";
+import { blobText, deletedFileContent, inHead, topLevelFiles } from "./git-objects.js";
 import type { BranchSetup, Git } from "./private-git.js";
 import { readTreeFile, removeTreeFile, treeEntryExists, writeTreeFile } from "./tree-files.js";
 import type { ProjectFiles } from "../processes/project-files.js";
@@ -280,7 +281,7 @@ export class TaskCheckout {
 
   /** Deletes a file from the branch in its own commit (objects only) and from the tree (no-follow). */
   async removeFile(file: string, message: string): Promise<string | null> {
-    if (!(await this.git.inHead(file))) return null;
+    if (!(await inHead(this.git, file))) return null;
     const head = await this.headSha();
     const tree = await this.git.treeWith(await this.treeOf(head), new Map([[file, null]]));
     const commit = await this.git.commitTree(tree, [head], message);
@@ -294,7 +295,7 @@ export class TaskCheckout {
   /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
   async restoreDeletedFile(file: string): Promise<boolean> {
     if (await treeEntryExists(this.workTree, file)) return false;
-    const content = await this.git.deletedFileContent(file);
+    const content = await deletedFileContent(this.git, file);
     if (content === null) return false;
     await writeTreeFile(this.workTree, file, content);
     return true;
@@ -307,14 +308,14 @@ export class TaskCheckout {
   committedFiles(): ProjectFiles {
     let listed: Promise<{ head: string; names: Set<string> }> | null = null;
     const list = () => {
-      listed ??= this.headSha().then(async (head) => ({ head, names: await this.git.topLevelFiles(head) }));
+      listed ??= this.headSha().then(async (head) => ({ head, names: await topLevelFiles(this.git, head) }));
       return listed;
     };
     return {
       has: async (name) => (await list()).names.has(name),
       text: async (name) => {
         const { head, names } = await list();
-        return names.has(name) ? this.git.blobText(`${head}:${name}`) : null;
+        return names.has(name) ? blobText(this.git, `${head}:${name}`) : null;
       },
     };
   }
