@@ -89185,147 +89185,7 @@ var init_workflow_push_refusal = __esm({
   }
 });
 
-// src/core/agent/classify.ts
-function jsonPair(key, value) {
-  return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
-}
-function kindOfLabel(label2) {
-  switch (label2) {
-    case "rate_limit":
-    case "rate_limit_error":
-      return "rate_limit";
-    case "overloaded":
-    case "overloaded_error":
-      return "overloaded";
-    case "authentication_failed":
-    case "authentication_error":
-    case "permission_error":
-      return "auth";
-    case "billing_error":
-      return "quota";
-    default:
-      return null;
-  }
-}
-function kindOfStatus(status2) {
-  const code18 = typeof status2 === "string" ? Number(status2) : status2;
-  if (code18 === 429) return "rate_limit";
-  if (code18 === 401 || code18 === 403) return "auth";
-  if (code18 === 402) return "quota";
-  if (code18 === 500 || code18 === 502 || code18 === 503 || code18 === 504 || code18 === 529) return "overloaded";
-  return null;
-}
-function strongest(items) {
-  let best;
-  for (const item of items) {
-    if (!best || AGENT_OUTPUT_PRECEDENCE.indexOf(item.kind) <= AGENT_OUTPUT_PRECEDENCE.indexOf(best.kind))
-      best = item;
-  }
-  return best;
-}
-function evidenceOf(text4) {
-  const line = text4.trim().replace(/\s+/g, " ");
-  return line.length > 300 ? `${line.slice(0, 299)}\u2026` : line;
-}
-function classifyError(text4, ctx, extra = []) {
-  const kinds = extra.filter((kind) => kind !== null);
-  for (const rule of RULES) {
-    if (rule.re.test(text4) && !(rule.unless?.test(text4) ?? false) && (rule.when?.test(text4) ?? true)) {
-      kinds.push(rule.kind);
-    }
-  }
-  const best = strongest(kinds.map((kind) => ({ kind })));
-  if (!best) return null;
-  const finding = { kind: best.kind, evidence: evidenceOf(text4) };
-  if (best.kind === "usage_limit" || best.kind === "rate_limit") {
-    const resetAt = parseResetTime(text4, ctx);
-    if (resetAt) finding.resetAt = resetAt;
-  }
-  return finding;
-}
-function isObject2(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-function textOf(value) {
-  if (typeof value === "string") return value;
-  if (value === void 0 || value === null) return "";
-  return JSON.stringify(value);
-}
-function handleEvent(event, raw, ctx, state) {
-  const add = (bucket, finding) => {
-    if (finding) bucket.push(finding);
-  };
-  const errorText = (text4, extra = []) => {
-    state.cli.push(text4);
-    return classifyError(text4, ctx, extra);
-  };
-  const type = event.type;
-  if (type === "system" && event.subtype === "api_retry") {
-    const text4 = `api_retry: ${event.error_status} ${textOf(event.error)}`;
-    state.cli.push(text4);
-    const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
-    if (kind) add(state.claude, { kind, evidence: evidenceOf(text4) });
-    return;
-  }
-  if (type === "rate_limit_event") {
-    const info2 = isObject2(event.rate_limit_info) ? event.rate_limit_info : {};
-    if (info2.status === "rejected") {
-      state.cli.push(raw);
-      const finding = { kind: "usage_limit", evidence: evidenceOf(raw) };
-      const resetAt = epochToDate(info2.resetsAt);
-      if (resetAt) finding.resetAt = resetAt;
-      add(state.claude, finding);
-    }
-    return;
-  }
-  if (type === "assistant") {
-    if (event.error === void 0) return;
-    const message = isObject2(event.message) ? event.message : {};
-    const content3 = Array.isArray(message.content) ? message.content : [];
-    const text4 = content3.map((block) => isObject2(block) ? textOf(block.text) : "").join("\n");
-    add(state.claude, errorText(text4, [kindOfLabel(event.error)]));
-    return;
-  }
-  if (type === "result") {
-    const failed2 = event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error") || event.error !== void 0;
-    state.claudeSucceeded = !failed2;
-    if (!failed2) return;
-    const errors = Array.isArray(event.errors) ? event.errors.map(textOf) : [textOf(event.errors)];
-    const text4 = [textOf(event.result), ...errors].filter(Boolean).join("\n");
-    const status2 = kindOfStatus(event.api_error_status);
-    if (status2)
-      add(state.claude, {
-        kind: status2,
-        evidence: evidenceOf(text4 || `api_error_status ${event.api_error_status}`)
-      });
-    if (event.api_error_status != null) state.cli.push(`api_error_status ${event.api_error_status}`);
-    state.cli.push(...errors.filter(Boolean));
-    if (event.error !== void 0) add(state.claude, errorText(textOf(event.error)));
-    state.cli.push(...errorBlocks(textOf(event.result).split(/\r\n|\r|\n/)));
-    state.claude.push(...classifyBlocks(errorBlocks(text4.split(/\r\n|\r|\n/)), ctx));
-    return;
-  }
-  if (type === "turn.completed") {
-    state.codexSucceeded = true;
-    return;
-  }
-  if (type === "turn.failed") {
-    state.codexSucceeded = false;
-    add(state.codex, errorText(textOf(isObject2(event.error) ? event.error.message : event.error)));
-    return;
-  }
-  if ((type === "item.completed" || type === "item.started") && isObject2(event.item) && event.item.type === "error") {
-    add(state.codex, errorText(textOf(event.item.message)));
-    return;
-  }
-  if (type === "error" || type === void 0 && isObject2(event.error)) {
-    state.cli.push(typeof event.message === "string" ? event.message : textOf(event.error));
-    add(
-      type === "error" && typeof event.message === "string" ? state.codex : state.other,
-      classifyError(raw, ctx)
-    );
-  }
-}
+// src/core/agent/error-blocks.ts
 function bracketBalance(line) {
   let depth = 0;
   for (const c of line) {
@@ -89377,86 +89237,75 @@ ${next}`;
   }
   return blocks;
 }
-function classifyBlocks(blocks, ctx) {
-  return blocks.map((block) => classifyError(block, ctx)).filter((finding) => finding !== null);
-}
-function readOutput(text4, ctx) {
-  const state = {
-    claude: [],
-    codex: [],
-    other: [],
-    claudeSucceeded: false,
-    codexSucceeded: false,
-    cli: []
-  };
-  const clean = text4.replace(ANSI, "");
-  const whole = clean.trim();
-  if (whole.startsWith("{") && whole.endsWith("}") && whole.includes("\n")) {
-    const document4 = parseJson(whole);
-    if (isObject2(document4)) {
-      handleEvent(document4, whole, ctx, state);
-      return { state, plain: null };
-    }
+var LINE_PREFIX, ANCHORS, ANCHOR, PRETTY_JSON_OPEN, PRETTY_JSON_ERROR_KEY, FENCE2, BLOCK_MAX_LINES, BLOCK_MAX_CHARS;
+var init_error_blocks = __esm({
+  "src/core/agent/error-blocks.ts"() {
+    "use strict";
+    LINE_PREFIX = "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[\u23BF\u2715\u2716\u2717\u25A0\u26A0\u26A1\u25CF\u23FA\u2502\u274C\u26D4]\\uFE0F?[ \\t]*)*";
+    ANCHORS = [
+      // Claude Code and Gemini CLI
+      "\\[?API Error(?::|[ \\t]*\\(|[ \\t]+\\d{3}\\b)",
+      "Failed to authenticate\\. API Error\\b",
+      // SDK and LiteLLM exceptions, as printed (not as code: a message must follow the colon)
+      `(?:Unexpected error:[ \\t]*)?(?:[A-Za-z_]\\w*\\.)*_?(?:RateLimitError|AuthenticationError|PermissionDeniedError|InternalServerError|ServiceUnavailableError|OverloadedError|APIStatusError|APIError|ApiError|BadRequestError|ResourceExhausted|TooManyRequests|Unauthenticated|PermissionDenied):[ \\t]*(?:\\d{3}\\b|Error code|\\w*Exception\\b|litellm\\.|[{[]|b['"]|Quota|Resource|Rate)`,
+      // Codex text mode, Node SDKs
+      "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|\u2019)ve hit|Quota exceeded|Insufficient quota|[{[])",
+      "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
+      // The Codex SDK's wrappers of the same errors
+      "Codex (?:stream error|turn failed|SDK error):",
+      // OpenCode (the AI SDK's provider errors), Gemini Code Assist ("Cloud Code Assist API error (429):"), and
+      // OpenAI-compatible clients ("OpenAI API error 402:", "OpenAI API Streaming Error: 402 …")
+      "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* |Cloud Code Assist )?API error \\(\\d{3}\\):",
+      "(?:[A-Z][\\w-]* ){0,2}API error \\d{3}: \\{",
+      "OpenAI API Streaming Error: \\d{3}\\b",
+      // The OpenAI Node SDK's message (`${status} ${message}`) for the limits and billing errors of OpenAI and the
+      // APIs compatible with it (DeepSeek's "402 Insufficient Balance", OpenRouter's credits), alone or after "Error: "
+      "(?:(?:Error|ERROR|error):[ \\t]+)?\\d{3} (?:Rate limit reached for|You exceeded your current quota|Insufficient (?:Balance|credits)|This request requires more credits)",
+      // An HTTP status with the raw body
+      'HTTP \\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
+      // OpenCode's retry status ("Too Many Requests: quota exceeded [retrying in ~2 weeks attempt #1]")
+      "Too Many Requests: [^\\n]{0,200}\\[retrying in\\b",
+      "Attempt \\d+ failed with status \\d{3}\\b",
+      '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
+      // Raw error bodies (compact JSON, or a Python dict repr)
+      `\\[?\\{\\s*\\\\?["'](?:type\\\\?["']\\s*:\\s*\\\\?["']error|error\\\\?["']\\s*:)`,
+      // The tools' own sentences
+      "Claude (?:AI )?usage limit reached\\b",
+      "You(?:'|\u2019)ve hit your (?:[\\w-]+ )?limit\\b",
+      "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013]",
+      "Usage limit reached for\\b",
+      // Claude's bare notice, with no reset time (the line ends, or a sentence does)
+      "Usage limit reached(?=[ \\t]*(?:$|[.!\xB7\u2219]))",
+      // Amazon Bedrock throttling, as the AWS SDKs print it
+      "An error occurred \\(ThrottlingException\\)",
+      "Error: Request was throttled or rate limited\\b",
+      "Invalid API key[ \\t]*[\xB7.]",
+      "Not logged in[ \\t]*\xB7",
+      "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
+      "OAuth token (?:has expired|revoked)",
+      "The API provider (?:has rate limited you|is not able to authenticate you|'s servers are down or overloaded)",
+      "Quota exceeded(?:\\.| for (?:quota )?metric)",
+      "Insufficient quota\\b",
+      "You have (?:exhausted your (?:capacity|daily quota)|reached your daily)",
+      "You exceeded your current quota\\b",
+      "Resource has been exhausted\\b",
+      "Rate limit reached for\\b",
+      "Request rejected \\(429\\)",
+      "Please set an Auth method\\b",
+      "When using Gemini API, you must specify\\b",
+      "Your access token could not be refreshed\\b",
+      "Failed to refresh token\\b|Token refresh failed\\b"
+    ];
+    ANCHOR = new RegExp(`${LINE_PREFIX}(?:${ANCHORS.join("|")})`);
+    PRETTY_JSON_OPEN = /^[ \t]*\[?\{[ \t]*$/;
+    PRETTY_JSON_ERROR_KEY = /^[ \t]*"error"[ \t]*:/;
+    FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
+    BLOCK_MAX_LINES = 80;
+    BLOCK_MAX_CHARS = 8e3;
   }
-  const plain = [];
-  for (const line of clean.split(/\r\n|\r|\n/)) {
-    const trimmed = line.trim();
-    if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
-      const event = parseJson(trimmed);
-      if (isObject2(event)) {
-        handleEvent(event, trimmed, ctx, state);
-        continue;
-      }
-    }
-    plain.push(line);
-    state.cli.push(line);
-  }
-  return { state, plain };
-}
-function classifyAgentOutput(text4, now, options = {}) {
-  const ctx = { now, timeZone: options.timeZone ?? "UTC" };
-  const { state, plain } = readOutput(text4, ctx);
-  if (plain === null) return decide([...state.claude, ...state.codex, ...state.other]);
-  return decide([
-    ...state.claudeSucceeded ? [] : state.claude,
-    ...state.codexSucceeded ? [] : state.codex,
-    ...state.other,
-    ...classifyBlocks(errorBlocks(plain), ctx)
-  ]);
-}
-function cliOwnLines(text4) {
-  const { state } = readOutput(text4, { now: void 0, timeZone: "UTC" });
-  const lines = state.cli.flatMap((part) => part.split(/\r\n|\r|\n/));
-  const report2 = lines.findLastIndex((line) => AIDER_REPORT.test(line));
-  if (report2 < 0) return lines;
-  const wrapped = /^\s*session\.\s*$/.test(lines[report2 + 1] ?? "") ? 1 : 0;
-  return lines.slice(report2 + 1 + wrapped);
-}
-function withDefaultReset(found, now, defaultWaitMs) {
-  if (found.kind !== "usage_limit" || found.resetAt) return found;
-  const minutes = Math.round(defaultWaitMs / 6e4);
-  const note = `no reset time given: assumed in ${minutes} min (rateLimit.usageLimitWaitMs)`;
-  return {
-    ...found,
-    resetAt: new Date(now.getTime() + defaultWaitMs),
-    evidence: found.evidence ? `${found.evidence} \u2014 ${note}` : note
-  };
-}
-function parseJson(text4) {
-  try {
-    return JSON.parse(text4);
-  } catch {
-    return void 0;
-  }
-}
-function decide(findings) {
-  const winner = strongest(findings);
-  if (!winner) return { kind: "none" };
-  const resets = findings.filter((finding) => finding.kind === winner.kind && finding.resetAt !== void 0).map((finding) => finding.resetAt.getTime());
-  const result = { kind: winner.kind, evidence: winner.evidence };
-  if (resets.length > 0) result.resetAt = new Date(Math.max(...resets));
-  return result;
-}
+});
+
+// src/core/agent/reset-time.ts
 function epochToDate(value) {
   const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
   if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return void 0;
@@ -89475,10 +89324,9 @@ function parseDuration(text4) {
   }
   return parts > 0 ? total : void 0;
 }
-function parseResetTime(text4, ctx) {
+function parseResetTime(text4, now, timeZone) {
   const epoch = /usage limit reached\|(\d{10,13})\b/i.exec(text4) ?? /\\*"(?:resetsAt|resets_at|reset_at)\\*"\s*:\s*(\d{10,13})\b/.exec(text4);
   if (epoch) return epochToDate(epoch[1]);
-  const now = ctx.now;
   if (!now) return void 0;
   const seconds = /\\*"resets_in_seconds\\*"\s*:\s*(\d+(?:\.\d+)?)/.exec(text4) ?? /\\*"retryDelay\\*"\s*:\s*\\*"(\d+(?:\.\d+)?)s/.exec(text4);
   if (seconds) return new Date(now.getTime() + Number(seconds[1]) * 1e3);
@@ -89489,7 +89337,7 @@ function parseResetTime(text4, ctx) {
     if (ms !== void 0) return new Date(now.getTime() + ms);
   }
   for (const match of text4.matchAll(/\b(?:resets?|try again|available again)\b(?:\s+(?:at|on))?\s+/gi)) {
-    const at = parseWallClock(text4.slice(match.index + match[0].length), now, ctx.timeZone);
+    const at = parseWallClock(text4.slice(match.index + match[0].length), now, timeZone);
     if (at) return at;
   }
   if (GOOGLE.test(text4) && /PerDay|\bper day\b|daily quota/i.test(text4))
@@ -89609,12 +89457,254 @@ function zonedToUtc(year, month, day, hour, minute, zone) {
   const second = offsetAt(t, zone);
   return second === first ? t : guess - second;
 }
-var AGENT_OUTPUT_PRECEDENCE, GOOGLE, RULES, LINE_PREFIX, ANCHORS, ANCHOR, PRETTY_JSON_OPEN, PRETTY_JSON_ERROR_KEY, FENCE2, BLOCK_MAX_LINES, BLOCK_MAX_CHARS, ANSI, AIDER_REPORT, GRACE_MS, MONTHS, UNIT_MS, DURATION_PART, formatters;
+var GOOGLE, GRACE_MS, MONTHS, UNIT_MS, DURATION_PART, formatters;
+var init_reset_time = __esm({
+  "src/core/agent/reset-time.ts"() {
+    "use strict";
+    GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
+    GRACE_MS = 60 * 60 * 1e3;
+    MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    UNIT_MS = {
+      ms: 1,
+      s: 1e3,
+      m: 6e4,
+      h: 36e5,
+      d: 864e5,
+      w: 6048e5
+    };
+    DURATION_PART = /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)(?![a-z])/i;
+    formatters = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/core/agent/classify.ts
+function jsonPair(key, value) {
+  return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
+}
+function kindOfLabel(label2) {
+  switch (label2) {
+    case "rate_limit":
+    case "rate_limit_error":
+      return "rate_limit";
+    case "overloaded":
+    case "overloaded_error":
+      return "overloaded";
+    case "authentication_failed":
+    case "authentication_error":
+    case "permission_error":
+      return "auth";
+    case "billing_error":
+      return "quota";
+    default:
+      return null;
+  }
+}
+function kindOfStatus(status2) {
+  const code18 = typeof status2 === "string" ? Number(status2) : status2;
+  if (code18 === 429) return "rate_limit";
+  if (code18 === 401 || code18 === 403) return "auth";
+  if (code18 === 402) return "quota";
+  if (code18 === 500 || code18 === 502 || code18 === 503 || code18 === 504 || code18 === 529) return "overloaded";
+  return null;
+}
+function strongest(items) {
+  let best;
+  for (const item of items) {
+    if (!best || AGENT_OUTPUT_PRECEDENCE.indexOf(item.kind) <= AGENT_OUTPUT_PRECEDENCE.indexOf(best.kind))
+      best = item;
+  }
+  return best;
+}
+function evidenceOf(text4) {
+  const line = text4.trim().replace(/\s+/g, " ");
+  return line.length > 300 ? `${line.slice(0, 299)}\u2026` : line;
+}
+function classifyError(text4, ctx, extra = []) {
+  const kinds = extra.filter((kind) => kind !== null);
+  for (const rule of RULES) {
+    if (rule.re.test(text4) && !(rule.unless?.test(text4) ?? false) && (rule.when?.test(text4) ?? true)) {
+      kinds.push(rule.kind);
+    }
+  }
+  const best = strongest(kinds.map((kind) => ({ kind })));
+  if (!best) return null;
+  const finding = { kind: best.kind, evidence: evidenceOf(text4) };
+  if (best.kind === "usage_limit" || best.kind === "rate_limit") {
+    const resetAt = parseResetTime(text4, ctx.now, ctx.timeZone);
+    if (resetAt) finding.resetAt = resetAt;
+  }
+  return finding;
+}
+function isObject2(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function textOf(value) {
+  if (typeof value === "string") return value;
+  if (value === void 0 || value === null) return "";
+  return JSON.stringify(value);
+}
+function handleEvent(event, raw, ctx, state) {
+  const add = (bucket, finding) => {
+    if (finding) bucket.push(finding);
+  };
+  const errorText = (text4, extra = []) => {
+    state.cli.push(text4);
+    return classifyError(text4, ctx, extra);
+  };
+  const type = event.type;
+  if (type === "system" && event.subtype === "api_retry") {
+    const text4 = `api_retry: ${event.error_status} ${textOf(event.error)}`;
+    state.cli.push(text4);
+    const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
+    if (kind) add(state.claude, { kind, evidence: evidenceOf(text4) });
+    return;
+  }
+  if (type === "rate_limit_event") {
+    const info2 = isObject2(event.rate_limit_info) ? event.rate_limit_info : {};
+    if (info2.status === "rejected") {
+      state.cli.push(raw);
+      const finding = { kind: "usage_limit", evidence: evidenceOf(raw) };
+      const resetAt = epochToDate(info2.resetsAt);
+      if (resetAt) finding.resetAt = resetAt;
+      add(state.claude, finding);
+    }
+    return;
+  }
+  if (type === "assistant") {
+    if (event.error === void 0) return;
+    const message = isObject2(event.message) ? event.message : {};
+    const content3 = Array.isArray(message.content) ? message.content : [];
+    const text4 = content3.map((block) => isObject2(block) ? textOf(block.text) : "").join("\n");
+    add(state.claude, errorText(text4, [kindOfLabel(event.error)]));
+    return;
+  }
+  if (type === "result") {
+    const failed2 = event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error") || event.error !== void 0;
+    state.claudeSucceeded = !failed2;
+    if (!failed2) return;
+    const errors = Array.isArray(event.errors) ? event.errors.map(textOf) : [textOf(event.errors)];
+    const text4 = [textOf(event.result), ...errors].filter(Boolean).join("\n");
+    const status2 = kindOfStatus(event.api_error_status);
+    if (status2)
+      add(state.claude, {
+        kind: status2,
+        evidence: evidenceOf(text4 || `api_error_status ${event.api_error_status}`)
+      });
+    if (event.api_error_status != null) state.cli.push(`api_error_status ${event.api_error_status}`);
+    state.cli.push(...errors.filter(Boolean));
+    if (event.error !== void 0) add(state.claude, errorText(textOf(event.error)));
+    state.cli.push(...errorBlocks(textOf(event.result).split(/\r\n|\r|\n/)));
+    state.claude.push(...classifyBlocks(errorBlocks(text4.split(/\r\n|\r|\n/)), ctx));
+    return;
+  }
+  if (type === "turn.completed") {
+    state.codexSucceeded = true;
+    return;
+  }
+  if (type === "turn.failed") {
+    state.codexSucceeded = false;
+    add(state.codex, errorText(textOf(isObject2(event.error) ? event.error.message : event.error)));
+    return;
+  }
+  if ((type === "item.completed" || type === "item.started") && isObject2(event.item) && event.item.type === "error") {
+    add(state.codex, errorText(textOf(event.item.message)));
+    return;
+  }
+  if (type === "error" || type === void 0 && isObject2(event.error)) {
+    state.cli.push(typeof event.message === "string" ? event.message : textOf(event.error));
+    add(
+      type === "error" && typeof event.message === "string" ? state.codex : state.other,
+      classifyError(raw, ctx)
+    );
+  }
+}
+function classifyBlocks(blocks, ctx) {
+  return blocks.map((block) => classifyError(block, ctx)).filter((finding) => finding !== null);
+}
+function readOutput(text4, ctx) {
+  const state = {
+    claude: [],
+    codex: [],
+    other: [],
+    claudeSucceeded: false,
+    codexSucceeded: false,
+    cli: []
+  };
+  const clean = text4.replace(ANSI, "");
+  const whole = clean.trim();
+  if (whole.startsWith("{") && whole.endsWith("}") && whole.includes("\n")) {
+    const document4 = parseJson(whole);
+    if (isObject2(document4)) {
+      handleEvent(document4, whole, ctx, state);
+      return { state, plain: null };
+    }
+  }
+  const plain = [];
+  for (const line of clean.split(/\r\n|\r|\n/)) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
+      const event = parseJson(trimmed);
+      if (isObject2(event)) {
+        handleEvent(event, trimmed, ctx, state);
+        continue;
+      }
+    }
+    plain.push(line);
+    state.cli.push(line);
+  }
+  return { state, plain };
+}
+function classifyAgentOutput(text4, now, options = {}) {
+  const ctx = { now, timeZone: options.timeZone ?? "UTC" };
+  const { state, plain } = readOutput(text4, ctx);
+  if (plain === null) return decide([...state.claude, ...state.codex, ...state.other]);
+  return decide([
+    ...state.claudeSucceeded ? [] : state.claude,
+    ...state.codexSucceeded ? [] : state.codex,
+    ...state.other,
+    ...classifyBlocks(errorBlocks(plain), ctx)
+  ]);
+}
+function cliOwnLines(text4) {
+  const { state } = readOutput(text4, { now: void 0, timeZone: "UTC" });
+  const lines = state.cli.flatMap((part) => part.split(/\r\n|\r|\n/));
+  const report2 = lines.findLastIndex((line) => AIDER_REPORT.test(line));
+  if (report2 < 0) return lines;
+  const wrapped = /^\s*session\.\s*$/.test(lines[report2 + 1] ?? "") ? 1 : 0;
+  return lines.slice(report2 + 1 + wrapped);
+}
+function withDefaultReset(found, now, defaultWaitMs) {
+  if (found.kind !== "usage_limit" || found.resetAt) return found;
+  const minutes = Math.round(defaultWaitMs / 6e4);
+  const note = `no reset time given: assumed in ${minutes} min (rateLimit.usageLimitWaitMs)`;
+  return {
+    ...found,
+    resetAt: new Date(now.getTime() + defaultWaitMs),
+    evidence: found.evidence ? `${found.evidence} \u2014 ${note}` : note
+  };
+}
+function parseJson(text4) {
+  try {
+    return JSON.parse(text4);
+  } catch {
+    return void 0;
+  }
+}
+function decide(findings) {
+  const winner = strongest(findings);
+  if (!winner) return { kind: "none" };
+  const resets = findings.filter((finding) => finding.kind === winner.kind && finding.resetAt !== void 0).map((finding) => finding.resetAt.getTime());
+  const result = { kind: winner.kind, evidence: winner.evidence };
+  if (resets.length > 0) result.resetAt = new Date(Math.max(...resets));
+  return result;
+}
+var AGENT_OUTPUT_PRECEDENCE, RULES, ANSI, AIDER_REPORT;
 var init_classify = __esm({
   "src/core/agent/classify.ts"() {
     "use strict";
+    init_error_blocks();
+    init_reset_time();
     AGENT_OUTPUT_PRECEDENCE = ["auth", "quota", "usage_limit", "rate_limit", "overloaded"];
-    GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
     RULES = [
       // auth
       { kind: "auth", re: jsonPair("type", "(?:authentication_error|permission_error)") },
@@ -89699,81 +89789,8 @@ var init_classify = __esm({
       { kind: "overloaded", re: /\b(?:InternalServerError|ServiceUnavailableError)\b|\bservers are down\b/ },
       { kind: "overloaded", re: jsonPair("status", "UNAVAILABLE") }
     ];
-    LINE_PREFIX = "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[\u23BF\u2715\u2716\u2717\u25A0\u26A0\u26A1\u25CF\u23FA\u2502\u274C\u26D4]\\uFE0F?[ \\t]*)*";
-    ANCHORS = [
-      // Claude Code and Gemini CLI
-      "\\[?API Error(?::|[ \\t]*\\(|[ \\t]+\\d{3}\\b)",
-      "Failed to authenticate\\. API Error\\b",
-      // SDK and LiteLLM exceptions, as printed (not as code: a message must follow the colon)
-      `(?:Unexpected error:[ \\t]*)?(?:[A-Za-z_]\\w*\\.)*_?(?:RateLimitError|AuthenticationError|PermissionDeniedError|InternalServerError|ServiceUnavailableError|OverloadedError|APIStatusError|APIError|ApiError|BadRequestError|ResourceExhausted|TooManyRequests|Unauthenticated|PermissionDenied):[ \\t]*(?:\\d{3}\\b|Error code|\\w*Exception\\b|litellm\\.|[{[]|b['"]|Quota|Resource|Rate)`,
-      // Codex text mode, Node SDKs
-      "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|\u2019)ve hit|Quota exceeded|Insufficient quota|[{[])",
-      "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
-      // The Codex SDK's wrappers of the same errors
-      "Codex (?:stream error|turn failed|SDK error):",
-      // OpenCode (the AI SDK's provider errors), Gemini Code Assist ("Cloud Code Assist API error (429):"), and
-      // OpenAI-compatible clients ("OpenAI API error 402:", "OpenAI API Streaming Error: 402 …")
-      "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* |Cloud Code Assist )?API error \\(\\d{3}\\):",
-      "(?:[A-Z][\\w-]* ){0,2}API error \\d{3}: \\{",
-      "OpenAI API Streaming Error: \\d{3}\\b",
-      // The OpenAI Node SDK's message (`${status} ${message}`) for the limits and billing errors of OpenAI and the
-      // APIs compatible with it (DeepSeek's "402 Insufficient Balance", OpenRouter's credits), alone or after "Error: "
-      "(?:(?:Error|ERROR|error):[ \\t]+)?\\d{3} (?:Rate limit reached for|You exceeded your current quota|Insufficient (?:Balance|credits)|This request requires more credits)",
-      // An HTTP status with the raw body
-      'HTTP \\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
-      // OpenCode's retry status ("Too Many Requests: quota exceeded [retrying in ~2 weeks attempt #1]")
-      "Too Many Requests: [^\\n]{0,200}\\[retrying in\\b",
-      "Attempt \\d+ failed with status \\d{3}\\b",
-      '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
-      // Raw error bodies (compact JSON, or a Python dict repr)
-      `\\[?\\{\\s*\\\\?["'](?:type\\\\?["']\\s*:\\s*\\\\?["']error|error\\\\?["']\\s*:)`,
-      // The tools' own sentences
-      "Claude (?:AI )?usage limit reached\\b",
-      "You(?:'|\u2019)ve hit your (?:[\\w-]+ )?limit\\b",
-      "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013]",
-      "Usage limit reached for\\b",
-      // Claude's bare notice, with no reset time (the line ends, or a sentence does)
-      "Usage limit reached(?=[ \\t]*(?:$|[.!\xB7\u2219]))",
-      // Amazon Bedrock throttling, as the AWS SDKs print it
-      "An error occurred \\(ThrottlingException\\)",
-      "Error: Request was throttled or rate limited\\b",
-      "Invalid API key[ \\t]*[\xB7.]",
-      "Not logged in[ \\t]*\xB7",
-      "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
-      "OAuth token (?:has expired|revoked)",
-      "The API provider (?:has rate limited you|is not able to authenticate you|'s servers are down or overloaded)",
-      "Quota exceeded(?:\\.| for (?:quota )?metric)",
-      "Insufficient quota\\b",
-      "You have (?:exhausted your (?:capacity|daily quota)|reached your daily)",
-      "You exceeded your current quota\\b",
-      "Resource has been exhausted\\b",
-      "Rate limit reached for\\b",
-      "Request rejected \\(429\\)",
-      "Please set an Auth method\\b",
-      "When using Gemini API, you must specify\\b",
-      "Your access token could not be refreshed\\b",
-      "Failed to refresh token\\b|Token refresh failed\\b"
-    ];
-    ANCHOR = new RegExp(`${LINE_PREFIX}(?:${ANCHORS.join("|")})`);
-    PRETTY_JSON_OPEN = /^[ \t]*\[?\{[ \t]*$/;
-    PRETTY_JSON_ERROR_KEY = /^[ \t]*"error"[ \t]*:/;
-    FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
-    BLOCK_MAX_LINES = 80;
-    BLOCK_MAX_CHARS = 8e3;
     ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
     AIDER_REPORT = /^\s*Tokens:\s.*\bsent\b.*\breceived\b/;
-    GRACE_MS = 60 * 60 * 1e3;
-    MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-    UNIT_MS = {
-      ms: 1,
-      s: 1e3,
-      m: 6e4,
-      h: 36e5,
-      d: 864e5,
-      w: 6048e5
-    };
-    DURATION_PART = /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)(?![a-z])/i;
-    formatters = /* @__PURE__ */ new Map();
   }
 });
 
