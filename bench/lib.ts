@@ -18,7 +18,8 @@ import {
   TRACKING_MARKER,
   type TaskRecord,
 } from "../src/core/dashboard/index.js";
-import { buildTaskGraph, readyTasks } from "../src/core/tasks/graph.js";
+import { buildTaskGraph } from "../src/core/tasks/graph.js";
+import { readyTasks } from "../src/core/tasks/ready-tasks.js";
 import { type DecideInput, decide } from "../src/core/reconcile/decide.js";
 import { formatScoreParts, rankTasks } from "../src/core/tasks/scoring.js";
 import type {

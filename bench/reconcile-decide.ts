@@ -9,7 +9,8 @@
  * command and rewrites the dashboard), and a steady one on the world that reconcile left (nothing new: the
  * usual webhook or tick). N adapts to the time budget. Prints a table; asserts nothing.
  */
-import { buildTaskGraph, readyTasks } from "../src/core/tasks/graph.js";
+import { buildTaskGraph } from "../src/core/tasks/graph.js";
+import { readyTasks } from "../src/core/tasks/ready-tasks.js";
 import { decide } from "../src/core/reconcile/decide.js";
 import { rankTasks } from "../src/core/tasks/scoring.js";
 import {

@@ -81648,7 +81648,7 @@ function verifiedGate(ctx, pr) {
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
 }
 
-// src/core/tasks/graph.ts
+// src/core/tasks/dependency-references.ts
 var MAX_REFERENCES_PER_ISSUE = 50;
 var MAX_REFERENCE_LOOKUPS = 200;
 var MENTIONS_DEPENDENCY = /depend|block/i;
@@ -81752,6 +81752,8 @@ function visibleLines(body) {
     (line) => line === null ? "" : line.includes("`") ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)) : line
   );
 }
+
+// src/core/tasks/graph.ts
 var DEFAULT_KEPT_GRAPHS = 100;
 var memos = new I({ max: DEFAULT_KEPT_GRAPHS });
 function memoOf(key) {
@@ -82055,6 +82057,17 @@ function shortestCycleThrough(start, adjacency) {
   }
   return [start, start];
 }
+function push2(map2, key, value) {
+  const list4 = map2.get(key);
+  if (list4) list4.push(value);
+  else map2.set(key, [value]);
+}
+function sortedUnique(values) {
+  if (values.length < 2) return [...values];
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
+// src/core/tasks/ready-tasks.ts
 var WAITING_SHOWN = 10;
 function readyTasks(graph, options2) {
   const ready = [];
@@ -82114,15 +82127,6 @@ function formatCycle(cycle, max = 8) {
   const ref = (n) => `#${n}`;
   if (cycle.length <= max) return cycle.map(ref).join(" \u2192 ");
   return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
-}
-function push2(map2, key, value) {
-  const list4 = map2.get(key);
-  if (list4) list4.push(value);
-  else map2.set(key, [value]);
-}
-function sortedUnique(values) {
-  if (values.length < 2) return [...values];
-  return [...new Set(values)].sort((a, b) => a - b);
 }
 
 // src/core/tasks/scoring.ts

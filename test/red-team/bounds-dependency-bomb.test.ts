@@ -11,7 +11,7 @@ import {
   MAX_REFERENCES_PER_ISSUE,
   parseDependencies,
   referencesToLookUp,
-} from "../../src/core/tasks/graph.js";
+} from "../../src/core/tasks/dependency-references.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import { input, issue, only, world } from "../core/world.js";
 import {

@@ -1,6 +1,6 @@
 /** The view: what reconcile derived from the snapshot for people, rendered by dashboard-markdown.ts. */
 import type { SessionStatistics } from "../session/stats.js";
-import type { WaitingCode } from "../tasks/graph.js";
+import type { WaitingCode } from "../tasks/ready-tasks.js";
 import type { TaskStatus } from "../tasks/task.js";
 
 export interface TaskLine {

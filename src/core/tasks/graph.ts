@@ -1,53 +1,26 @@
 /**
  * The task graph: which issue waits on which, from three sources —
  *
- * 1. lines in the issue body: `Depends on #N`, `Blocked by #N`, `Depends on owner/repo#N`, issue URLs,
- *    lists (`Depends on #1, #2 and #3`) and task lists under a "Depends on" / "Blocked by" / "Dependencies"
- *    heading (`- [ ] #4`) or per item (`- [ ] depends on #4`); fenced code, inline code, HTML comments and
- *    quoted lines are ignored;
+ * 1. lines in the issue body (dependency-references.ts reads them);
  * 2. GitHub's native "blocked by" relations (`IssueNode.blockedBy`);
  * 3. native sub-issues: a PARENT depends on each of its sub-issues (a parent with open sub-issues is not
  *    ready); a sub-issue never depends on its parent.
  *
- * Ready = open, labeled ready, not excluded, in no other state, in no cycle, every dependency closed.
  * A dependency that the snapshot does not know (neither open nor closed) is unresolved; so is a cross-repo
  * dependency unless the caller says it is closed (`crossRepoClosed`). Cycles are found with Tarjan's SCC
  * algorithm over the open issues (a closed dependency is satisfied, so it cannot hold anything up) and
- * reported with the issues in each; issues in a cycle are never ready.
+ * reported with the issues in each; issues in a cycle are never ready (ready-tasks.ts says which are).
  */
 import { LRUCache } from "lru-cache";
-import { proseLines } from "../text/markdown.js";
 import type { IssueNode } from "../world.js";
-
-export interface RepoRef {
-  owner: string;
-  name: string;
-}
-
-export interface CrossRepoRef {
-  owner: string;
-  name: string;
-  number: number;
-}
-
-interface ParsedDependencies {
-  /** Issue numbers in the same repository, in order of first mention, without duplicates. */
-  numbers: number[];
-  /** References to other repositories, in order of first mention, without duplicates. */
-  crossRepo: CrossRepoRef[];
-  /** Distinct references past MAX_REFERENCES_PER_ISSUE, which are not used. */
-  omitted: number;
-}
-
-/**
- * At most this many distinct references of one issue body are used (in order of first mention). Each
- * reference the snapshot does not know costs a lookup, so one body listing thousands of issues would
- * otherwise cost a hundred queries on every reconcile.
- */
-export const MAX_REFERENCES_PER_ISSUE = 50;
-
-/** Across all issues, at most this many referenced issues are looked up per reconcile (see referencesToLookUp). */
-export const MAX_REFERENCE_LOOKUPS = 200;
+import {
+  type CrossRepoRef,
+  crossRepoKey,
+  type ParsedDependencies,
+  parseDependencies,
+  type RepoRef,
+  referenceCapNote,
+} from "./dependency-references.js";
 
 type DependencySource = "body" | "blockedBy" | "subIssue";
 
@@ -118,155 +91,6 @@ interface TaskGraphOptions {
    * Every other cross-repository dependency is unresolved.
    */
   crossRepoClosed?: Iterable<string>;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Parsing
-
-const MENTIONS_DEPENDENCY = /depend|block/i;
-const KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
-const HEADING =
-  /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
-const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
-// owner: letters, digits, hyphens; repository: letters, digits, '.', '-', '_'.
-const REF =
-  /(?:https?:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)\/(?:issues|pull)\/(\d+)(?![\w/])|(?:([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+))?#(\d+)(?![\w]))/y;
-const SEPARATOR = /(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s+)/iy;
-// After the keyword: `:`, bold markers, and an optional "issue(s)" / "PR" word ("Blocked by issue #12").
-const LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
-
-/** Parses the dependencies written in an issue body. Never throws. */
-export function parseDependencies(body: string | null | undefined, repo: RepoRef): ParsedDependencies {
-  const numbers: number[] = [];
-  const crossRepo: CrossRepoRef[] = [];
-  // Every heading and keyword below contains "depend" or "block": a body with neither names no dependency
-  // (most bodies), and is not split into lines at all.
-  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
-  const seen = new Set<string>();
-  let omitted = 0;
-  const add = (ref: CrossRepoRef | number) => {
-    if (typeof ref !== "number" && sameRepo(ref, repo)) return add(ref.number);
-    const key = typeof ref === "number" ? `#${ref}` : crossRepoKey(ref);
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (numbers.length + crossRepo.length >= MAX_REFERENCES_PER_ISSUE) omitted++;
-    else if (typeof ref === "number") numbers.push(ref);
-    else crossRepo.push(ref);
-  };
-
-  let inSection = false;
-  for (const line of visibleLines(body)) {
-    if (line.trim() === "") continue; // blank lines do not end a dependency section
-    if (HEADING.test(line)) {
-      inSection = true;
-      continue;
-    }
-    const item = LIST_ITEM.exec(line);
-    if (inSection && item) {
-      // `- [ ] #4`, `- owner/repo#5, #6`: references at the start of the item.
-      for (const ref of readRefList(line, item[0].length)) add(ref);
-    } else if (!item) {
-      inSection = false; // any other paragraph or heading ends the section
-    }
-    KEYWORD.lastIndex = 0;
-    for (let m = KEYWORD.exec(line); m; m = KEYWORD.exec(line)) {
-      for (const ref of readRefList(line, m.index + m[0].length)) add(ref);
-    }
-  }
-  return { numbers, crossRepo, omitted };
-}
-
-/**
- * "#7 references 4,000 issues; the first 50 are used", for an issue whose body names more than
- * MAX_REFERENCES_PER_ISSUE, else null.
- */
-function referenceCapNote(issue: number, parsed: ParsedDependencies): string | null {
-  if (parsed.omitted === 0) return null;
-  const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
-  return `#${issue} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
-}
-
-/**
- * Which referenced issues to look up this reconcile: those not known yet, taken in turns from each issue's
- * list (its first unknown reference, then every issue's second, …) up to `max`, so one issue's long list
- * cannot crowd out another's. Returns the numbers ascending and how many unknown ones were left out.
- */
-export function referencesToLookUp(
-  lists: readonly (readonly number[])[],
-  known: (n: number) => boolean,
-  max = MAX_REFERENCE_LOOKUPS,
-): { lookUp: number[]; left: number } {
-  const pending = lists.map((list) => list.filter((n) => !known(n)));
-  const chosen = new Set<number>();
-  const all = new Set(pending.flat());
-  for (let turn = 0; chosen.size < max && pending.some((list) => turn < list.length); turn++) {
-    for (const list of pending) {
-      if (chosen.size >= max) break;
-      if (turn < list.length) chosen.add(list[turn]!);
-    }
-  }
-  return { lookUp: [...chosen].sort((a, b) => a - b), left: all.size - chosen.size };
-}
-
-/** Canonical key of a cross-repository reference: `owner/name#N`, lower case. */
-export function crossRepoKey(ref: CrossRepoRef): string {
-  return `${ref.owner}/${ref.name}#${ref.number}`.toLowerCase();
-}
-
-/** `#7` for the same repository, `owner/name#7` for another one. */
-export function formatRef(ref: CrossRepoRef | number): string {
-  return typeof ref === "number" ? `#${ref}` : `${ref.owner}/${ref.name}#${ref.number}`;
-}
-
-function sameRepo(ref: { owner: string; name: string }, repo: RepoRef): boolean {
-  return (
-    ref.owner.toLowerCase() === repo.owner.toLowerCase() && ref.name.toLowerCase() === repo.name.toLowerCase()
-  );
-}
-
-/** Reads `#1, #2 and owner/repo#3` starting at `start` (after optional `:`/`**`); stops at the first non-reference. */
-function readRefList(line: string, start: number): (CrossRepoRef | number)[] {
-  const out: (CrossRepoRef | number)[] = [];
-  LEAD.lastIndex = start;
-  LEAD.exec(line);
-  let pos = LEAD.lastIndex;
-  for (;;) {
-    REF.lastIndex = pos;
-    const m = REF.exec(line);
-    if (!m) break;
-    const ref = toRef(m);
-    if (ref !== null) out.push(ref);
-    pos = REF.lastIndex;
-    SEPARATOR.lastIndex = pos;
-    if (!SEPARATOR.exec(line)) break;
-    pos = SEPARATOR.lastIndex;
-  }
-  return out;
-}
-
-function toRef(m: RegExpExecArray): CrossRepoRef | number | null {
-  if (m[3] !== undefined) {
-    const n = Number(m[3]);
-    return n > 0 ? { owner: m[1]!, name: m[2]!, number: n } : null;
-  }
-  const n = Number(m[6]);
-  if (!(n > 0) || !Number.isSafeInteger(n)) return null;
-  if (m[4] !== undefined) return { owner: m[4], name: m[5]!, number: n };
-  return n;
-}
-
-/**
- * Lines that a reader sees as prose: without fenced code blocks, quoted lines, HTML comments and inline
- * code spans (which become blanks of the same length so nothing else shifts).
- */
-function visibleLines(body: string): string[] {
-  return proseLines(body).map((line) =>
-    line === null
-      ? ""
-      : line.includes("`")
-        ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length))
-        : line,
-  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -691,110 +515,6 @@ function shortestCycleThrough(start: number, adjacency: Map<number, number[]>): 
     }
   }
   return [start, start]; // unreachable for a member of a cyclic component
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Readiness
-
-interface ReadyOptions {
-  /** Label that puts an issue in the pool (`labels.ready`). */
-  readyLabel: string;
-  /** Label that keeps an issue out whatever else it has (`labels.exclude`); omit for none. */
-  excludeLabel?: string | null;
-  /** The other state labels (in-progress, review, blocked, needs-human, timeout, failed). */
-  stateLabels?: readonly string[];
-}
-
-export type WaitingCode = "excluded" | "other_state" | "cycle" | "dependencies";
-
-interface WaitingTask {
-  number: number;
-  code: WaitingCode;
-  /** For people: "waiting on #3, #5", "in cycle #2 → #4 → #2", "excluded (autopilot:exclude)". */
-  reason: string;
-  /** For `dependencies`: what it waits on (same repository, then other repositories). */
-  waitingOn?: (number | CrossRepoRef)[];
-}
-
-interface ReadyResult {
-  /** Ready tasks, ascending by number. */
-  ready: TaskNode[];
-  /** Pool issues (open, labeled ready) that are not ready, with the reason, ascending by number. */
-  waiting: WaitingTask[];
-}
-
-/** A waiting reason names at most this many dependencies ("waiting on #1, …, #9 and 41 more"). */
-const WAITING_SHOWN = 10;
-
-/** Splits the pool (open issues with the ready label) into ready tasks and waiting ones with reasons. */
-export function readyTasks(graph: TaskGraph, options: ReadyOptions): ReadyResult {
-  const ready: TaskNode[] = [];
-  const waiting: WaitingTask[] = [];
-  // Names lowered once, not once per issue and label.
-  const readyLabel = options.readyLabel.toLowerCase();
-  const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
-  const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
-  const othersLowered = new Set(others.map((l) => l.toLowerCase()));
-  for (const node of graph.nodes.values()) {
-    if (node.issue.state !== "open") continue;
-    // One pass over the labels, without a lowered copy of them (this runs for every open issue).
-    let isReady = false;
-    let excluded = false;
-    let otherState = false;
-    for (const label of node.issue.labels) {
-      const l = label.toLowerCase();
-      if (l === readyLabel) isReady = true;
-      if (l === excludeLabel) excluded = true;
-      if (othersLowered.has(l)) otherState = true;
-    }
-    if (!isReady) continue;
-    const n = node.number;
-    if (excluded) {
-      waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
-      continue;
-    }
-    const other = otherState
-      ? others.filter((l) => node.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase()))
-      : [];
-    if (other.length > 0) {
-      waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
-      continue;
-    }
-    if (node.cycle) {
-      waiting.push({
-        number: n,
-        code: "cycle",
-        reason: `in cycle ${formatCycle(node.cycle)}`,
-      });
-      continue;
-    }
-    const on: (number | CrossRepoRef)[] = [...node.unresolved, ...node.unresolvedCrossRepo];
-    if (on.length > 0) {
-      const shown = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
-      const more = on.length > shown.length ? ` and ${on.length - shown.length} more` : "";
-      const note = node.referenceNote ? ` (${node.referenceNote})` : "";
-      waiting.push({
-        number: n,
-        code: "dependencies",
-        reason: `waiting on ${shown.map(formatRef).join(", ")}${more}${note}`,
-        waitingOn: on,
-      });
-      continue;
-    }
-    ready.push(node);
-  }
-  return { ready, waiting };
-}
-
-/** "#2 → #4 → #2"; long cycles are shortened: "#1 → #2 → #3 → … → #40 → #1 (40 issues)". */
-export function formatCycle(cycle: readonly number[], max = 8): string {
-  const ref = (n: number) => `#${n}`;
-  if (cycle.length <= max) return cycle.map(ref).join(" → ");
-  // A cycle path is simple and closed: its members are all entries but the repeated last one.
-  return (
-    [...cycle.slice(0, 3).map(ref), "…", ...cycle.slice(-2).map(ref)].join(" → ") +
-    ` (${cycle.length - 1} issues)`
-  );
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -11,7 +11,8 @@
  *
  * The highest total wins; ties go to the oldest issue (createdAt, then the lower number).
  */
-import { formatRef, type TaskNode } from "./graph.js";
+import { formatRef } from "./dependency-references.js";
+import type { TaskNode } from "./graph.js";
 
 interface ScoringWeights {
   unblocks: number;

@@ -22,7 +22,11 @@
  */
 import { CONFIG_PATH } from "../../core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
-import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../../core/tasks/graph.js";
+import {
+  MAX_REFERENCE_LOOKUPS,
+  parseDependencies,
+  referencesToLookUp,
+} from "../../core/tasks/dependency-references.js";
 import type { CommentNode, IssueNode, PullNode, TrackingIssueNode, WorldSnapshot } from "../../core/world.js";
 import { issueOfRevertBranch, issueOfTaskBranch } from "../../core/contract.js";
 import { type CommentWindowRead, fetchBuriedComments } from "./buried-comments.js";

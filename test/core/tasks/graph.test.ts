@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  buildTaskGraph,
-  crossRepoKey,
-  formatCycle,
-  forgetGraphMemos,
-  keepGraphsBetweenBuilds,
-  formatRef,
-  parseDependencies,
-  readyTasks,
-} from "../../../src/core/tasks/graph.js";
+import { crossRepoKey, formatRef, parseDependencies } from "../../../src/core/tasks/dependency-references.js";
+import { buildTaskGraph, forgetGraphMemos, keepGraphsBetweenBuilds } from "../../../src/core/tasks/graph.js";
+import { formatCycle, readyTasks } from "../../../src/core/tasks/ready-tasks.js";
 import type { IssueNode } from "../../../src/core/world.js";
 
 const repo = { owner: "acme", name: "widgets" };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildTaskGraph, readyTasks, type TaskNode } from "../../../src/core/tasks/graph.js";
+import { buildTaskGraph, type TaskNode } from "../../../src/core/tasks/graph.js";
+import { readyTasks } from "../../../src/core/tasks/ready-tasks.js";
 import {
   compareScored,
   DEFAULT_SCORING_WEIGHTS,

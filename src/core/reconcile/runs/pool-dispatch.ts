@@ -7,7 +7,8 @@
 import { hasWriteAccess, sameLogin } from "../../tasks/commands.js";
 import type { ReasonLine } from "../../dashboard/index.js";
 import type { Effect } from "../../effects.js";
-import { buildTaskGraph, readyTasks, type TaskGraph } from "../../tasks/graph.js";
+import { buildTaskGraph, type TaskGraph } from "../../tasks/graph.js";
+import { readyTasks } from "../../tasks/ready-tasks.js";
 import { formatTime, quietLogin } from "../../text/markdown.js";
 import { formatScoreParts, rankTasks } from "../../tasks/scoring.js";
 import { isDispatching } from "../../session/session.js";
