@@ -208,7 +208,7 @@ var require_IterableBackoff = __commonJS({
 var require_Backoff = __commonJS({
   "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
       var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
@@ -216,10 +216,10 @@ var require_Backoff = __commonJS({
           return m[k2];
         } };
       }
-      Object.defineProperty(o2, k22, desc);
-    }) : (function(o2, m, k2, k22) {
+      Object.defineProperty(o, k22, desc);
+    }) : (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
-      o2[k22] = m[k2];
+      o[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -645,7 +645,7 @@ var require_IsolatedCircuitError = __commonJS({
 var require_Errors = __commonJS({
   "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
       var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
@@ -653,10 +653,10 @@ var require_Errors = __commonJS({
           return m[k2];
         } };
       }
-      Object.defineProperty(o2, k22, desc);
-    }) : (function(o2, m, k2, k22) {
+      Object.defineProperty(o, k22, desc);
+    }) : (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
-      o2[k22] = m[k2];
+      o[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -1106,7 +1106,7 @@ var require_SamplingBreaker = __commonJS({
 var require_Breaker = __commonJS({
   "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
       var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
@@ -1114,10 +1114,10 @@ var require_Breaker = __commonJS({
           return m[k2];
         } };
       }
-      Object.defineProperty(o2, k22, desc);
-    }) : (function(o2, m, k2, k22) {
+      Object.defineProperty(o, k22, desc);
+    }) : (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
-      o2[k22] = m[k2];
+      o[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -1618,7 +1618,7 @@ var require_Policy = __commonJS({
 var require_dist = __commonJS({
   "node_modules/cockatiel/dist/index.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
       var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
@@ -1626,10 +1626,10 @@ var require_dist = __commonJS({
           return m[k2];
         } };
       }
-      Object.defineProperty(o2, k22, desc);
-    }) : (function(o2, m, k2, k22) {
+      Object.defineProperty(o, k22, desc);
+    }) : (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
-      o2[k22] = m[k2];
+      o[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -4255,7 +4255,7 @@ var require_stringify2 = __commonJS({
         }
       }
       let tagObj = void 0;
-      const node3 = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o2) => tagObj = o2 });
+      const node3 = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
       tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node3));
       const props = stringifyProps(node3, tagObj, ctx);
       if (props.length > 0)
@@ -5373,8 +5373,8 @@ var require_binary = __commonJS({
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
           const n = Math.ceil(str.length / lineWidth);
           const lines = new Array(n);
-          for (let i = 0, o2 = 0; i < n; ++i, o2 += lineWidth) {
-            lines[i] = str.substr(o2, lineWidth);
+          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+            lines[i] = str.substr(o, lineWidth);
           }
           str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
@@ -11544,7 +11544,7 @@ var I = class d2 {
     return this.#w;
   }
   constructor(e) {
-    let { max: t = 0, ttl: i, ttlResolution: s = 1, ttlAutopurge: n, updateAgeOnGet: o2, updateAgeOnHas: l, allowStale: h, dispose: r, onInsert: c, disposeAfter: m, noDisposeOnSet: _, noUpdateTTL: u, maxSize: g = 0, maxEntrySize: f = 0, sizeCalculation: y, fetchMethod: a, memoMethod: w, noDeleteOnFetchRejection: F, noDeleteOnStaleGet: b, allowStaleOnFetchRejection: p, allowStaleOnFetchAbort: A, ignoreFetchAbort: z2, backgroundFetchSize: C = 1, perf: E } = e;
+    let { max: t = 0, ttl: i, ttlResolution: s = 1, ttlAutopurge: n, updateAgeOnGet: o, updateAgeOnHas: l, allowStale: h, dispose: r, onInsert: c, disposeAfter: m, noDisposeOnSet: _, noUpdateTTL: u, maxSize: g = 0, maxEntrySize: f = 0, sizeCalculation: y, fetchMethod: a, memoMethod: w, noDeleteOnFetchRejection: F, noDeleteOnStaleGet: b, allowStaleOnFetchRejection: p, allowStaleOnFetchAbort: A, ignoreFetchAbort: z2, backgroundFetchSize: C = 1, perf: E } = e;
     if (this.backgroundFetchSize = C, E !== void 0 && typeof E?.now != "function") throw new TypeError("perf option must have a now() method if specified");
     if (this.#m = E ?? L, t !== 0 && !T(t)) throw new TypeError("max option must be a nonnegative integer");
     let v = t ? j(t) : Array;
@@ -11560,7 +11560,7 @@ var I = class d2 {
       if (!T(this.maxEntrySize)) throw new TypeError("maxEntrySize must be a positive integer if specified");
       this.#X();
     }
-    if (this.allowStale = !!h, this.noDeleteOnStaleGet = !!b, this.updateAgeOnGet = !!o2, this.updateAgeOnHas = !!l, this.ttlResolution = T(s) || s === 0 ? s : 1, this.ttlAutopurge = !!n, this.ttl = i || 0, this.ttl) {
+    if (this.allowStale = !!h, this.noDeleteOnStaleGet = !!b, this.updateAgeOnGet = !!o, this.updateAgeOnHas = !!l, this.ttlResolution = T(s) || s === 0 ? s : 1, this.ttlAutopurge = !!n, this.ttl = i || 0, this.ttl) {
       if (!T(this.ttl)) throw new TypeError("ttl must be a positive integer if specified");
       this.#k();
     }
@@ -11595,12 +11595,12 @@ var I = class d2 {
       if (e[r]) {
         let c = e[r], m = t[r];
         if (!c || !m) return;
-        h.ttl = c, h.start = m, h.now = n || o2();
+        h.ttl = c, h.start = m, h.now = n || o();
         let _ = h.now - m;
         h.remainingTTL = c - _;
       }
     };
-    let n = 0, o2 = () => {
+    let n = 0, o = () => {
       let h = this.#m.now();
       if (this.ttlResolution > 0) {
         n = h;
@@ -11616,12 +11616,12 @@ var I = class d2 {
     let l = (h) => {
       let r = e[h], c = t[h];
       if (!r || !c) return 1 / 0;
-      let m = (n || o2()) - c;
+      let m = (n || o()) - c;
       return r - m;
     };
     this.#p = (h) => {
       let r = t[h], c = e[h];
-      return !!c && !!r && (n || o2()) - r > c;
+      return !!c && !!r && (n || o()) - r > c;
     };
   }
   #R = () => {
@@ -11727,9 +11727,9 @@ var I = class d2 {
     if (s === void 0) return;
     let n = { value: s };
     if (this.#d && this.#F) {
-      let o2 = this.#d[t], l = this.#F[t];
-      if (o2 && l) {
-        let h = o2 - (this.#m.now() - l);
+      let o = this.#d[t], l = this.#F[t];
+      if (o && l) {
+        let h = o - (this.#m.now() - l);
         n.ttl = h, n.start = Date.now();
       }
     }
@@ -11740,13 +11740,13 @@ var I = class d2 {
     for (let t of this.#A({ allowStale: true })) {
       let i = this.#i[t], s = this.#t[t], n = this.#e(s) ? s.__staleWhileFetching : s;
       if (n === void 0 || i === void 0) continue;
-      let o2 = { value: n };
+      let o = { value: n };
       if (this.#d && this.#F) {
-        o2.ttl = this.#d[t];
+        o.ttl = this.#d[t];
         let l = this.#m.now() - this.#F[t];
-        o2.start = Math.floor(Date.now() - l);
+        o.start = Math.floor(Date.now() - l);
       }
-      this.#_ && (o2.size = this.#_[t]), e.unshift([i, o2]);
+      this.#_ && (o.size = this.#_[t]), e.unshift([i, o]);
     }
     return e;
   }
@@ -11767,7 +11767,7 @@ var I = class d2 {
     return s && S.hasSubscribers && S.publish(s), n;
   }
   #W(e, t, i, s) {
-    let { ttl: n = this.ttl, start: o2, noDisposeOnSet: l = this.noDisposeOnSet, sizeCalculation: h = this.sizeCalculation, status: r } = i, c = this.#e(t);
+    let { ttl: n = this.ttl, start: o, noDisposeOnSet: l = this.noDisposeOnSet, sizeCalculation: h = this.sizeCalculation, status: r } = i, c = this.#e(t);
     if (t === void 0) return r && (r.set = "deleted"), this.delete(e), this;
     let { noUpdateTTL: m = this.noUpdateTTL } = i;
     r && !c && (r.value = t);
@@ -11790,7 +11790,7 @@ var I = class d2 {
         }
       } else c || (r && (r.set = "update"), this.#D && this.onInsert?.(t, e, "update"));
     }
-    if (n !== 0 && !this.#d && this.#k(), this.#d && (m || this.#H(u, n, o2), r && this.#v(r, u)), !l && this.#f && this.#r) {
+    if (n !== 0 && !this.#d && this.#k(), this.#d && (m || this.#H(u, n, o), r && this.#v(r, u)), !l && this.#f && this.#r) {
       let g = this.#r, f;
       for (; f = g?.shift(); ) this.#w?.(...f);
     }
@@ -11814,8 +11814,8 @@ var I = class d2 {
   #G(e) {
     let t = this.#a, i = this.#i[t], s = this.#t[t], n = this.#e(s);
     n && s.__abortController.abort(new Error("evicted"));
-    let o2 = n ? s.__staleWhileFetching : s;
-    return (this.#T || this.#f) && o2 !== void 0 && (this.#T && this.#S?.(o2, i, "evict"), this.#f && this.#r?.push([o2, i, "evict"])), this.#x(t), this.#g?.[t] && (clearTimeout(this.#g[t]), this.#g[t] = void 0), e && (this.#i[t] = void 0, this.#t[t] = void 0, this.#y.push(t)), this.#n === 1 ? (this.#a = this.#h = 0, this.#y.length = 0) : this.#a = this.#l[t], this.#s.delete(i), this.#n--, t;
+    let o = n ? s.__staleWhileFetching : s;
+    return (this.#T || this.#f) && o !== void 0 && (this.#T && this.#S?.(o, i, "evict"), this.#f && this.#r?.push([o, i, "evict"])), this.#x(t), this.#g?.[t] && (clearTimeout(this.#g[t]), this.#g[t] = void 0), e && (this.#i[t] = void 0, this.#t[t] = void 0, this.#y.push(t)), this.#n === 1 ? (this.#a = this.#h = 0, this.#y.length = 0) : this.#a = this.#l[t], this.#s.delete(i), this.#n--, t;
   }
   has(e, t = {}) {
     let { status: i = S.hasSubscribers ? {} : void 0 } = t;
@@ -11826,8 +11826,8 @@ var I = class d2 {
   #Y(e, t = {}) {
     let { updateAgeOnHas: i = this.updateAgeOnHas, status: s } = t, n = this.#s.get(e);
     if (n !== void 0) {
-      let o2 = this.#t[n];
-      if (this.#e(o2) && o2.__staleWhileFetching === void 0) return false;
+      let o = this.#t[n];
+      if (this.#e(o) && o.__staleWhileFetching === void 0) return false;
       if (this.#p(n)) s && (s.has = "stale", this.#v(s, n));
       else return i && this.#R(n), s && (s.has = "hit", this.#v(s, n)), true;
     } else s && (s.has = "miss");
@@ -11845,31 +11845,31 @@ var I = class d2 {
       i && (i.peek = n === void 0 ? "miss" : "stale");
       return;
     }
-    let o2 = this.#t[n], l = this.#e(o2) ? o2.__staleWhileFetching : o2;
+    let o = this.#t[n], l = this.#e(o) ? o.__staleWhileFetching : o;
     return i && (l !== void 0 ? (i.peek = "hit", i.value = l) : i.peek = "miss"), l;
   }
   #P(e, t, i, s) {
     let n = t === void 0 ? void 0 : this.#t[t];
     if (this.#e(n)) return n;
-    let o2 = new AbortController(), { signal: l } = i;
-    l?.addEventListener("abort", () => o2.abort(l.reason), { signal: o2.signal });
-    let h = { signal: o2.signal, options: i, context: s }, r = (f, y = false) => {
-      let { aborted: a } = o2.signal, w = i.ignoreFetchAbort && f !== void 0, F = i.ignoreFetchAbort || !!(i.allowStaleOnFetchAbort && f !== void 0);
-      if (i.status && (a && !y ? (i.status.fetchAborted = true, i.status.fetchError = o2.signal.reason, w && (i.status.fetchAbortIgnored = true)) : i.status.fetchResolved = true), a && !w && !y) return m(o2.signal.reason, F);
+    let o = new AbortController(), { signal: l } = i;
+    l?.addEventListener("abort", () => o.abort(l.reason), { signal: o.signal });
+    let h = { signal: o.signal, options: i, context: s }, r = (f, y = false) => {
+      let { aborted: a } = o.signal, w = i.ignoreFetchAbort && f !== void 0, F = i.ignoreFetchAbort || !!(i.allowStaleOnFetchAbort && f !== void 0);
+      if (i.status && (a && !y ? (i.status.fetchAborted = true, i.status.fetchError = o.signal.reason, w && (i.status.fetchAbortIgnored = true)) : i.status.fetchResolved = true), a && !w && !y) return m(o.signal.reason, F);
       let b = u, p = this.#t[t];
       return (p === u || p === void 0 && w && y) && (f === void 0 ? b.__staleWhileFetching !== void 0 ? this.#t[t] = b.__staleWhileFetching : this.#E(e, "fetch") : (i.status && (i.status.fetchUpdated = true), this.#W(e, f, h.options, b))), f;
     }, c = (f) => (i.status && (i.status.fetchRejected = true, i.status.fetchError = f), m(f, false)), m = (f, y) => {
-      let { aborted: a } = o2.signal, w = a && i.allowStaleOnFetchAbort, F = w || i.allowStaleOnFetchRejection, b = F || i.noDeleteOnFetchRejection, p = u;
+      let { aborted: a } = o.signal, w = a && i.allowStaleOnFetchAbort, F = w || i.allowStaleOnFetchRejection, b = F || i.noDeleteOnFetchRejection, p = u;
       if (this.#t[t] === u && (!b || !y && p.__staleWhileFetching === void 0 ? this.#E(e, "fetch") : w || (this.#t[t] = p.__staleWhileFetching)), F) return i.status && p.__staleWhileFetching !== void 0 && (i.status.returnedStale = true), p.__staleWhileFetching;
       if (p.__returned === p) throw f;
     }, _ = (f, y) => {
       let a = this.#M?.(e, n, h);
-      o2.signal.addEventListener("abort", () => {
+      o.signal.addEventListener("abort", () => {
         (!i.ignoreFetchAbort || i.allowStaleOnFetchAbort) && (f(void 0), i.allowStaleOnFetchAbort && (f = (w) => r(w, true)));
       }), a && a instanceof Promise ? a.then((w) => f(w === void 0 ? void 0 : w), y) : a !== void 0 && f(a);
     };
     i.status && (i.status.fetchDispatched = true);
-    let u = new Promise(_).then(r, c), g = Object.assign(u, { __abortController: o2, __staleWhileFetching: n, __returned: void 0 });
+    let u = new Promise(_).then(r, c), g = Object.assign(u, { __abortController: o, __staleWhileFetching: n, __returned: void 0 });
     return t === void 0 ? (this.#W(e, g, { ...h.options, status: void 0 }), t = this.#s.get(e)) : this.#t[t] = g, g;
   }
   #e(e) {
@@ -11885,9 +11885,9 @@ var I = class d2 {
     })), n;
   }
   async #B(e, t = {}) {
-    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, ttl: o2 = this.ttl, noDisposeOnSet: l = this.noDisposeOnSet, size: h = 0, sizeCalculation: r = this.sizeCalculation, noUpdateTTL: c = this.noUpdateTTL, noDeleteOnFetchRejection: m = this.noDeleteOnFetchRejection, allowStaleOnFetchRejection: _ = this.allowStaleOnFetchRejection, ignoreFetchAbort: u = this.ignoreFetchAbort, allowStaleOnFetchAbort: g = this.allowStaleOnFetchAbort, context: f, forceRefresh: y = false, status: a, signal: w } = t;
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, ttl: o = this.ttl, noDisposeOnSet: l = this.noDisposeOnSet, size: h = 0, sizeCalculation: r = this.sizeCalculation, noUpdateTTL: c = this.noUpdateTTL, noDeleteOnFetchRejection: m = this.noDeleteOnFetchRejection, allowStaleOnFetchRejection: _ = this.allowStaleOnFetchRejection, ignoreFetchAbort: u = this.ignoreFetchAbort, allowStaleOnFetchAbort: g = this.allowStaleOnFetchAbort, context: f, forceRefresh: y = false, status: a, signal: w } = t;
     if (a && (a.op = "fetch", a.key = e, y && (a.forceRefresh = true), a.cache = this), !this.#U) return a && (a.fetch = "get"), this.#C(e, { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, status: a });
-    let F = { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, ttl: o2, noDisposeOnSet: l, size: h, sizeCalculation: r, noUpdateTTL: c, noDeleteOnFetchRejection: m, allowStaleOnFetchRejection: _, allowStaleOnFetchAbort: g, ignoreFetchAbort: u, status: a, signal: w }, b = this.#s.get(e);
+    let F = { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, ttl: o, noDisposeOnSet: l, size: h, sizeCalculation: r, noUpdateTTL: c, noDeleteOnFetchRejection: m, allowStaleOnFetchRejection: _, allowStaleOnFetchAbort: g, ignoreFetchAbort: u, status: a, signal: w }, b = this.#s.get(e);
     if (b === void 0) {
       a && (a.fetch = "miss");
       let p = this.#P(e, b, F, f);
@@ -11925,9 +11925,9 @@ var I = class d2 {
   #Q(e, t = {}) {
     let i = this.#I;
     if (!i) throw new Error("no memoMethod provided to constructor");
-    let { context: s, status: n, forceRefresh: o2, ...l } = t;
-    n && o2 && (n.forceRefresh = true);
-    let h = this.#C(e, l), r = o2 || h === void 0;
+    let { context: s, status: n, forceRefresh: o, ...l } = t;
+    n && o && (n.forceRefresh = true);
+    let h = this.#C(e, l), r = o || h === void 0;
     if (n && (n.memo = r ? "miss" : "hit", r || (n.value = h)), !r) return h;
     let c = i(e, h, { options: l, context: s });
     return n && (n.value = c), this.#W(e, c, l), c;
@@ -11939,13 +11939,13 @@ var I = class d2 {
     return i && (s !== void 0 && (i.value = s), S.hasSubscribers && S.publish(i)), s;
   }
   #C(e, t = {}) {
-    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, status: o2 } = t, l = this.#s.get(e);
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, status: o } = t, l = this.#s.get(e);
     if (l === void 0) {
-      o2 && (o2.get = "miss");
+      o && (o.get = "miss");
       return;
     }
     let h = this.#t[l], r = this.#e(h);
-    return o2 && this.#v(o2, l), this.#p(l) ? r ? (o2 && (o2.get = "stale-fetching"), i && h.__staleWhileFetching !== void 0 ? (o2 && (o2.returnedStale = true), h.__staleWhileFetching) : void 0) : (n || this.#E(e, "expire"), o2 && (o2.get = "stale"), i ? (o2 && (o2.returnedStale = true), h) : void 0) : (o2 && (o2.get = r ? "fetching" : "hit"), this.#L(l), s && this.#R(l), r ? h.__staleWhileFetching : h);
+    return o && this.#v(o, l), this.#p(l) ? r ? (o && (o.get = "stale-fetching"), i && h.__staleWhileFetching !== void 0 ? (o && (o.returnedStale = true), h.__staleWhileFetching) : void 0) : (n || this.#E(e, "expire"), o && (o.get = "stale"), i ? (o && (o.returnedStale = true), h) : void 0) : (o && (o.get = r ? "fetching" : "hit"), this.#L(l), s && this.#R(l), r ? h.__staleWhileFetching : h);
   }
   #$(e, t) {
     this.#u[t] = e, this.#l[e] = t;
@@ -11968,8 +11968,8 @@ var I = class d2 {
         if (this.#e(n) ? n.__abortController.abort(new Error("deleted")) : (this.#T || this.#f) && (this.#T && this.#S?.(n, e, t), this.#f && this.#r?.push([n, e, t])), this.#s.delete(e), this.#i[s] = void 0, this.#t[s] = void 0, s === this.#h) this.#h = this.#u[s];
         else if (s === this.#a) this.#a = this.#l[s];
         else {
-          let o2 = this.#u[s];
-          this.#l[o2] = this.#l[s];
+          let o = this.#u[s];
+          this.#l[o] = this.#l[s];
           let l = this.#l[s];
           this.#u[l] = this.#u[s];
         }
@@ -12876,10 +12876,10 @@ var allowsEval = /* @__PURE__ */ cached(() => {
     return false;
   }
 });
-function isPlainObject(o2) {
-  if (isObject(o2) === false)
+function isPlainObject(o) {
+  if (isObject(o) === false)
     return false;
-  const ctor = o2.constructor;
+  const ctor = o.constructor;
   if (ctor === void 0)
     return true;
   if (typeof ctor !== "function")
@@ -12892,16 +12892,16 @@ function isPlainObject(o2) {
   }
   return true;
 }
-function shallowClone(o2) {
-  if (isPlainObject(o2))
-    return { ...o2 };
-  if (Array.isArray(o2))
-    return [...o2];
-  if (o2 instanceof Map)
-    return new Map(o2);
-  if (o2 instanceof Set)
-    return new Set(o2);
-  return o2;
+function shallowClone(o) {
+  if (isPlainObject(o))
+    return { ...o };
+  if (Array.isArray(o))
+    return [...o];
+  if (o instanceof Map)
+    return new Map(o);
+  if (o instanceof Set)
+    return new Set(o);
+  return o;
 }
 function numKeys(data) {
   let keyCount = 0;
@@ -15766,17 +15766,17 @@ function handleUnionResults(results, final, inst, ctx) {
 }
 var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
   $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o2) => o2._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o2) => o2._zod.optin !== void 0) ? "optional" : void 0);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o2) => o2._zod.optout === "optional") ? "optional" : void 0);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
   defineLazyInternal(inst, "values", (zod) => {
-    if (zod.def.options.every((o2) => o2._zod.values)) {
+    if (zod.def.options.every((o) => o._zod.values)) {
       return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
     }
     return void 0;
   });
   defineLazyInternal(inst, "pattern", (zod) => {
-    if (zod.def.options.every((o2) => o2._zod.pattern)) {
-      const patterns = zod.def.options.map((o2) => o2._zod.pattern);
+    if (zod.def.options.every((o) => o._zod.pattern)) {
+      const patterns = zod.def.options.map((o) => o._zod.pattern);
       return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
     }
     return void 0;
@@ -16475,7 +16475,7 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   inst._zod.values = valuesSet;
   defineLazyInternal(inst, "pattern", (zod) => {
     const patternValues = getEnumValues(zod.def.entries).filter((k2) => propertyKeyTypes.has(typeof k2));
-    return new RegExp(patternValues.length ? `^(${patternValues.map((o2) => escapeRegex(o2.toString())).join("|")})$` : "^[^\\s\\S]$");
+    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
     const input2 = payload.value;
@@ -16497,7 +16497,7 @@ var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
   inst._zod.values = values;
   defineLazyInternal(inst, "pattern", (zod) => {
     const vals = zod.def.values;
-    return new RegExp(vals.length ? `^(${vals.map((o2) => typeof o2 === "string" ? escapeRegex(o2) : o2 ? escapeRegex(o2.toString()) : String(o2)).join("|")})$` : "^[^\\s\\S]$");
+    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
     const input2 = payload.value;
@@ -18017,7 +18017,7 @@ var error5 = () => {
         return `${issue3.origin} \u098F \u0985\u09AC\u09C8\u09A7 \u0995\u09C0`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u0985\u09AC\u09C8\u09A7 \u09A1\u09BF\u09B8\u0995\u09CD\u09B0\u09BF\u09AE\u09BF\u09A8\u09C7\u099F\u09B0 \u09AE\u09BE\u09A8\u0964 \u09AA\u09CD\u09B0\u09A4\u09CD\u09AF\u09BE\u09B6\u09BF\u09A4 ${opts}`;
         }
         return "\u0985\u09AC\u09C8\u09A7 \u0987\u09A8\u09AA\u09C1\u099F";
@@ -18264,7 +18264,7 @@ var error7 = () => {
         return `\u06A9\u0644\u06CC\u0644\u06CC \u0646\u0627\u062F\u0631\u0648\u0633\u062A \u0644\u06D5 ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u0628\u06D5\u0647\u0627\u06CC \u0646\u06D5\u0646\u0627\u0633\u0631\u0627\u0648 \u0647\u06D5\u06CC\u06D5. \u0628\u06D5\u0647\u0627\u06CC \u0686\u0627\u0648\u06D5\u0695\u0648\u0627\u0646\u06A9\u0631\u0627\u0648: ${opts}`;
         }
         return "\u06CC\u06D5\u06A9\u06AF\u0631\u062A\u0646\u06CC \u0646\u0627\u062F\u0631\u0648\u0633\u062A";
@@ -18851,7 +18851,7 @@ var error12 = () => {
         return `Invalid key in ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `Invalid discriminator value. Expected ${opts}`;
         }
         if (issue3.inclusive === false) {
@@ -19701,7 +19701,7 @@ var error19 = () => {
         return `${issue3.origin} \u0AAE\u0ABE\u0A82 \u0A85\u0AAE\u0ABE\u0AA8\u0ACD\u0AAF \u0A95\u0AC0`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u0A85\u0AAE\u0ABE\u0AA8\u0ACD\u0AAF \u0AA1\u0ABF\u0AB8\u0ACD\u0A95\u0ACD\u0AB0\u0ABF\u0AAE\u0ABF\u0AA8\u0AC7\u0A9F\u0AB0 \u0AAE\u0AC2\u0AB2\u0ACD\u0AAF. \u0A85\u0AAA\u0AC7\u0A95\u0ACD\u0AB7\u0ABF\u0AA4 ${opts}`;
         }
         return "\u0A85\u0AAE\u0ABE\u0AA8\u0ACD\u0AAF \u0A87\u0AA8\u0AAA\u0AC1\u0A9F";
@@ -20015,7 +20015,7 @@ var error21 = () => {
         return `\u0905\u092E\u093E\u0928\u094D\u092F \u0915\u0941\u0902\u091C\u0940: ${issue3.origin} \u092E\u0947\u0902`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u0905\u092E\u093E\u0928\u094D\u092F \u0921\u093F\u0938\u094D\u0915\u094D\u0930\u093F\u092E\u093F\u0928\u0947\u091F\u0930 \u092E\u093E\u0928: \u0905\u092A\u0947\u0915\u094D\u0937\u093F\u0924 ${opts}`;
         }
         return "\u0905\u092E\u093E\u0928\u094D\u092F \u0907\u0928\u092A\u0941\u091F";
@@ -21224,7 +21224,7 @@ var error31 = () => {
         return `\u0C85\u0CAE\u0CBE\u0CA8\u0CCD\u0CAF\u0CB5\u0CBE\u0CA6 \u0C95\u0CC0 \u0C87\u0CA8\u0CCD ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u0C85\u0CAE\u0CBE\u0CA8\u0CCD\u0CAF \u0CA4\u0CBE\u0CB0\u0CA4\u0CAE\u0CCD\u0CAF \u0CAE\u0CCC\u0CB2\u0CCD\u0CAF. \u0CA8\u0CBF\u0CB0\u0CC0\u0C95\u0CCD\u0CB7\u0CBF\u0CB8\u0CB2\u0CBE\u0C97\u0CBF\u0CA6\u0CC6 ${opts}`;
         }
         return "\u0C85\u0CAE\u0CBE\u0CA8\u0CCD\u0CAF \u0C87\u0CA8\u0CCD\u200C\u0CAA\u0CC1\u0C9F\u0CCD";
@@ -21889,7 +21889,7 @@ var error36 = () => {
         return `\u0905\u092E\u093E\u0928\u094D\u092F \u0915\u0941\u091E\u094D\u091C\u0940: ${issue3.origin} \u092E\u093E`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u0905\u092E\u093E\u0928\u094D\u092F \u0921\u093F\u0938\u094D\u0915\u094D\u0930\u093F\u092E\u093F\u0928\u0947\u091F\u0930 \u092E\u093E\u0928: \u0905\u092A\u0947\u0915\u094D\u0937\u093F\u0924 ${opts}`;
         }
         return "\u0905\u092E\u093E\u0928\u094D\u092F \u0907\u0928\u092A\u0941\u091F";
@@ -22727,7 +22727,7 @@ var error43 = () => {
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `Valor de discrimina\xE7\xE3o inv\xE1lido. Esperava ${opts}`;
         }
         return "Entrada inv\xE1lida";
@@ -22872,7 +22872,7 @@ var error44 = () => {
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue3.origin, "definite")}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `Valor de discrimina\xE7\xE3o inv\xE1lido. Esperava ${opts}`;
         }
         return "Entrada inv\xE1lida";
@@ -23745,7 +23745,7 @@ var error51 = () => {
         return `\u041A\u0430\u043B\u0438\u0434\u0438 \u043D\u043E\u0434\u0443\u0440\u0443\u0441\u0442 \u0434\u0430\u0440 ${issue3.origin}`;
       case "invalid_union":
         if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o2) => `'${o2}'`).join(" | ");
+          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
           return `\u049A\u0438\u043C\u0430\u0442\u0438 \u043D\u043E\u0434\u0443\u0440\u0443\u0441\u0442\u0438 \u0434\u0438\u0441\u043A\u0440\u0438\u043C\u0438\u043D\u0430\u0442\u043E\u0440: ${opts} \u0438\u043D\u0442\u0438\u0437\u043E\u0440 \u043C\u0435\u0440\u0430\u0444\u0442`;
         }
         return "\u0412\u0443\u0440\u0443\u0434\u0438 \u043D\u043E\u0434\u0443\u0440\u0443\u0441\u0442";
@@ -51632,7 +51632,7 @@ function alertRecipients(input2) {
   const add = (name, verified) => {
     if (!name || sameLogin(name, input2.botLogin) || /\[bot\]$/i.test(name) || !NOTIFY_ENTRY.test(name))
       return;
-    if (verified(name) && !out.some((o2) => o2.toLowerCase() === name.toLowerCase())) out.push(name);
+    if (verified(name) && !out.some((o) => o.toLowerCase() === name.toLowerCase())) out.push(name);
   };
   const known = (login) => Object.keys(input2.permissions).some((k2) => k2.toLowerCase() === login.toLowerCase());
   for (const approver of input2.approvers)
@@ -64018,7 +64018,7 @@ function waitText(t) {
 function countsByOutcome(tasks) {
   const counts = /* @__PURE__ */ new Map();
   for (const t of tasks) counts.set(t.outcome, (counts.get(t.outcome) ?? 0) + 1);
-  return REPORT_OUTCOMES.filter((o2) => counts.has(o2)).map((o2) => `${formatCount(counts.get(o2))} ${OUTCOME_WORDS[o2]}`).join(", ");
+  return REPORT_OUTCOMES.filter((o) => counts.has(o)).map((o) => `${formatCount(counts.get(o))} ${OUTCOME_WORDS[o]}`).join(", ");
 }
 function bytes(text4) {
   return Buffer.byteLength(text4, "utf8");
@@ -65004,10 +65004,10 @@ async function deleteBranchAt(ctx, branch, expectOid) {
       return { deleted: false, kept: `not at ${at2} any more, gone, or protected` };
     }
   }
-  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name, ref: `heads/${branch}` };
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name, ref: `heads/${branch}` };
   let sha;
   try {
-    const { data } = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", o2));
+    const { data } = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", o));
     sha = data.object?.sha ?? null;
   } catch (error63) {
     if (statusOf(error63) === 404) return { deleted: false, kept: "already gone" };
@@ -65015,7 +65015,7 @@ async function deleteBranchAt(ctx, branch, expectOid) {
   }
   if (sha !== expectOid) return { deleted: false, kept: `not at ${at2} any more` };
   try {
-    await ctx.write(() => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", o2));
+    await ctx.write(() => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", o));
     return { deleted: true };
   } catch (error63) {
     const status = statusOf(error63);
@@ -65337,194 +65337,6 @@ function memoryFor(repo) {
     memories.set(key, memory);
   }
   return memory;
-}
-
-// src/github/snapshot/worker-run-listing.ts
-var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
-async function fetchWorkerRuns(ctx, workflow) {
-  const runs = [];
-  for (let page = 1; page <= 3; page++) {
-    let data;
-    try {
-      const response = await ctx.read(
-        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-          owner: ctx.repo.owner,
-          repo: ctx.repo.name,
-          workflow_id: workflow,
-          event: "workflow_dispatch",
-          exclude_pull_requests: true,
-          per_page: 50,
-          page
-        })
-      );
-      data = response.data;
-    } catch (error63) {
-      if (statusOf(error63) === 404) {
-        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
-        return runs;
-      }
-      throw error63;
-    }
-    const list4 = data.workflow_runs ?? [];
-    for (const run of list4) {
-      const title = run.display_title ?? run.name ?? "";
-      const parsed = parseRunTitle(title);
-      const status = run.status ?? "queued";
-      runs.push({
-        id: run.id,
-        workflow,
-        displayTitle: title,
-        status,
-        conclusion: run.conclusion,
-        createdAt: run.created_at,
-        updatedAt: run.updated_at,
-        dispatchId: parsed?.dispatchId ?? null,
-        issue: parsed?.issue ?? null,
-        attempt: parsed?.attempt ?? null
-      });
-    }
-    const oldest = list4[list4.length - 1];
-    if (list4.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
-  }
-  return runs;
-}
-
-// src/github/execution/merge-mechanisms.ts
-async function handToGitHub(ctx, effect, via, pull) {
-  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  try {
-    if (via === "update-branch") {
-      await ctx.write(
-        () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch", {
-          ...o2,
-          pull_number: effect.pr,
-          expected_head_sha: effect.expectedHeadSha
-        })
-      );
-      return null;
-    }
-    if (via === "auto-merge" && pull?.autoMerge) return null;
-    if (via === "queue" && pull?.mergeQueue) return null;
-    const pullRequestId = pull?.nodeId;
-    if (!pullRequestId) return "no node id for the pull request";
-    if (via === "queue") {
-      const answer2 = await ctx.write(
-        () => ctx.client.graphql(ENQUEUE_PULL_REQUEST_MUTATION, {
-          pullRequestId,
-          expectedHeadOid: effect.expectedHeadSha
-        })
-      );
-      return answer2?.enqueuePullRequest?.mergeQueueEntry ? null : "GitHub did not confirm a merge-queue entry";
-    }
-    const answer = await ctx.write(
-      () => ctx.client.graphql(ENABLE_AUTO_MERGE_MUTATION, {
-        pullRequestId,
-        mergeMethod: effect.method.toUpperCase(),
-        expectedHeadOid: effect.expectedHeadSha
-      })
-    );
-    return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
-  } catch (error63) {
-    if (isOutage(error63)) throw error63;
-    const words = refusalWords(error63);
-    ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
-    return words;
-  }
-}
-async function withdrawMerge(ctx, effect) {
-  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
-  const nodeId = pull?.nodeId;
-  if (!nodeId) return { effect, status: "failed", detail: "no node id for the pull request" };
-  try {
-    if (effect.what === "queue") {
-      await ctx.write(() => ctx.client.graphql(DEQUEUE_PULL_REQUEST_MUTATION, { id: nodeId }));
-    } else {
-      await ctx.write(() => ctx.client.graphql(DISABLE_AUTO_MERGE_MUTATION, { pullRequestId: nodeId }));
-    }
-    return { effect, status: "done" };
-  } catch (error63) {
-    if (isOutage(error63)) throw error63;
-    return { effect, status: "failed", detail: refusalWords(error63) };
-  }
-}
-
-// src/github/execution/candidate-promotion.ts
-function promotionDone(world, effect) {
-  if (!world) return null;
-  const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
-  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
-  return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
-}
-async function promoteCandidate(ctx, effect) {
-  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  try {
-    await pointBranch(ctx, effect);
-    try {
-      const { data } = await ctx.write(
-        () => ctx.client.request("POST /repos/{owner}/{repo}/pulls", {
-          ...o2,
-          title: effect.title,
-          body: effect.body,
-          head: effect.branch,
-          base: effect.base
-        })
-      );
-      const number4 = data.number;
-      ctx.log.info(`PR #${number4 ?? "?"} continues the chosen candidate of #${effect.issue}`);
-      return { effect, status: "done", detail: number4 ? `PR #${number4}` : void 0 };
-    } catch (error63) {
-      const said = JSON.stringify(error63.response?.data ?? "");
-      if (statusOf(error63) === 422 && /pull request already exists/i.test(said))
-        return { effect, status: "skipped", detail: "the pull request is open already" };
-      throw error63;
-    }
-  } catch (error63) {
-    if (isOutage(error63)) throw error63;
-    return { effect, status: "failed", detail: refusalWords(error63) };
-  }
-}
-async function pointBranch(ctx, effect) {
-  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  let current = null;
-  try {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o2, ref: `heads/${effect.branch}` })
-    );
-    current = data.object?.sha ?? null;
-  } catch (error63) {
-    if (statusOf(error63) !== 404) throw error63;
-  }
-  if (current === effect.sha) return;
-  if (current === null) {
-    await ctx.write(
-      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
-        ...o2,
-        ref: `refs/heads/${effect.branch}`,
-        sha: effect.sha
-      })
-    );
-    return;
-  }
-  try {
-    await ctx.write(
-      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
-        ...o2,
-        ref: `refs/autopilot/replaced/issue-${effect.issue}-${current.slice(0, 12)}`,
-        sha: current
-      })
-    );
-  } catch (error63) {
-    if (statusOf(error63) !== 422) throw error63;
-  }
-  ctx.log.info(`${effect.branch} was at ${current.slice(0, 12)}: kept under refs/autopilot/replaced/`);
-  await ctx.write(
-    () => ctx.client.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", {
-      ...o2,
-      ref: `heads/${effect.branch}`,
-      sha: effect.sha,
-      force: true
-    })
-  );
 }
 
 // src/github/snapshot/snapshot-response.ts
@@ -65985,6 +65797,56 @@ async function readSubIssueLinks(ctx, graphql3, parents) {
   return out;
 }
 
+// src/github/snapshot/worker-run-listing.ts
+var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
+async function fetchWorkerRuns(ctx, workflow) {
+  const runs = [];
+  for (let page = 1; page <= 3; page++) {
+    let data;
+    try {
+      const response = await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          exclude_pull_requests: true,
+          per_page: 50,
+          page
+        })
+      );
+      data = response.data;
+    } catch (error63) {
+      if (statusOf(error63) === 404) {
+        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
+        return runs;
+      }
+      throw error63;
+    }
+    const list4 = data.workflow_runs ?? [];
+    for (const run of list4) {
+      const title = run.display_title ?? run.name ?? "";
+      const parsed = parseRunTitle(title);
+      const status = run.status ?? "queued";
+      runs.push({
+        id: run.id,
+        workflow,
+        displayTitle: title,
+        status,
+        conclusion: run.conclusion,
+        createdAt: run.created_at,
+        updatedAt: run.updated_at,
+        dispatchId: parsed?.dispatchId ?? null,
+        issue: parsed?.issue ?? null,
+        attempt: parsed?.attempt ?? null
+      });
+    }
+    const oldest = list4[list4.length - 1];
+    if (list4.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+  }
+  return runs;
+}
+
 // src/github/snapshot/snapshot.ts
 var MAX_BRANCH_ISSUE_LOOKUPS = 50;
 async function runSnapshotQuery(ctx, flags) {
@@ -66338,6 +66200,144 @@ function sameRepository(repository, repo) {
   return !repository || repository.nameWithOwner.toLowerCase() === `${repo.owner}/${repo.name}`.toLowerCase();
 }
 
+// src/github/execution/merge-mechanisms.ts
+async function handToGitHub(ctx, effect, via, pull) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    if (via === "update-branch") {
+      await ctx.write(
+        () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch", {
+          ...o,
+          pull_number: effect.pr,
+          expected_head_sha: effect.expectedHeadSha
+        })
+      );
+      return null;
+    }
+    if (via === "auto-merge" && pull?.autoMerge) return null;
+    if (via === "queue" && pull?.mergeQueue) return null;
+    const pullRequestId = pull?.nodeId;
+    if (!pullRequestId) return "no node id for the pull request";
+    if (via === "queue") {
+      const answer2 = await ctx.write(
+        () => ctx.client.graphql(ENQUEUE_PULL_REQUEST_MUTATION, {
+          pullRequestId,
+          expectedHeadOid: effect.expectedHeadSha
+        })
+      );
+      return answer2?.enqueuePullRequest?.mergeQueueEntry ? null : "GitHub did not confirm a merge-queue entry";
+    }
+    const answer = await ctx.write(
+      () => ctx.client.graphql(ENABLE_AUTO_MERGE_MUTATION, {
+        pullRequestId,
+        mergeMethod: effect.method.toUpperCase(),
+        expectedHeadOid: effect.expectedHeadSha
+      })
+    );
+    return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
+  } catch (error63) {
+    if (isOutage(error63)) throw error63;
+    const words = refusalWords(error63);
+    ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
+    return words;
+  }
+}
+async function withdrawMerge(ctx, effect) {
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  const nodeId = pull?.nodeId;
+  if (!nodeId) return { effect, status: "failed", detail: "no node id for the pull request" };
+  try {
+    if (effect.what === "queue") {
+      await ctx.write(() => ctx.client.graphql(DEQUEUE_PULL_REQUEST_MUTATION, { id: nodeId }));
+    } else {
+      await ctx.write(() => ctx.client.graphql(DISABLE_AUTO_MERGE_MUTATION, { pullRequestId: nodeId }));
+    }
+    return { effect, status: "done" };
+  } catch (error63) {
+    if (isOutage(error63)) throw error63;
+    return { effect, status: "failed", detail: refusalWords(error63) };
+  }
+}
+
+// src/github/execution/candidate-promotion.ts
+function promotionDone(world, effect) {
+  if (!world) return null;
+  const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
+  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
+  return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
+}
+async function promoteCandidate(ctx, effect) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    await pointBranch(ctx, effect);
+    try {
+      const { data } = await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/pulls", {
+          ...o,
+          title: effect.title,
+          body: effect.body,
+          head: effect.branch,
+          base: effect.base
+        })
+      );
+      const number4 = data.number;
+      ctx.log.info(`PR #${number4 ?? "?"} continues the chosen candidate of #${effect.issue}`);
+      return { effect, status: "done", detail: number4 ? `PR #${number4}` : void 0 };
+    } catch (error63) {
+      const said = JSON.stringify(error63.response?.data ?? "");
+      if (statusOf(error63) === 422 && /pull request already exists/i.test(said))
+        return { effect, status: "skipped", detail: "the pull request is open already" };
+      throw error63;
+    }
+  } catch (error63) {
+    if (isOutage(error63)) throw error63;
+    return { effect, status: "failed", detail: refusalWords(error63) };
+  }
+}
+async function pointBranch(ctx, effect) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  let current = null;
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o, ref: `heads/${effect.branch}` })
+    );
+    current = data.object?.sha ?? null;
+  } catch (error63) {
+    if (statusOf(error63) !== 404) throw error63;
+  }
+  if (current === effect.sha) return;
+  if (current === null) {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o,
+        ref: `refs/heads/${effect.branch}`,
+        sha: effect.sha
+      })
+    );
+    return;
+  }
+  try {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o,
+        ref: `refs/autopilot/replaced/issue-${effect.issue}-${current.slice(0, 12)}`,
+        sha: current
+      })
+    );
+  } catch (error63) {
+    if (statusOf(error63) !== 422) throw error63;
+  }
+  ctx.log.info(`${effect.branch} was at ${current.slice(0, 12)}: kept under refs/autopilot/replaced/`);
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", {
+      ...o,
+      ref: `heads/${effect.branch}`,
+      sha: effect.sha,
+      force: true
+    })
+  );
+}
+
 // src/github/execution/task-recovery.ts
 function recoveryAlreadyDone(world, branchPrefix, effect) {
   switch (effect.type) {
@@ -66358,13 +66358,13 @@ function recoveryAlreadyDone(world, branchPrefix, effect) {
   }
 }
 async function executeRecovery(ctx, effect) {
-  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
   try {
     switch (effect.type) {
       case "closePull":
         await ctx.write(
           () => ctx.client.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
-            ...o2,
+            ...o,
             pull_number: effect.pr,
             state: "closed"
           })
@@ -66373,7 +66373,7 @@ async function executeRecovery(ctx, effect) {
       case "reopenIssue":
         await ctx.write(
           () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-            ...o2,
+            ...o,
             issue_number: effect.issue,
             state: "open"
           })
@@ -66383,7 +66383,7 @@ async function executeRecovery(ctx, effect) {
         const known = ctx.world?.pulls.find((p) => p.number === effect.pr)?.nodeId;
         const nodeId = known ?? (await ctx.read(
           () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
-            ...o2,
+            ...o,
             pull_number: effect.pr
           })
         )).data.node_id;
@@ -66462,6 +66462,293 @@ async function findOlder(ctx, effect) {
     if (list4.length < 100) return null;
   }
   return null;
+}
+
+// src/github/execution/effect-context.ts
+var repoParams = (ctx) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
+var branchPrefixOf = (ctx) => ctx.facts?.settings?.branchPrefix ?? "autopilot/";
+
+// src/github/execution/merge-outcome.ts
+async function mergedMeanwhile(ctx, pr) {
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+        ...repoParams(ctx),
+        pull_number: pr
+      })
+    );
+    return data.merged === true;
+  } catch {
+    return false;
+  }
+}
+async function refusedMerge(ctx, effect, error63) {
+  if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
+  const message = refusalWords(error63);
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  const mechanism = mergeMechanismFor(message, pull?.mergeState);
+  const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
+  const common = {
+    pr: effect.pr,
+    issue: effect.issue,
+    sha: effect.expectedHeadSha,
+    attempt: effect.attempt ?? 1,
+    message
+  };
+  if (via) {
+    const refusedToo = await handToGitHub(ctx, effect, via, pull);
+    if (refusedToo === null) {
+      await explainRefusal(
+        ctx,
+        effect,
+        mergeHandedComment({ ...common, via, base: pull?.baseRef ?? "the base branch" })
+      );
+      return {
+        effect,
+        status: "handed-to-github",
+        detail: `${describeError(error63)}; handed to GitHub: ${via}`
+      };
+    }
+    await explainRefusal(
+      ctx,
+      effect,
+      mergeRefusalComment({ ...common, tried: { via, message: refusedToo } })
+    );
+    return {
+      effect,
+      status: "not-mergeable",
+      detail: `${describeError(error63)}; ${via} refused: ${refusedToo}`
+    };
+  }
+  await explainRefusal(ctx, effect, mergeRefusalComment(common));
+  return { effect, status: "not-mergeable", detail: describeError(error63) };
+}
+async function explainRefusal(ctx, effect, body) {
+  const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
+  try {
+    if (existing) {
+      await ctx.write(
+        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...repoParams(ctx),
+          comment_id: existing,
+          body
+        })
+      );
+    } else {
+      await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          ...repoParams(ctx),
+          issue_number: effect.pr,
+          body
+        })
+      );
+    }
+  } catch (error63) {
+    if (classifyFailure(error63) === "secondary-rate-limit") throw error63;
+    ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error63)}`);
+  }
+}
+
+// src/github/execution/dispatch-effect.ts
+async function dispatch2(ctx, effect) {
+  if (effect.resend) {
+    const run = await runCarrying(ctx, effect.dispatchId);
+    if (run !== null)
+      return {
+        effect,
+        status: "skipped",
+        detail: `run ${run} already carries dispatch ${effect.dispatchId}`
+      };
+  }
+  const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
+  if (lock === "lost") {
+    return {
+      effect,
+      status: "skipped",
+      detail: `another controller already dispatched #${effect.issue} attempt ${effect.attempt}`
+    };
+  }
+  const inputs = {
+    ...effect.inputs ?? {},
+    issue: String(effect.issue),
+    attempt: String(effect.attempt),
+    "dispatch-id": effect.dispatchId,
+    "tracking-issue": ctx.run.trackingIssue === null ? "" : String(ctx.run.trackingIssue)
+  };
+  const send = (withInputs) => ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+      ...repoParams(ctx),
+      workflow_id: ctx.workerWorkflow,
+      ref: ctx.world?.repo.defaultBranch ?? "main",
+      inputs: withInputs,
+      return_run_details: true
+    })
+  );
+  const notes = [];
+  if (typeof lock === "object") notes.push(`without its dispatch lock: ${lock.refused}`);
+  let response;
+  try {
+    response = await send(inputs);
+  } catch (error63) {
+    if (!undeclaredConfigDigest(error63, inputs)) throw error63;
+    const { "config-digest": _dropped, ...older } = inputs;
+    const note2 = `${ctx.workerWorkflow} does not declare the \`config-digest\` input, so its worker cannot check that it runs under the configuration the controller decided with: add the input as templates/workflows/autopilot-worker.yml does`;
+    ctx.log.warn(note2);
+    notes.push(note2);
+    response = await send(older);
+  }
+  const data = response.data;
+  const outcome = { effect, status: "done" };
+  if (notes.length > 0) outcome.detail = notes.join("; ");
+  if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
+  return outcome;
+}
+async function runCarrying(ctx, dispatchId2) {
+  try {
+    const runs = await fetchWorkerRuns(ctx, ctx.workerWorkflow);
+    return runs.find((r) => r.dispatchId === dispatchId2)?.id ?? null;
+  } catch (error63) {
+    const kind = classifyFailure(error63);
+    if (kind === "rate-limit" || kind === "secondary-rate-limit") throw error63;
+    return null;
+  }
+}
+function undeclaredConfigDigest(error63, inputs) {
+  return "config-digest" in inputs && statusOf(error63) === 422 && /unexpected inputs provided/i.test(messageOf(error63)) && messageOf(error63).includes("config-digest");
+}
+async function takeDispatchLock(ctx, effect) {
+  const branch = ctx.world?.repo.defaultBranch ?? "main";
+  let sha = ctx.facts?.defaultBranchSha ?? null;
+  if (!sha) {
+    const head = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", {
+        ...repoParams(ctx),
+        ref: `heads/${branch}`
+      })
+    );
+    sha = head.data.object?.sha ?? null;
+  }
+  if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
+  const ref = dispatchLockRef(effect.issue, effect.attempt);
+  try {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", { ...repoParams(ctx), ref, sha })
+    );
+    return "taken";
+  } catch (error63) {
+    if (statusOf(error63) !== 422) throw error63;
+    try {
+      await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", {
+          ...repoParams(ctx),
+          ref: ref.slice("refs/".length)
+        })
+      );
+      return "lost";
+    } catch (readError) {
+      if (statusOf(readError) !== 404) throw readError;
+      const words = messageOf(error63).replace(/\s+/g, " ").trim().slice(0, 200);
+      const refused = `GitHub refused to create ${ref} (422 ${words})`;
+      ctx.log.warn(`${refused}; dispatching #${effect.issue} attempt ${effect.attempt} without the lock`);
+      return { refused };
+    }
+  }
+}
+async function releaseDispatchLocks(ctx, effect) {
+  let deleted = 0;
+  for (let attempt = 1; attempt <= effect.attempts; attempt++) {
+    try {
+      await ctx.write(
+        () => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
+          ...repoParams(ctx),
+          ref: dispatchLockRef(effect.issue, attempt).slice("refs/".length)
+        })
+      );
+      deleted++;
+    } catch (error63) {
+      const status = statusOf(error63);
+      if (status !== 404 && status !== 422) throw error63;
+    }
+  }
+  return deleted > 0 ? { effect, status: "done" } : { effect, status: "skipped", detail: "no lock left" };
+}
+
+// src/github/execution/tracking-issue-effects.ts
+async function findTrackingIssue(ctx) {
+  const params = {
+    ...repoParams(ctx),
+    state: "open",
+    sort: "created",
+    direction: "asc",
+    per_page: 100
+  };
+  if (ctx.botLogin) params.creator = ctx.botLogin;
+  const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
+  const list4 = response.data ?? [];
+  return list4.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+}
+async function writeTracking(ctx, effect) {
+  if (effect.body.length > 65536) {
+    return {
+      effect,
+      status: "failed",
+      detail: `body is ${effect.body.length} characters, over GitHub's 65,536`
+    };
+  }
+  const body = effect.body.includes(TRACKING_MARKER) ? effect.body : `${TRACKING_MARKER}
+${effect.body}`;
+  let number4 = effect.issue;
+  let current = null;
+  if (number4 === null) {
+    current = await findTrackingIssue(ctx);
+    if (current) number4 = current.number;
+  } else {
+    const response2 = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
+        ...repoParams(ctx),
+        issue_number: number4
+      })
+    );
+    current = response2.data;
+  }
+  if (current && number4 !== null) {
+    const revision = ctx.revisionOf(current.body ?? "");
+    if (revision !== effect.expectedRevision) {
+      ctx.rememberTracking(number4);
+      return {
+        effect,
+        status: "conflict",
+        issue: number4,
+        detail: `tracking issue #${number4} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`
+      };
+    }
+    if ((current.body ?? "") === body && current.title === effect.title) {
+      ctx.run.trackingIssue = number4;
+      return { effect, status: "skipped", issue: number4, detail: "unchanged" };
+    }
+    await ctx.write(
+      () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+        ...repoParams(ctx),
+        issue_number: number4,
+        title: effect.title,
+        body
+      })
+    );
+    ctx.run.trackingIssue = number4;
+    ctx.rememberTracking(number4);
+    return { effect, status: "done", issue: number4 };
+  }
+  const response = await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues", {
+      ...repoParams(ctx),
+      title: effect.title,
+      body
+    })
+  );
+  const created = response.data.number;
+  ctx.run.trackingIssue = created;
+  ctx.rememberTracking(created);
+  return { effect, status: "done", issue: created, detail: "created" };
 }
 
 // src/github/execution/executor.ts
@@ -66597,8 +66884,6 @@ function alreadyDone(ctx, effect) {
       return null;
   }
 }
-var o = (ctx) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
-var branchPrefixOf = (ctx) => ctx.facts?.settings?.branchPrefix ?? "autopilot/";
 async function executeEffect(ctx, effect) {
   switch (effect.type) {
     case "setStateLabel":
@@ -66610,7 +66895,7 @@ async function executeEffect(ctx, effect) {
     case "react":
       await ctx.write(
         () => ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
-          ...o(ctx),
+          ...repoParams(ctx),
           comment_id: effect.commentId,
           content: effect.content
         })
@@ -66629,7 +66914,7 @@ async function executeEffect(ctx, effect) {
       try {
         await ctx.write(
           () => ctx.client.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", {
-            ...o(ctx),
+            ...repoParams(ctx),
             run_id: effect.runId
           })
         );
@@ -66642,7 +66927,7 @@ async function executeEffect(ctx, effect) {
       try {
         await ctx.write(
           () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
-            ...o(ctx),
+            ...repoParams(ctx),
             pull_number: effect.pr,
             sha: effect.expectedHeadSha,
             merge_method: effect.method
@@ -66659,7 +66944,7 @@ async function executeEffect(ctx, effect) {
     case "closeIssue":
       await ctx.write(
         () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-          ...o(ctx),
+          ...repoParams(ctx),
           issue_number: effect.issue,
           state: "closed",
           state_reason: effect.reason
@@ -66674,7 +66959,7 @@ async function executeEffect(ctx, effect) {
       try {
         await ctx.write(
           () => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
-            ...o(ctx),
+            ...repoParams(ctx),
             ref: `heads/${effect.branch}`
           })
         );
@@ -66699,89 +66984,13 @@ async function executeEffect(ctx, effect) {
       return pin(ctx, effect);
   }
 }
-async function mergedMeanwhile(ctx, pr) {
-  try {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...o(ctx), pull_number: pr })
-    );
-    return data.merged === true;
-  } catch {
-    return false;
-  }
-}
-async function refusedMerge(ctx, effect, error63) {
-  if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
-  const message = refusalWords(error63);
-  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
-  const mechanism = mergeMechanismFor(message, pull?.mergeState);
-  const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
-  const common = {
-    pr: effect.pr,
-    issue: effect.issue,
-    sha: effect.expectedHeadSha,
-    attempt: effect.attempt ?? 1,
-    message
-  };
-  if (via) {
-    const refusedToo = await handToGitHub(ctx, effect, via, pull);
-    if (refusedToo === null) {
-      await explainRefusal(
-        ctx,
-        effect,
-        mergeHandedComment({ ...common, via, base: pull?.baseRef ?? "the base branch" })
-      );
-      return {
-        effect,
-        status: "handed-to-github",
-        detail: `${describeError(error63)}; handed to GitHub: ${via}`
-      };
-    }
-    await explainRefusal(
-      ctx,
-      effect,
-      mergeRefusalComment({ ...common, tried: { via, message: refusedToo } })
-    );
-    return {
-      effect,
-      status: "not-mergeable",
-      detail: `${describeError(error63)}; ${via} refused: ${refusedToo}`
-    };
-  }
-  await explainRefusal(ctx, effect, mergeRefusalComment(common));
-  return { effect, status: "not-mergeable", detail: describeError(error63) };
-}
-async function explainRefusal(ctx, effect, body) {
-  const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
-  try {
-    if (existing) {
-      await ctx.write(
-        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-          ...o(ctx),
-          comment_id: existing,
-          body
-        })
-      );
-    } else {
-      await ctx.write(
-        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-          ...o(ctx),
-          issue_number: effect.pr,
-          body
-        })
-      );
-    }
-  } catch (error63) {
-    if (classifyFailure(error63) === "secondary-rate-limit") throw error63;
-    ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error63)}`);
-  }
-}
 async function setLabels(ctx, effect) {
   const { issue: issue3, add: toAdd, remove: toRemove } = labelChange(effect, labelsOf(ctx, effect.issue));
   const moved = (await moveLabelsTogether(labelBatchOf(ctx), [effect], 1)).length > 0;
   if (!moved && toAdd.length > 0) {
     const added = await ctx.write(
       () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        ...o(ctx),
+        ...repoParams(ctx),
         issue_number: issue3,
         labels: toAdd
       })
@@ -66797,7 +67006,7 @@ async function setLabels(ctx, effect) {
     try {
       await ctx.write(
         () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          ...o(ctx),
+          ...repoParams(ctx),
           issue_number: issue3,
           name
         })
@@ -66832,202 +67041,13 @@ async function comment(ctx, effect) {
 ${marker}` : effect.body;
   await ctx.write(
     () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...o(ctx),
+      ...repoParams(ctx),
       issue_number: effect.issue,
       body
     })
   );
   if (marker) ctx.run.commentKeys.add(`${effect.issue}:${marker}`);
   return { effect, status: "done" };
-}
-async function dispatch2(ctx, effect) {
-  if (effect.resend) {
-    const run = await runCarrying(ctx, effect.dispatchId);
-    if (run !== null)
-      return {
-        effect,
-        status: "skipped",
-        detail: `run ${run} already carries dispatch ${effect.dispatchId}`
-      };
-  }
-  const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
-  if (lock === "lost") {
-    return {
-      effect,
-      status: "skipped",
-      detail: `another controller already dispatched #${effect.issue} attempt ${effect.attempt}`
-    };
-  }
-  const inputs = {
-    ...effect.inputs ?? {},
-    issue: String(effect.issue),
-    attempt: String(effect.attempt),
-    "dispatch-id": effect.dispatchId,
-    "tracking-issue": ctx.run.trackingIssue === null ? "" : String(ctx.run.trackingIssue)
-  };
-  const send = (withInputs) => ctx.write(
-    () => ctx.client.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
-      ...o(ctx),
-      workflow_id: ctx.workerWorkflow,
-      ref: ctx.world?.repo.defaultBranch ?? "main",
-      inputs: withInputs,
-      return_run_details: true
-    })
-  );
-  const notes = [];
-  if (typeof lock === "object") notes.push(`without its dispatch lock: ${lock.refused}`);
-  let response;
-  try {
-    response = await send(inputs);
-  } catch (error63) {
-    if (!undeclaredConfigDigest(error63, inputs)) throw error63;
-    const { "config-digest": _dropped, ...older } = inputs;
-    const note2 = `${ctx.workerWorkflow} does not declare the \`config-digest\` input, so its worker cannot check that it runs under the configuration the controller decided with: add the input as templates/workflows/autopilot-worker.yml does`;
-    ctx.log.warn(note2);
-    notes.push(note2);
-    response = await send(older);
-  }
-  const data = response.data;
-  const outcome = { effect, status: "done" };
-  if (notes.length > 0) outcome.detail = notes.join("; ");
-  if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
-  return outcome;
-}
-async function runCarrying(ctx, dispatchId2) {
-  try {
-    const runs = await fetchWorkerRuns(ctx, ctx.workerWorkflow);
-    return runs.find((r) => r.dispatchId === dispatchId2)?.id ?? null;
-  } catch (error63) {
-    const kind = classifyFailure(error63);
-    if (kind === "rate-limit" || kind === "secondary-rate-limit") throw error63;
-    return null;
-  }
-}
-function undeclaredConfigDigest(error63, inputs) {
-  return "config-digest" in inputs && statusOf(error63) === 422 && /unexpected inputs provided/i.test(messageOf(error63)) && messageOf(error63).includes("config-digest");
-}
-async function takeDispatchLock(ctx, effect) {
-  const branch = ctx.world?.repo.defaultBranch ?? "main";
-  let sha = ctx.facts?.defaultBranchSha ?? null;
-  if (!sha) {
-    const head = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` })
-    );
-    sha = head.data.object?.sha ?? null;
-  }
-  if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
-  const ref = dispatchLockRef(effect.issue, effect.attempt);
-  try {
-    await ctx.write(() => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", { ...o(ctx), ref, sha }));
-    return "taken";
-  } catch (error63) {
-    if (statusOf(error63) !== 422) throw error63;
-    try {
-      await ctx.read(
-        () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", {
-          ...o(ctx),
-          ref: ref.slice("refs/".length)
-        })
-      );
-      return "lost";
-    } catch (readError) {
-      if (statusOf(readError) !== 404) throw readError;
-      const words = messageOf(error63).replace(/\s+/g, " ").trim().slice(0, 200);
-      const refused = `GitHub refused to create ${ref} (422 ${words})`;
-      ctx.log.warn(`${refused}; dispatching #${effect.issue} attempt ${effect.attempt} without the lock`);
-      return { refused };
-    }
-  }
-}
-async function releaseDispatchLocks(ctx, effect) {
-  let deleted = 0;
-  for (let attempt = 1; attempt <= effect.attempts; attempt++) {
-    try {
-      await ctx.write(
-        () => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
-          ...o(ctx),
-          ref: dispatchLockRef(effect.issue, attempt).slice("refs/".length)
-        })
-      );
-      deleted++;
-    } catch (error63) {
-      const status = statusOf(error63);
-      if (status !== 404 && status !== 422) throw error63;
-    }
-  }
-  return deleted > 0 ? { effect, status: "done" } : { effect, status: "skipped", detail: "no lock left" };
-}
-async function findTrackingIssue(ctx) {
-  const params = {
-    ...o(ctx),
-    state: "open",
-    sort: "created",
-    direction: "asc",
-    per_page: 100
-  };
-  if (ctx.botLogin) params.creator = ctx.botLogin;
-  const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
-  const list4 = response.data ?? [];
-  return list4.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
-}
-async function writeTracking(ctx, effect) {
-  if (effect.body.length > 65536) {
-    return {
-      effect,
-      status: "failed",
-      detail: `body is ${effect.body.length} characters, over GitHub's 65,536`
-    };
-  }
-  const body = effect.body.includes(TRACKING_MARKER) ? effect.body : `${TRACKING_MARKER}
-${effect.body}`;
-  let number4 = effect.issue;
-  let current = null;
-  if (number4 === null) {
-    current = await findTrackingIssue(ctx);
-    if (current) number4 = current.number;
-  } else {
-    const response2 = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
-        ...o(ctx),
-        issue_number: number4
-      })
-    );
-    current = response2.data;
-  }
-  if (current && number4 !== null) {
-    const revision = ctx.revisionOf(current.body ?? "");
-    if (revision !== effect.expectedRevision) {
-      ctx.rememberTracking(number4);
-      return {
-        effect,
-        status: "conflict",
-        issue: number4,
-        detail: `tracking issue #${number4} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`
-      };
-    }
-    if ((current.body ?? "") === body && current.title === effect.title) {
-      ctx.run.trackingIssue = number4;
-      return { effect, status: "skipped", issue: number4, detail: "unchanged" };
-    }
-    await ctx.write(
-      () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-        ...o(ctx),
-        issue_number: number4,
-        title: effect.title,
-        body
-      })
-    );
-    ctx.run.trackingIssue = number4;
-    ctx.rememberTracking(number4);
-    return { effect, status: "done", issue: number4 };
-  }
-  const response = await ctx.write(
-    () => ctx.client.request("POST /repos/{owner}/{repo}/issues", { ...o(ctx), title: effect.title, body })
-  );
-  const created = response.data.number;
-  ctx.run.trackingIssue = created;
-  ctx.rememberTracking(created);
-  return { effect, status: "done", issue: created, detail: "created" };
 }
 var PINS_FULL = /(maximum|limit|full|too many|more than|cannot pin more|already has \d)/i;
 async function pin(ctx, effect) {
@@ -67427,7 +67447,7 @@ async function reconcileUnlocked(options) {
       return { ...result, requests: total, attempts: attempt, graphql: graphql3 };
     }
     log.warn(
-      `the tracking issue changed since the snapshot (${result.report.outcomes.find((o2) => o2.status === "conflict")?.detail ?? "revision conflict"})${attempt === 1 ? "; reconciling again" : ""}`
+      `the tracking issue changed since the snapshot (${result.report.outcomes.find((o) => o.status === "conflict")?.detail ?? "revision conflict"})${attempt === 1 ? "; reconciling again" : ""}`
     );
   }
   return { ...last, requests: total, attempts: 2, graphql: graphql3 };
@@ -67534,7 +67554,7 @@ async function reconcileOnce(options, log) {
   };
 }
 function stateWritten(outcomes2) {
-  const write = outcomes2.find((o2) => o2.effect.type === "writeTrackingIssue");
+  const write = outcomes2.find((o) => o.effect.type === "writeTrackingIssue");
   return write === void 0 || ["done", "skipped", "dry-run"].includes(write.status);
 }
 
@@ -67830,7 +67850,7 @@ var RECONCILE_LOCK_WAIT_MS = 3 * 6e4;
 var ENDING_LOCK_WAIT_MS = 6e4;
 var MERGED_ROUNDS = 3;
 function mergedDirectly(result) {
-  return result.report.outcomes.some((o2) => o2.effect.type === "mergePr" && o2.status === "done");
+  return result.report.outcomes.some((o) => o.effect.type === "mergePr" && o.status === "done");
 }
 var sleepMs = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var coreLog = {
@@ -67949,7 +67969,7 @@ async function runController(options = {}) {
         await (options.sleep ?? sleepMs)(wait);
         waited += wait;
         const stateHeld = result2.report.outcomes.some(
-          (o2) => o2.effect.type === "writeTrackingIssue" && o2.status === "queued"
+          (o) => o.effect.type === "writeTrackingIssue" && o.status === "queued"
         );
         result2 = await reconcileOnce2(stateHeld);
       }

@@ -36,7 +36,7 @@ import {
   silentLog,
 } from "../github/transport/octokit-surface.js";
 import { type RequestCounts, totalOf } from "../github/transport/counter.js";
-import type { EffectOutcome } from "../github/execution/executor.js";
+import type { EffectOutcome } from "../github/execution/effect-context.js";
 import { type ExecuteReport, Gateway } from "../github/gateway.js";
 import { memoryFor } from "../github/repo-memories.js";
 import { relevantLogins } from "../github/permissions.js";

@@ -43,14 +43,13 @@ import {
 } from "./transport/errors.js";
 import {
   alreadyDone,
-  type EffectOutcome,
-  type ExecContext,
   effectTarget,
   executeEffect,
   isBudgetExempt,
   labelBatchOf,
   recordLabels,
 } from "./execution/executor.js";
+import type { EffectOutcome, ExecContext } from "./execution/effect-context.js";
 import {
   loginOf,
   type RepoMemory,

@@ -1,0 +1,94 @@
+import type { Effect } from "../../core/effects.js";
+import { TRACKING_MARKER } from "../snapshot/snapshot.js";
+import type { EffectOutcome, ExecContext } from "./effect-context.js";
+import { repoParams } from "./effect-context.js";
+
+interface RestIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  pull_request?: unknown;
+}
+
+/** Finds the open tracking issue by its marker (consistent REST listing, not search): newest first. */
+async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
+  const params: Record<string, unknown> = {
+    ...repoParams(ctx),
+    state: "open",
+    sort: "created",
+    direction: "asc",
+    per_page: 100,
+  };
+  if (ctx.botLogin) params.creator = ctx.botLogin;
+  const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
+  const list = (response.data as RestIssue[]) ?? [];
+  return list.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+}
+
+export async function writeTracking(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "writeTrackingIssue" }>,
+): Promise<EffectOutcome> {
+  if (effect.body.length > 65_536) {
+    return {
+      effect,
+      status: "failed",
+      detail: `body is ${effect.body.length} characters, over GitHub's 65,536`,
+    };
+  }
+  const body = effect.body.includes(TRACKING_MARKER) ? effect.body : `${TRACKING_MARKER}\n${effect.body}`;
+  let number = effect.issue;
+  let current: RestIssue | null = null;
+  if (number === null) {
+    current = await findTrackingIssue(ctx);
+    if (current) number = current.number;
+  } else {
+    // Re-read before writing: the single-writer check.
+    const response = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
+        ...repoParams(ctx),
+        issue_number: number,
+      }),
+    );
+    current = response.data as RestIssue;
+  }
+  if (current && number !== null) {
+    const revision = ctx.revisionOf(current.body ?? "");
+    if (revision !== effect.expectedRevision) {
+      ctx.rememberTracking(number);
+      return {
+        effect,
+        status: "conflict",
+        issue: number,
+        detail: `tracking issue #${number} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`,
+      };
+    }
+    if ((current.body ?? "") === body && current.title === effect.title) {
+      ctx.run.trackingIssue = number;
+      return { effect, status: "skipped", issue: number, detail: "unchanged" };
+    }
+    await ctx.write(() =>
+      ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+        ...repoParams(ctx),
+        issue_number: number,
+        title: effect.title,
+        body,
+      }),
+    );
+    ctx.run.trackingIssue = number;
+    ctx.rememberTracking(number);
+    return { effect, status: "done", issue: number };
+  }
+  const response = await ctx.write(() =>
+    ctx.client.request("POST /repos/{owner}/{repo}/issues", {
+      ...repoParams(ctx),
+      title: effect.title,
+      body,
+    }),
+  );
+  const created = (response.data as { number: number; node_id?: string }).number;
+  ctx.run.trackingIssue = created;
+  ctx.rememberTracking(created);
+  return { effect, status: "done", issue: created, detail: "created" };
+}
