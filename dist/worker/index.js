@@ -44787,6 +44787,68 @@ var init_worker_result = __esm({
   }
 });
 
+// src/github/worker-github-data.ts
+function status(error63) {
+  return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
+}
+function rememberLabelIds(labels, into) {
+  for (const label2 of labels) {
+    if (typeof label2 !== "object" || label2 === null) continue;
+    const { name, node_id: id } = label2;
+    if (typeof name === "string" && typeof id === "string" && id) into.set(name, id);
+  }
+}
+function labelNames(labels) {
+  return labels.map((label2) => typeof label2 === "string" ? label2 : label2.name).filter((name) => typeof name === "string");
+}
+function graphqlComment(node3) {
+  if (typeof node3.databaseId !== "number") return null;
+  const author = node3.author ?? null;
+  const type = author?.__typename ?? null;
+  const login = author?.login ? type === "Bot" ? `${author.login}[bot]` : author.login : null;
+  return {
+    id: node3.databaseId,
+    author: login,
+    authorType: type,
+    authorId: typeof author?.databaseId === "number" ? author.databaseId : null,
+    body: node3.body ?? "",
+    createdAt: node3.createdAt,
+    updatedAt: node3.updatedAt
+  };
+}
+function rememberGraphqlLabels(labels, into) {
+  for (const label2 of labels) if (label2?.id && label2.name) into.set(label2.name, label2.id);
+}
+function restComment(data) {
+  return {
+    id: data.id,
+    author: data.user?.login ?? null,
+    authorType: data.user?.type ?? null,
+    authorId: typeof data.user?.id === "number" ? data.user.id : null,
+    body: data.body ?? "",
+    createdAt: data.created_at,
+    updatedAt: data.updated_at
+  };
+}
+function selfFrom(viewer) {
+  return {
+    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
+    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null
+  };
+}
+function wholePage(page) {
+  if (!page || page.pageInfo.hasNextPage) return null;
+  const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
+  return comments.every((c) => c !== null) ? comments : null;
+}
+var FAILING;
+var init_worker_github_data = __esm({
+  "src/github/worker-github-data.ts"() {
+    "use strict";
+    FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
+  }
+});
+
 // node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S, W, L, R, U, M, k, H, T, j, O, x, I;
@@ -45800,70 +45862,17 @@ mutation AutopilotLabelForReview($pull: ID!, $issue: ID!, $add: [ID!]!, $remove:
 });
 
 // src/github/worker-github.ts
-function status(error63) {
-  return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
-}
-function rememberLabelIds(labels, into) {
-  for (const label2 of labels) {
-    if (typeof label2 !== "object" || label2 === null) continue;
-    const { name, node_id: id } = label2;
-    if (typeof name === "string" && typeof id === "string" && id) into.set(name, id);
-  }
-}
-function labelNames(labels) {
-  return labels.map((label2) => typeof label2 === "string" ? label2 : label2.name).filter((name) => typeof name === "string");
-}
-function graphqlComment(node3) {
-  if (typeof node3.databaseId !== "number") return null;
-  const author = node3.author ?? null;
-  const type = author?.__typename ?? null;
-  const login = author?.login ? type === "Bot" ? `${author.login}[bot]` : author.login : null;
-  return {
-    id: node3.databaseId,
-    author: login,
-    authorType: type,
-    authorId: typeof author?.databaseId === "number" ? author.databaseId : null,
-    body: node3.body ?? "",
-    createdAt: node3.createdAt,
-    updatedAt: node3.updatedAt
-  };
-}
-function rememberGraphqlLabels(labels, into) {
-  for (const label2 of labels) if (label2?.id && label2.name) into.set(label2.name, label2.id);
-}
 function createWorkerGitHub(octokit, options) {
   return new OctokitWorkerGitHub(octokit, options);
 }
-function restComment(data) {
-  return {
-    id: data.id,
-    author: data.user?.login ?? null,
-    authorType: data.user?.type ?? null,
-    authorId: typeof data.user?.id === "number" ? data.user.id : null,
-    body: data.body ?? "",
-    createdAt: data.created_at,
-    updatedAt: data.updated_at
-  };
-}
-function selfFrom(viewer) {
-  return {
-    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
-    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null
-  };
-}
-function wholePage(page) {
-  if (!page || page.pageInfo.hasNextPage) return null;
-  const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
-  return comments.every((c) => c !== null) ? comments : null;
-}
-var FAILING, OctokitWorkerGitHub;
+var OctokitWorkerGitHub;
 var init_worker_github = __esm({
   "src/github/worker-github.ts"() {
     "use strict";
+    init_worker_github_data();
     init_conditional_reads();
     init_queries();
     init_worker_queries();
-    FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
     OctokitWorkerGitHub = class {
       constructor(octokit, options) {
         this.octokit = octokit;

@@ -33,7 +33,7 @@ import {
   type QualityOutcome,
 } from "../core/agent/iteration.js";
 import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/tasks/worker-result.js";
-import type { WorkerComment, WorkerIssue } from "../github/worker-github.js";
+import type { WorkerComment, WorkerIssue } from "../github/worker-github-data.js";
 import { priceRun } from "./iterations/agent-cost.js";
 import type { AgentRunResult, RunCap } from "./iterations/agent-iteration.js";
 import { decideClaim } from "./progress/claim.js";

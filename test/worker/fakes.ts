@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AutopilotConfig, DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import type { Permission } from "../../src/core/world.js";
+import type { WorkerGitHub } from "../../src/github/worker-github.js";
 import type {
   FailingCheck,
   ReviewFeedback,
   WorkerComment,
-  WorkerGitHub,
   WorkerIssue,
   WorkerPull,
-} from "../../src/github/worker-github.js";
+} from "../../src/github/worker-github-data.js";
 import type { AgentOutput } from "../../src/core/presets/preset-types.js";
 import type { AgentRunRequest, AgentRunResult } from "../../src/worker/iterations/agent-iteration.js";
 import type { BranchSetup } from "../../src/worker/checkout/private-git.js";

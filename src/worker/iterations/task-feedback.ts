@@ -5,13 +5,13 @@
 import { AUTOPILOT_MARKER_PREFIX } from "../../core/contract.js";
 import { parseCommand } from "../../core/tasks/commands.js";
 import { canWrite } from "../../core/world.js";
+import type { WorkerGitHub } from "../../github/worker-github.js";
 import type {
   FailingCheck,
   ReviewFeedback,
   WorkerComment,
-  WorkerGitHub,
   WorkerPull,
-} from "../../github/worker-github.js";
+} from "../../github/worker-github-data.js";
 import { gatherInstructions, type TaskInstruction } from "./task-instructions.js";
 
 export interface TaskFeedback {

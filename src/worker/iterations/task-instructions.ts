@@ -9,7 +9,8 @@
 import { commentOfInstructionsMarker } from "../../core/contract.js";
 import { parseCommand } from "../../core/tasks/commands.js";
 import { canWrite } from "../../core/world.js";
-import type { WorkerComment, WorkerGitHub } from "../../github/worker-github.js";
+import type { WorkerGitHub } from "../../github/worker-github.js";
+import type { WorkerComment } from "../../github/worker-github-data.js";
 import { ownComments } from "../progress/own-comments.js";
 
 /** At most this many, the newest: earlier rounds' instructions were for those rounds. */

@@ -5,7 +5,8 @@
  */
 import { logSafe } from "../../core/tasks/authorship.js";
 import { mentionsWorkerResult } from "../../core/contract.js";
-import type { WorkerComment, WorkerGitHub } from "../../github/worker-github.js";
+import type { WorkerGitHub } from "../../github/worker-github.js";
+import type { WorkerComment } from "../../github/worker-github-data.js";
 
 export async function ownComments(
   github: Pick<WorkerGitHub, "getSelfId">,

@@ -4,7 +4,8 @@
  * same attempt wrote after us or created its comment first. The decision itself is src/worker/progress/claim.ts.
  */
 import { parseWorkerResult, type WorkerResult } from "../../core/tasks/worker-result.js";
-import type { WorkerComment, WorkerGitHub, WorkerIssue } from "../../github/worker-github.js";
+import type { WorkerGitHub } from "../../github/worker-github.js";
+import type { WorkerComment, WorkerIssue } from "../../github/worker-github-data.js";
 import { ownComments } from "./own-comments.js";
 
 interface ExistingProgress {
