@@ -18,10 +18,11 @@
  * `with-repos.ts` → `with-installations.ts` (the App's installations and what their tokens reach) →
  * `with-labels.ts` → `with-issues.ts` → `with-issue-links.ts` (pins, sub-issues,
  * dependencies) → `with-comments.ts` (and reactions) → `with-git.ts` (refs, pushes, contents) →
- * `with-checks.ts` (and statuses) → `with-pulls.ts` → `with-reviews.ts` → `with-workflows.ts` (Actions).
+ * `with-checks.ts` (and statuses) → `with-pulls.ts` → `with-reviews.ts` → `with-workflows.ts` (Actions) →
+ * `with-variables.ts` (Actions variables).
  * The records they keep are typed in `store/*-records.ts`.
  */
-import { StoreWithWorkflows } from "./store/with-workflows.js";
+import { StoreWithVariables } from "./store/with-variables.js";
 import type { StoreOptions } from "./store/store-core.js";
 
 export { ZERO_SHA } from "./git/git-constants.js";
@@ -78,7 +79,7 @@ export type {
 } from "./store/workflow-records.js";
 
 /** The one store the sandbox's REST, GraphQL, git remote and Actions stand-in share. */
-export class SandboxStore extends StoreWithWorkflows {
+export class SandboxStore extends StoreWithVariables {
   constructor(options: StoreOptions = {}) {
     super(options);
     this.addUser(`${this.app.slug}[bot]`, { type: "Bot", permission: "write" });

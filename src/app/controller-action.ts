@@ -23,6 +23,8 @@ import { randomBytes } from "node:crypto";
 import { type ReconcileLock, takeReconcileLock } from "../github/reconcile-lock.js";
 import { type RateReading, watchRateHeaders } from "../github/transport/rate-headers.js";
 import { type RunMetrics, runMetrics, runMetricsMarkdown } from "../core/session/run-metrics.js";
+import { WAKE_AFTER_FAILURE, wakeVariableValue } from "../core/scheduling/wake-variable.js";
+import { keepWakeVariable } from "../github/wake-variable-write.js";
 
 interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -112,6 +114,8 @@ const ALERT_DELIVERY_MS = 60_000;
 
 export async function runController(options: RunOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
+  /** Sets the wake variable once the client exists (src/core/scheduling/wake-variable.ts); a dry run sets none. */
+  let keepWake: ((value: string) => Promise<unknown>) | null = null;
   try {
     const [owner, name] = (env.GITHUB_REPOSITORY ?? "").split("/");
     if (!owner || !name) throw new Error("GITHUB_REPOSITORY is not set (expected owner/name).");
@@ -147,6 +151,9 @@ export async function runController(options: RunOptions = {}): Promise<void> {
       watchRateHeaders(octokit, (reading) => rates.set(reading.resource, reading));
       return octokit;
     };
+    if (overrides.dryRun !== true)
+      keepWake = (value) =>
+        keepWakeVariable({ octokit: client(), repo: { owner, name }, value, log: coreLog });
     const holder = `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}-${randomBytes(4).toString("hex")}`;
     const lock = (waitMs: number): Promise<ReconcileLock> =>
       takeReconcileLock({
@@ -291,6 +298,8 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     }
     const circuit = circuitFor(baseUrl);
     const left = circuit.queued(repoKey({ owner, name }));
+    // Writes left for the next run need the schedule's next run, whatever this reconcile found.
+    await keepWake?.(left.length > 0 ? WAKE_AFTER_FAILURE : wakeVariableValue(result.activity, Date.now()));
     if (left.length > 0) {
       core.warning(
         `${left.length} write(s) not carried out (${left[0]!.reason}); the next run decides them again: ${left
@@ -326,6 +335,8 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     );
     core.info(`${eventName || "run"}: ${result.decision.effects.length} effect(s), ${requests} request(s)`);
   } catch (error) {
+    // A run that could not reconcile leaves the 10-minute schedule on, so the next one tries again.
+    await keepWake?.(WAKE_AFTER_FAILURE);
     const where = env.GITHUB_REPOSITORY ? ` ${env.GITHUB_REPOSITORY}` : "";
     const status = statusOf(error);
     core.setFailed(

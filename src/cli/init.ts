@@ -10,6 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { describeAgentBranchFindings } from "../core/gates/agent-branch-secrets.js";
 import { DEFAULT_CONFIG } from "../core/config/index.js";
+import { controllerCostLines } from "../core/controller-costs.js";
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES } from "../core/presets/index.js";
 import {
   type FileRefresh,
@@ -95,7 +96,10 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
       if (!options.upgrade) {
         mode =
           options.mode ??
-          (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
+          (await q.ask(
+            "Run the controller in GitHub Actions (actions: billed minutes only while tasks move, 0 when idle) or as a hosted app (app: no Actions minutes, your server)?",
+            mode,
+          ));
         agent = options.agent ?? (await q.ask(`Agent (${PRESET_NAMES.join(", ")})?`, agent));
         const answer = await q.ask(
           "Quality commands, separated by ';' (\"auto\": detect in each run)?",
@@ -231,6 +235,11 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     for (const line of exposure) io.out(`  - ${line}`);
   }
 
+  io.out("");
+  io.out(
+    `What the ${mode === "app" ? "hosted app" : "Actions"} mode costs in GitHub Actions (docs/INSTALL.md, "What it costs"):`,
+  );
+  for (const line of controllerCostLines(mode as InstallMode)) io.out(`  ${line}`);
   io.out("");
   io.out("Remaining steps:");
   remainingSteps({

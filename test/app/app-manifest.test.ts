@@ -24,6 +24,7 @@ describe("app.yml, the manifest a maintainer registers the App from", () => {
     const setup = worker.slice(worker.indexOf("## Setup"), worker.indexOf("### Why an App token"));
     const words: Record<string, string> = {
       actions: "Actions",
+      actions_variables: "Variables",
       checks: "Checks",
       contents: "Contents",
       issues: "Issues",

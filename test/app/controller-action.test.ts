@@ -107,6 +107,12 @@ describe("the controller inside Actions", () => {
         (b: { inputs: Record<string, string> }) => b.inputs["tracking-issue"] === "50",
       )
       .reply(204);
+    // The reconcile acted and a task is in progress: the schedule's 10-minute cron stays on (AUTOPILOT_WAKE).
+    scope
+      .get(`${R}/actions/variables/AUTOPILOT_WAKE`)
+      .reply(404, { message: "Not Found" })
+      .post(`${R}/actions/variables`, { name: "AUTOPILOT_WAKE", value: "soon" })
+      .reply(201, {});
     const dispatch = {
       ...webhookExample("workflow_dispatch"),
       inputs: { "max-parallel": "1", labels: "", "dry-run": "false" },

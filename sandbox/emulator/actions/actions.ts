@@ -243,8 +243,14 @@ export class ActionsRunner {
   /** Reads the workflow, names the run, applies concurrency, and starts it when its group allows. */
   private async prepare(handle: RunHandle): Promise<void> {
     const workflow = await this.loadWorkflow(handle);
-    const context = runContext(handle, workflow, null, this.options);
     const { repo, run } = handle.request;
+    const context = runContext(
+      handle,
+      workflow,
+      null,
+      this.options,
+      this.store.variableValues(repo.fullName),
+    );
     if (workflow.runName) {
       const title = tokenString(workflow.runName, context).trim();
       if (title) {

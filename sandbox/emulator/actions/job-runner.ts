@@ -31,7 +31,7 @@ export async function runJob(
 ): Promise<{ conclusion: RunConclusion; reason: string | null }> {
   const { repo, run } = handle.request;
   const jobId = job.id;
-  const context = runContext(handle, workflow, token, host.options);
+  const context = runContext(handle, workflow, token, host.options, host.store.variableValues(repo.fullName));
   const jobName = tokenString(job.name, context) || jobId;
   if (!conditionHolds(job.if, context)) return { conclusion: "skipped", reason: null };
   const storeJob = host.store.addWorkflowJob(repo.fullName, run.id, {

@@ -6,12 +6,17 @@ import { Shapes } from "../shapes.js";
 import type { SandboxStore } from "../store.js";
 import type { WorkflowDefinition } from "./workflow-template.js";
 
-/** The expression contexts (`github`, `inputs`, `secrets`, `vars`, …) of a run, before any job starts. */
+/**
+ * The expression contexts (`github`, `inputs`, `secrets`, `vars`, …) of a run, before any job starts. `vars`
+ * is the options' variables under the repository's own, which the REST API sets (store/with-variables.ts),
+ * read when the run is prepared and again when each job starts, as a job's `if:` sees the value of that moment.
+ */
 export function runContext(
   handle: RunHandle,
   workflow: WorkflowDefinition,
   token: string | null,
   options: Pick<ActionsOptions, "url" | "secrets" | "vars">,
+  repoVars: Record<string, string> = {},
 ): ExprContext {
   const { repo, run, ref, inputs } = handle.request;
   const declared = workflow.events.workflow_dispatch?.inputs ?? {};
@@ -59,7 +64,7 @@ export function runContext(
       github,
       inputs: typedInputs,
       secrets: { GITHUB_TOKEN: token ?? "", ...(fromFork(handle) ? {} : (options.secrets ?? {})) },
-      vars: { ...(options.vars ?? {}) },
+      vars: { ...(options.vars ?? {}), ...repoVars },
       env: {},
       steps: {},
       job: {},

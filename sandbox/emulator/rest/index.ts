@@ -12,6 +12,7 @@ import { issueEndpoints } from "./issue-endpoints.js";
 import { pullEndpoints } from "./pull-endpoints.js";
 import { repoEndpoints } from "./repo-endpoints.js";
 import type { RestHandler } from "./rest-helpers.js";
+import { variableEndpoints } from "./variable-endpoints.js";
 
 export { authorizeRepoOperation } from "./repo-authorization.js";
 export { fail, list, type RestReply, type RestRequest, repoOf } from "./rest-helpers.js";
@@ -26,4 +27,5 @@ export const restHandlers: Record<string, RestHandler> = {
   ...pullEndpoints,
   ...checkEndpoints,
   ...actionsEndpoints,
+  ...variableEndpoints,
 };
