@@ -30,6 +30,19 @@ const CountSchema = z.union([
 ]);
 export type ExpectedCount = z.infer<typeof CountSchema>;
 
+/**
+ * The Actions controller's schedule over a quiet stretch (idle-schedule.ts): from `afterSeconds` after an
+ * Autopilot comment matching `after` to the next comment matching `before`, scheduled controller runs whose job
+ * ran (billed) and were skipped (free).
+ */
+const IdleScheduleSchema = z.strictObject({
+  after: z.string().min(1),
+  afterSeconds: z.number().nonnegative().default(0),
+  before: z.string().min(1),
+  ran: CountSchema,
+  skipped: CountSchema.optional(),
+});
+
 /** Checks on one task issue at the end of the run (every key optional). */
 export const IssueExpectationSchema = z.strictObject({
   /** The final state. */
@@ -121,7 +134,13 @@ export const RunExpectationShape = {
    * `autopilot-metrics` artifact (templates/workflows/autopilot-controller.yml, format
    * `autopilot-run-metrics/1`), and the most tasks of a status any of them showed (`done: { min: 4 }`).
    */
-  actions: z.strictObject({ metrics: z.record(z.string().min(1), CountSchema).optional() }).optional(),
+  actions: z
+    .strictObject({
+      metrics: z.record(z.string().min(1), CountSchema).optional(),
+      /** The schedule over a quiet stretch: scheduled jobs that ran (billed) and were skipped (idle-schedule.ts). */
+      idleSchedule: IdleScheduleSchema.optional(),
+    })
+    .optional(),
   /** The session status at the end (idle, running, pausing, paused, stopping, completed). */
   session: z.string().min(1).optional(),
   /** Session statuses the dashboard showed during the run, in this order (others may come between). */

@@ -8,6 +8,7 @@
  * worker result, every dispatch), so nothing that happened between two looks is missed; `checkExpectations`
  * compares all of it with the scenario at the end and returns one readable line per unmet expectation.
  */
+import { scheduledRunsInStretch } from "./idle-schedule.js";
 import { parseDashboard, TRACKING_MARKER } from "../../../src/core/dashboard/index.js";
 import { parseWorkerResult } from "../../../src/core/tasks/worker-result.js";
 import { readDemoAgentState } from "../agent/demo-agent.js";
@@ -409,6 +410,22 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
     if (!recorder.sawDashboard(pattern)) unmet.push(`dashboard: never matched /${pattern}/ during the run`);
   if (run.actions?.metrics && controllerMode(ctx.scenario) === "actions")
     unmet.push(...checkRunMetrics(store, repoFull, run.actions.metrics));
+  const idle = run.actions?.idleSchedule;
+  if (idle && controllerMode(ctx.scenario) === "actions") {
+    const stretch = scheduledRunsInStretch(store, repoFull, ctx.humans, idle);
+    if (!stretch.found) unmet.push(`idle schedule: ${stretch.why}`);
+    else {
+      const over = `in ${stretch.seconds.toFixed(1)} s after /${idle.after}/`;
+      if (!countOk(stretch.ran, idle.ran))
+        unmet.push(
+          `idle schedule: ${stretch.ran} scheduled controller job(s) ran (billed) ${over}, expected ${describeCount(idle.ran)}`,
+        );
+      if (idle.skipped !== undefined && !countOk(stretch.skipped, idle.skipped))
+        unmet.push(
+          `idle schedule: ${stretch.skipped} scheduled run(s) skipped ${over}, expected ${describeCount(idle.skipped)}`,
+        );
+    }
+  }
   if (run.session) {
     const parsed = parseDashboard(body);
     const status = parsed.state?.session.status ?? parsed.visibleStatus ?? "none";
