@@ -58719,6 +58719,15 @@ function parseWorkerResult(body) {
   }
 }
 
+// src/core/text/plural.ts
+var english = new Intl.PluralRules("en-US");
+function counted(n, singular, plural2 = `${singular}s`) {
+  return `${Number.isInteger(n) ? formatCount(n) : String(n)} ${nounFor(n, singular, plural2)}`;
+}
+function nounFor(n, singular, plural2 = `${singular}s`) {
+  return english.select(n) === "one" ? singular : plural2;
+}
+
 // src/core/dashboard/dashboard-markdown.ts
 function renderVisible(state, view, now, limits) {
   const page = { state, view, now, limits };
@@ -58772,7 +58781,7 @@ function agentsLimited({ state, now }) {
 function progress({ view }) {
   const p = view.progress;
   const parts = [
-    `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,
+    `${formatCount(p.done)} of ${counted(p.total, "task")} done`,
     `${view.slots.length} running`,
     `${formatCount(view.queue.length)} queued`,
     view.review.length ? `${view.review.length} in review` : "",
@@ -58909,8 +58918,7 @@ function finished({ state, limits }) {
   for (const h of recent) lines.push(`- ${historyLine(h)}`);
   const rest = doneTotal - recent.length;
   const where = state.history.comments > 0 ? " (listed in the history comments below)" : "";
-  if (rest > 0 && recent.length === 0)
-    lines.push(`- ${formatCount(rest)} ${rest === 1 ? "task" : "tasks"}${where}`);
+  if (rest > 0 && recent.length === 0) lines.push(`- ${counted(rest, "task")}${where}`);
   else if (rest > 0) lines.push(`- \u2026and ${formatCount(rest)} more${where}`);
   return lines.join("\n");
 }
@@ -59025,7 +59033,7 @@ function cut2(markdown, max) {
 }
 function historyLine(h) {
   const what = h.outcome === "done" ? h.pr ? `merged PR #${h.pr}` : "done" : h.outcome === "skipped" ? "skipped" : "closed";
-  return `#${h.issue} ${escapeInline(h.title, 60)} \u2014 ${what} ${formatTime(h.at)}` + (h.iterations ? ` \xB7 ${h.iterations} iterations` : "") + (h.tokens ? ` \xB7 ${formatTokens(h.tokens)} tokens` : "") + (h.costUsd ? ` \xB7 ${formatUsd(h.costUsd)}` : "");
+  return `#${h.issue} ${escapeInline(h.title, 60)} \u2014 ${what} ${formatTime(h.at)}` + (h.iterations ? ` \xB7 ${counted(h.iterations, "iteration")}` : "") + (h.tokens ? ` \xB7 ${formatTokens(h.tokens)} tokens` : "") + (h.costUsd ? ` \xB7 ${formatUsd(h.costUsd)}` : "");
 }
 function renderHistoryComment(entries) {
   return ["**Autopilot history**", "", ...entries.map((h) => `- ${historyLine(h)}`)].join("\n");
@@ -59051,7 +59059,7 @@ function renderMermaid(graph, limit) {
     "```"
   );
   if (graph.nodes.length > nodes.length)
-    lines.push("", `_Showing ${nodes.length} of ${formatCount(graph.nodes.length)} tasks._`);
+    lines.push("", `_Showing ${nodes.length} of ${counted(graph.nodes.length, "task")}._`);
   return lines.join("\n");
 }
 function configFallbackLine(fallback) {
@@ -59521,7 +59529,7 @@ function renderEpicProgress(input2) {
   const { items } = input2;
   const finished2 = items.filter((i) => i.state === "done" || i.state === "closed").length;
   const lines = [
-    `### Epic progress: ${finished2} of ${items.length} sub-issues done`,
+    `### Epic progress: ${finished2} of ${counted(items.length, "sub-issue")} done`,
     "",
     ...items.map((i) => {
       const tick = i.state === "done" || i.state === "closed" ? "x" : " ";
@@ -59547,7 +59555,7 @@ function renderEpicProgress(input2) {
 function epicSummary(items) {
   const finished2 = items.filter((i) => i.state === "done" || i.state === "closed").length;
   const open2 = items.filter((i) => i.state !== "done" && i.state !== "closed").slice(0, 10).map((i) => `#${i.issue} ${i.state}`);
-  return `epic: ${finished2} of ${items.length} sub-issues done${open2.length ? ` (${open2.join(", ")})` : ""}`;
+  return `epic: ${finished2} of ${counted(items.length, "sub-issue")} done${open2.length ? ` (${open2.join(", ")})` : ""}`;
 }
 
 // src/core/tasks/sub-issue-links.ts
@@ -60068,7 +60076,7 @@ function mergeRefusalComment(input2) {
     "",
     ...tried,
     "",
-    `Autopilot tries again by itself only when something that could change the answer changes (a new commit, a review, a check result, the base branch or the merge settings), ${cap} attempts in all; otherwise it waits. After fixing the cause, a person can comment \`/autopilot retry #${input2.issue}\` on the tracking issue.`,
+    `Autopilot tries again by itself only when something that could change the answer changes (a new commit, a review, a check result, the base branch or the merge settings), ${counted(cap, "attempt")} in all; otherwise it waits. After fixing the cause, a person can comment \`/autopilot retry #${input2.issue}\` on the tracking issue.`,
     "",
     mergeRefusalMarker(input2.sha, input2.attempt)
   ].join("\n");
@@ -60214,18 +60222,18 @@ function retryTask(ctx, n, actor, iterations = null) {
     note(ctx, `#${n}: merge retry asked by ${actor}`);
     return iterations !== null ? {
       ok: true,
-      message: `Asking GitHub to merge #${n}'s pull request again; any later worker of it stops after ${iterations} iterations (\`maxIterations\` for this task only).`
+      message: `Asking GitHub to merge #${n}'s pull request again; any later worker of it stops after ${counted(iterations, "iteration")} (\`maxIterations\` for this task only).`
     } : { ok: true };
   }
   const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
   const r = freshStart(ctx, n, t.retryDelta, `retried by @${actor}`);
   if (iterations !== null) r.maxIterations = iterations;
-  const limit = iterations !== null ? ` with at most ${iterations} iterations` : "";
+  const limit = iterations !== null ? ` with at most ${counted(iterations, "iteration")}` : "";
   note(ctx, `#${n}: retry by ${actor}${limit} (attempt ${r.attempt + 1} next)`);
   return iterations !== null ? {
     ok: true,
-    message: `#${n} is back in the queue; its workers now stop after ${iterations} iterations (\`maxIterations\` for this task only).`
+    message: `#${n} is back in the queue; its workers now stop after ${counted(iterations, "iteration")} (\`maxIterations\` for this task only).`
   } : { ok: true };
 }
 function freshStart(ctx, n, retryDelta, reason) {
@@ -61583,7 +61591,7 @@ function evaluateDiffGate(diff, options) {
     add(`diff unreadable: ${diff.error}`);
     return rules;
   }
-  if (diff.filesCapped) add(`diff too large: the API lists at most ${diff.files.length} files`);
+  if (diff.filesCapped) add(`diff too large: the API lists at most ${counted(diff.files.length, "file")}`);
   const patches = [];
   const paths = [];
   for (const file2 of diff.files) {
@@ -62392,7 +62400,7 @@ function humanGateComment(pr, rules) {
 function noChecksComment(pr, minutes, missing) {
   const what = missing.length > 0 ? `the required check${missing.length > 1 ? "s" : ""} ${missing.map((m) => `\`${escapeInline(m, 80).replace(/`/g, "")}\``).join(", ")}` : "no check";
   return [
-    `No checks: ${what} appeared on PR #${pr.number} within ${minutes} minutes, so Autopilot cannot tell whether the change is good and will not merge it.`,
+    `No checks: ${what} appeared on PR #${pr.number} within ${counted(minutes, "minute")}, so Autopilot cannot tell whether the change is good and will not merge it.`,
     "",
     "The usual cause: pushes made with the default `GITHUB_TOKEN` do not start workflows (GitHub prevents recursive runs). Give the worker a GitHub App token or a fine-grained token with `contents: write` and `pull-requests: write` (the `github-token` input), or make sure your CI runs on `pull_request` for this branch. If a check is named in `merge.requiredChecks`, check its spelling.",
     "",
@@ -62538,7 +62546,7 @@ function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) 
         {
           key: `consecutive-failures-${state.session.since}`,
           kind: "consecutive-failures",
-          headline: `The session paused: ${issues.length} tasks failed in a row`,
+          headline: `The session paused: ${counted(issues.length, "task")} failed in a row`,
           what: `${issues.map((i) => `#${i}`).join(", ")} failed one after another (\`consecutiveErrorThreshold\`: ${config2.consecutiveErrorThreshold}); the last: ${reason}`,
           todo: "Look at the failed tasks for a common cause (the quality commands, the agent's setup, its credentials), fix it, then `/autopilot resume`."
         },
@@ -62855,8 +62863,8 @@ function choiceTable(evidence, winner) {
     escapeInline(e.entry.agent, 80),
     e.pull ? `complete, PR #${e.pull.number}` : escapeInline(`${e.entry.outcome ?? "?"}${e.entry.reason ? `: ${e.entry.reason}` : ""}`, 120),
     e.completed ? e.checks : "\u2014",
-    e.completed ? e.rules > 0 ? `${e.rules} rule${e.rules === 1 ? "" : "s"} fired` : "none fired" : "\u2014",
-    e.lines === null ? "\u2014" : `${e.lines} lines`,
+    e.completed ? e.rules > 0 ? `${counted(e.rules, "rule")} fired` : "none fired" : "\u2014",
+    e.lines === null ? "\u2014" : counted(e.lines, "line"),
     `${formatUsd(e.entry.costUsd)}, ${formatTokens(e.entry.tokens)} tokens`
   ]);
   return table(["candidate", "agent", "outcome", "checks", "human gate", "diff", "cost"], rows);
@@ -63472,13 +63480,13 @@ function requestMerge(ctx, n, record2, pr) {
   const retry2 = `\`/autopilot retry #${n}\``;
   if (asked?.refused) {
     if (attempts >= allowed)
-      return `GitHub refused the merge ${attempts} times (${asked.refused}); waiting for a person to fix the cause and comment ${retry2}`;
+      return `GitHub refused the merge ${counted(attempts, "time")} (${asked.refused}); waiting for a person to fix the cause and comment ${retry2}`;
     if (asked.basis === basis)
       return `GitHub refused the merge: ${asked.refused} \u2014 waiting for a change (commit, review, check, base branch, merge settings) or ${retry2}`;
   } else if (asked && asked.sha === pr.headSha) {
     if (ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 6e4) return null;
     if (attempts >= allowed)
-      return `the merge was asked ${attempts} times without a result; waiting for ${retry2}`;
+      return `the merge was asked ${counted(attempts, "time")} without a result; waiting for ${retry2}`;
   }
   record2.merge = { sha: pr.headSha, at: ctx.now.toISOString(), basis, attempt: attempts + 1, allowed };
   ctx.effects.push({
@@ -63561,16 +63569,16 @@ function sessionSpend(state, results) {
     tokens += record2.tokensIn + record2.tokensOut;
     usd += record2.costUsd;
   }
-  const counted = {};
+  const counted2 = {};
   for (const result of results) {
     const record2 = state.tasks[result.issue];
     if (result.status !== "running" || !record2 || record2.dispatchId !== result.dispatchId) continue;
     const reported = { tokens: result.tokens.input + result.tokens.output, usd: result.costUsd };
     tokens += Math.max(0, reported.tokens - (record2.tokensIn + record2.tokensOut));
     usd += Math.max(0, reported.usd - record2.costUsd);
-    counted[String(result.issue)] = { tokens: reported.tokens, usd: round6(reported.usd) };
+    counted2[String(result.issue)] = { tokens: reported.tokens, usd: round6(reported.usd) };
   }
-  return { total: { tokens, usd: round6(usd) }, counted };
+  return { total: { tokens, usd: round6(usd) }, counted: counted2 };
 }
 function sessionOverBudget(budget, used) {
   if (budget.tokens !== null && used.tokens >= budget.tokens)
@@ -63684,7 +63692,7 @@ function sweepStaleBranches(ctx) {
       type: "comment",
       afterDeleting: branch,
       issue: n,
-      body: `Deleted \`${branch}\`${open2.length > 0 ? ` and closed ${open2.map((p) => `#${p.number}`).join(", ")}` : ""}: nothing was pushed to it for ${days} days and only Autopilot had pushed to it (\`cleanup.staleBranchDays\`). The task stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`,
+      body: `Deleted \`${branch}\`${open2.length > 0 ? ` and closed ${open2.map((p) => `#${p.number}`).join(", ")}` : ""}: nothing was pushed to it for ${counted(days, "day")} and only Autopilot had pushed to it (\`cleanup.staleBranchDays\`). The task stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`,
       key: `swept-${n}-${newest.replace(/[^0-9TZ]/g, "")}`
     });
     note(ctx, `#${n}: stale ${branch} deleted (only Autopilot pushed, last push ${newest})`);

@@ -88925,6 +88925,22 @@ var init_stats = __esm({
   }
 });
 
+// src/core/text/plural.ts
+function counted(n, singular, plural2 = `${singular}s`) {
+  return `${Number.isInteger(n) ? formatCount(n) : String(n)} ${nounFor(n, singular, plural2)}`;
+}
+function nounFor(n, singular, plural2 = `${singular}s`) {
+  return english.select(n) === "one" ? singular : plural2;
+}
+var english;
+var init_plural = __esm({
+  "src/core/text/plural.ts"() {
+    "use strict";
+    init_markdown();
+    english = new Intl.PluralRules("en-US");
+  }
+});
+
 // src/core/dashboard/dashboard-markdown.ts
 function stopped(title, tasks) {
   return ({ view, limits }) => list2(
@@ -88959,6 +88975,7 @@ var init_dashboard_markdown = __esm({
     init_stats();
     init_worker_result();
     init_dashboard_state();
+    init_plural();
     blocked = stopped("Blocked", (view) => view.blocked);
     timedOut = stopped("Timed out", (view) => view.timeouts);
     failed = stopped("Failed", (view) => view.failed);
@@ -90076,7 +90093,7 @@ function decideAfterIteration(input2) {
     if (max > 0 && ignored >= max) {
       return decide2(
         "contradiction",
-        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`
+        `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`
       );
     }
     warnings.push(
@@ -90092,10 +90109,13 @@ function decideAfterIteration(input2) {
   }
   const idle = input2.iterationsWithoutCommit;
   if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
-    return decide2("stuck", `no new commit in ${idle} iterations (limit ${input2.stuckStopThreshold})`);
+    return decide2(
+      "stuck",
+      `no new commit in ${counted(idle, "iteration")} (limit ${input2.stuckStopThreshold})`
+    );
   }
   if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
-    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
+    warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
   }
   return decide2("continue", reason, feed);
 }
@@ -90138,6 +90158,7 @@ var init_iteration = __esm({
   "src/core/agent/iteration.ts"() {
     "use strict";
     init_backoff();
+    init_plural();
   }
 });
 
@@ -90284,7 +90305,7 @@ function renderProgressComment(view) {
   const rows = [
     [
       "Status",
-      result.status === "running" ? `running \u2014 iteration ${Math.min(result.iterations + 1, result.maxIterations)} of ${result.maxIterations}` : `${result.result ?? "finished"} after ${result.iterations} iteration${result.iterations === 1 ? "" : "s"}`
+      result.status === "running" ? `running \u2014 iteration ${Math.min(result.iterations + 1, result.maxIterations)} of ${result.maxIterations}` : `${result.result ?? "finished"} after ${counted(result.iterations, "iteration")}`
     ],
     ["Attempt", `${result.attempt}${view.runUrl ? ` \xB7 [workflow run](${view.runUrl})` : ""}`],
     ["Elapsed", formatDuration2(view.elapsedMs)],
@@ -90393,6 +90414,7 @@ var init_report = __esm({
     init_contract();
     init_worker_result();
     init_sanitize();
+    init_plural();
     OUTCOME_TITLE = {
       complete: "\u2705 Done: pull request opened",
       blocked: "\u26D4 Blocked",
@@ -90717,10 +90739,10 @@ function workerSessionBudgetStop(marker, issue3, mine) {
   return null;
 }
 function workerSessionBudgetLeft(marker, issue3, mine) {
-  const counted = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
+  const counted2 = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
   return {
-    tokens: marker.tokensLeft === null ? null : marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens),
-    usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted.usd)
+    tokens: marker.tokensLeft === null ? null : marker.tokensLeft - Math.max(0, mine.tokens - counted2.tokens),
+    usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted2.usd)
   };
 }
 var UsageSchema, SessionBudgetMarkerSchema, MARKER2;

@@ -146,7 +146,12 @@ export async function runSandboxCommand(io: CliIo, options: SandboxCommandOption
         ? {
             keep: async (finished: ScenarioReport, access: SandboxAccess) => {
               // The report file is written once everything has stopped, after Ctrl-C.
-              printResult(io, finished, { quiet: options.quiet ?? false });
+              printRunEnd(io, finished, {
+                quiet: options.quiet ?? false,
+                verbose: options.verbose ?? false,
+                webUrl,
+                keptUp: true,
+              });
               printed = true;
               io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
               for (const line of rehearsal(access, options.cli ?? "node bin/autopilot.js")) io.out(line);
@@ -167,22 +172,41 @@ export async function runSandboxCommand(io: CliIo, options: SandboxCommandOption
     io.err(`The sandbox failed: ${(error as Error).stack ?? String(error)}`);
     return EXIT.failed;
   }
-  if (!printed) printResult(io, report, options);
+  if (!printed) printRunEnd(io, report, { ...options, webUrl });
   else if (options.report) io.out(`Report written to ${options.report}`);
   if (report.outcome === "interrupted") return EXIT.interrupted;
   return reportPassed(report) ? EXIT.ok : EXIT.failed;
 }
 
-function printResult(io: CliIo, report: ScenarioReport, options: { quiet?: boolean; report?: string }): void {
+/**
+ * The end of a run in the terminal: the summary table and where the dashboard is, rendered as GitHub renders
+ * it (the web view's page of the tracking issue), rather than its raw Markdown, which `--verbose` still prints.
+ */
+export function printRunEnd(
+  io: CliIo,
+  report: ScenarioReport,
+  options: { quiet?: boolean; verbose?: boolean; report?: string; webUrl?: string; keptUp?: boolean },
+): void {
   io.out("");
-  if (report.dashboard && !options.quiet) {
+  if (report.dashboard && options.verbose && !options.quiet) {
     io.out("──── Dashboard (the tracking issue) ────");
     io.out(report.dashboard);
     io.out("────────────────────────────────────────");
     io.out("");
   }
   for (const line of renderSummary(report)) io.out(line);
+  const dashboard = dashboardLine(report, options.webUrl ?? "", options.keptUp ?? false);
+  if (dashboard) io.out(dashboard);
   if (options.report) io.out(`Report written to ${options.report}`);
+}
+
+/** Where the run's dashboard is: its page while the sandbox is up, else how to keep it up next time. */
+function dashboardLine(report: ScenarioReport, webUrl: string, keptUp: boolean): string | null {
+  if (!report.dashboardPath || !webUrl) return null;
+  const url = `${webUrl.replace(/\/+$/, "")}${report.dashboardPath}`;
+  return keptUp
+    ? `Dashboard: ${url}`
+    : `Dashboard: ${url} (up while the run was; \`--keep\` keeps the sandbox and its pages up after the run)`;
 }
 
 /** `autopilot status --report FILE`: the saved report's dashboard and summary; exit 0 when it passed. */

@@ -50,7 +50,7 @@ export class ScenarioObserver {
   private readonly iterations = new Map<number, Map<string, number>>();
   constructor(
     private readonly store: SandboxStore,
-    private readonly repo: string,
+    readonly repo: string,
     private readonly labels: TaskLabelNames,
     private readonly branchPrefix: string,
     private readonly humans: Set<string>,

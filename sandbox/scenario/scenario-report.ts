@@ -78,6 +78,8 @@ export interface ScenarioReport {
   validationFailures: { method: string; path: string; message: string }[];
   /** The tracking issue's body at the end, hidden markers removed. */
   dashboard: string | null;
+  /** The tracking issue's page in the sandbox's web view (`/owner/name/issues/N`), when there is one. */
+  dashboardPath?: string;
   error?: string;
   /** End-of-run invariants (sandbox/scenario/checks/invariants.ts); any count above zero fails the run. */
   invariants?: InvariantReport;
@@ -207,6 +209,7 @@ export function buildReport(
       message: f.message,
     })),
     dashboard: tracking ? stripMarkers(tracking.body ?? "") : null,
+    ...(tracking ? { dashboardPath: `/${obs.repo}/issues/${tracking.number}` } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   checkWorkerWorkflow,
 } from "./doctor-workflow-checks.js";
 import { labelSpecs } from "./setup-files.js";
+import { counted } from "./text/plural.js";
 
 const LEVEL: Record<string, number> = { read: 1, write: 2, admin: 3 };
 
@@ -207,13 +208,13 @@ function checkReviews(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
     };
   if (approvals === 0) return pass("reviews", title, "no review required by GitHub: the human gate decides");
   if (!config.merge.auto)
-    return pass("reviews", title, `${approvals} approval(s) required, and merge.auto is false`);
+    return pass("reviews", title, `${counted(approvals, "approval")} required, and merge.auto is false`);
   if (config.humanGate.enabled && config.humanGate.paths.includes("**"))
     return pass("reviews", title, "the human gate asks for a review on every change");
   return failed(
     "reviews",
     title,
-    `${facts.defaultBranch} requires ${approvals} approving review(s), but the human gate asks for one only on risky changes: every other task PR waits without anyone being asked`,
+    `${facts.defaultBranch} requires ${counted(approvals, "approving review")}, but the human gate asks for one only on risky changes: every other task PR waits without anyone being asked`,
     'Either add `paths: ["**"]` under humanGate (every PR asks for a review), set merge.auto: false, or drop the required review for the default branch.',
   );
 }

@@ -3,6 +3,7 @@
  * check's several problems as a list, the fix under each warning and failure, and the count at the end.
  */
 import type { DoctorCheck } from "./doctor-facts.js";
+import { counted } from "./text/plural.js";
 
 const MARK: Record<DoctorCheck["status"], string> = { pass: "✓", warn: "!", fail: "✗", skip: "–" };
 
@@ -24,9 +25,9 @@ export function doctorCheckLines(check: DoctorCheck): string[] {
 export function doctorSummary(checks: readonly DoctorCheck[]): string[] {
   const failedCount = checks.filter((c) => c.status === "fail").length;
   const warned = checks.filter((c) => c.status === "warn").length;
-  const warnings = warned ? ` ${warned} warning(s).` : "";
+  const warnings = warned ? ` ${counted(warned, "warning")}.` : "";
   return [
     "",
-    failedCount === 0 ? `All checks pass.${warnings}` : `${failedCount} check(s) failed.${warnings}`,
+    failedCount === 0 ? `All checks pass.${warnings}` : `${counted(failedCount, "check")} failed.${warnings}`,
   ];
 }

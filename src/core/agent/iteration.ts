@@ -10,6 +10,7 @@
  */
 import { exponentialBackoff } from "../session/backoff.js";
 import type { CompletionMode } from "./completion-mode.js";
+import { counted } from "../text/plural.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Completion check matrix
@@ -121,7 +122,7 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
     if (max > 0 && ignored >= max) {
       return decide(
         "contradiction",
-        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`,
+        `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`,
       );
     }
     warnings.push(
@@ -139,10 +140,13 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
 
   const idle = input.iterationsWithoutCommit;
   if (input.stuckStopThreshold > 0 && idle >= input.stuckStopThreshold) {
-    return decide("stuck", `no new commit in ${idle} iterations (limit ${input.stuckStopThreshold})`);
+    return decide(
+      "stuck",
+      `no new commit in ${counted(idle, "iteration")} (limit ${input.stuckStopThreshold})`,
+    );
   }
   if (input.stuckThreshold > 0 && idle >= input.stuckThreshold) {
-    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
+    warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
   }
   return decide("continue", reason, feed);
 }

@@ -15,6 +15,7 @@ import { formatDuration } from "../session/stats.js";
 import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../tasks/worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
+import { counted } from "../text/plural.js";
 
 /** How many entries each part of the dashboard shows (the renderer shrinks them until the body fits). */
 export interface Limits {
@@ -131,7 +132,7 @@ function agentsLimited({ state, now }: Page): string | null {
 function progress({ view }: Page): string {
   const p = view.progress;
   const parts = [
-    `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,
+    `${formatCount(p.done)} of ${counted(p.total, "task")} done`,
     `${view.slots.length} running`,
     `${formatCount(view.queue.length)} queued`,
     view.review.length ? `${view.review.length} in review` : "",
@@ -268,8 +269,7 @@ function finished({ state, limits }: Page): string | null {
   for (const h of recent) lines.push(`- ${historyLine(h)}`);
   const rest = doneTotal - recent.length;
   const where = state.history.comments > 0 ? " (listed in the history comments below)" : "";
-  if (rest > 0 && recent.length === 0)
-    lines.push(`- ${formatCount(rest)} ${rest === 1 ? "task" : "tasks"}${where}`);
+  if (rest > 0 && recent.length === 0) lines.push(`- ${counted(rest, "task")}${where}`);
   else if (rest > 0) lines.push(`- …and ${formatCount(rest)} more${where}`);
   return lines.join("\n");
 }
@@ -413,7 +413,7 @@ function historyLine(h: HistoryEntry): string {
         : "closed";
   return (
     `#${h.issue} ${escapeInline(h.title, 60)} — ${what} ${formatTime(h.at)}` +
-    (h.iterations ? ` · ${h.iterations} iterations` : "") +
+    (h.iterations ? ` · ${counted(h.iterations, "iteration")}` : "") +
     (h.tokens ? ` · ${formatTokens(h.tokens)} tokens` : "") +
     (h.costUsd ? ` · ${formatUsd(h.costUsd)}` : "")
   );
@@ -445,7 +445,7 @@ function renderMermaid(graph: DashboardView["graph"], limit: number): string {
     "```",
   );
   if (graph.nodes.length > nodes.length)
-    lines.push("", `_Showing ${nodes.length} of ${formatCount(graph.nodes.length)} tasks._`);
+    lines.push("", `_Showing ${nodes.length} of ${counted(graph.nodes.length, "task")}._`);
   return lines.join("\n");
 }
 

@@ -11,6 +11,7 @@
 import { changeHash } from "../text/change-hash.js";
 import { type HumanGateOptions, matchHumanGate } from "./human-gate.js";
 import { type ManifestVersions, type SupplyChainOptions, supplyChainRules } from "./supply-chain-gate.js";
+import { counted } from "../text/plural.js";
 
 export interface DiffFile {
   filename: string;
@@ -66,7 +67,7 @@ export function evaluateDiffGate(
     add(`diff unreadable: ${diff.error}`);
     return rules;
   }
-  if (diff.filesCapped) add(`diff too large: the API lists at most ${diff.files.length} files`);
+  if (diff.filesCapped) add(`diff too large: the API lists at most ${counted(diff.files.length, "file")}`);
 
   const patches: string[] = [];
   const paths: string[] = [];

@@ -16,6 +16,7 @@ import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
 import { code, escapeInline, quietLogin } from "../text/markdown.js";
 import { fenceUntrusted, sanitizeUntrustedText } from "../text/sanitize.js";
 import type { CheckNode, PullNode, ReviewNode, WorldSnapshot } from "../world.js";
+import { counted } from "../text/plural.js";
 
 export type FeedbackKind = "checks" | "changes" | "threads" | "conflicts";
 
@@ -320,7 +321,7 @@ export function noChecksComment(pr: PullNode, minutes: number, missing: readonly
       ? `the required check${missing.length > 1 ? "s" : ""} ${missing.map((m) => `\`${escapeInline(m, 80).replace(/`/g, "")}\``).join(", ")}`
       : "no check";
   return [
-    `No checks: ${what} appeared on PR #${pr.number} within ${minutes} minutes, so Autopilot cannot tell whether the change is good and will not merge it.`,
+    `No checks: ${what} appeared on PR #${pr.number} within ${counted(minutes, "minute")}, so Autopilot cannot tell whether the change is good and will not merge it.`,
     "",
     "The usual cause: pushes made with the default `GITHUB_TOKEN` do not start workflows (GitHub prevents recursive runs). Give the worker a GitHub App token or a fine-grained token with `contents: write` and `pull-requests: write` (the `github-token` input), or make sure your CI runs on `pull_request` for this branch. If a check is named in `merge.requiredChecks`, check its spelling.",
     "",

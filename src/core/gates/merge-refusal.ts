@@ -12,6 +12,7 @@
 import { changeHash } from "../text/change-hash.js";
 import { escapeInline } from "../text/markdown.js";
 import type { MergeMechanism, PullNode } from "../world.js";
+import { counted } from "../text/plural.js";
 
 /** Refused attempts at one task's merge before Autopilot waits for a person whatever changes. */
 export const MERGE_REFUSAL_CAP = 3;
@@ -222,7 +223,7 @@ export function mergeRefusalComment(input: {
     "",
     ...tried,
     "",
-    `Autopilot tries again by itself only when something that could change the answer changes (a new commit, a review, a check result, the base branch or the merge settings), ${cap} attempts in all; otherwise it waits. After fixing the cause, a person can comment \`/autopilot retry #${input.issue}\` on the tracking issue.`,
+    `Autopilot tries again by itself only when something that could change the answer changes (a new commit, a review, a check result, the base branch or the merge settings), ${counted(cap, "attempt")} in all; otherwise it waits. After fixing the cause, a person can comment \`/autopilot retry #${input.issue}\` on the tracking issue.`,
     "",
     mergeRefusalMarker(input.sha, input.attempt),
   ].join("\n");

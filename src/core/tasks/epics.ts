@@ -7,6 +7,7 @@
 import type { IssueNode } from "../world.js";
 import { escapeInline, quietLogin } from "../text/markdown.js";
 import type { TaskStatus } from "./task.js";
+import { counted } from "../text/plural.js";
 
 /** The hidden marker of an epic's progress comment: the comment is found again by it and edited in place. */
 export const EPIC_PROGRESS_MARKER = "<!-- autopilot:epic-progress -->";
@@ -105,7 +106,7 @@ export function renderEpicProgress(input: {
   const { items } = input;
   const finished = items.filter((i) => i.state === "done" || i.state === "closed").length;
   const lines = [
-    `### Epic progress: ${finished} of ${items.length} sub-issues done`,
+    `### Epic progress: ${finished} of ${counted(items.length, "sub-issue")} done`,
     "",
     ...items.map((i) => {
       const tick = i.state === "done" || i.state === "closed" ? "x" : " ";
@@ -141,5 +142,5 @@ export function epicSummary(items: readonly EpicItem[]): string {
     .filter((i) => i.state !== "done" && i.state !== "closed")
     .slice(0, 10)
     .map((i) => `#${i.issue} ${i.state}`);
-  return `epic: ${finished} of ${items.length} sub-issues done${open.length ? ` (${open.join(", ")})` : ""}`;
+  return `epic: ${finished} of ${counted(items.length, "sub-issue")} done${open.length ? ` (${open.join(", ")})` : ""}`;
 }

@@ -6,6 +6,7 @@ import { humanGateMarker, prMarker } from "../../core/contract.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../core/tasks/worker-result.js";
 import { quoteInert } from "../../core/text/sanitize.js";
 import type { QualityCommandResult } from "../processes/quality.js";
+import { counted } from "../../core/text/plural.js";
 
 /** Text inside a table cell or inline code: no pipes, newlines, HTML or mentions break out of it. */
 export function cellText(text: string, max = 200): string {
@@ -91,7 +92,7 @@ export function renderProgressComment(view: ProgressView): string {
       "Status",
       result.status === "running"
         ? `running — iteration ${Math.min(result.iterations + 1, result.maxIterations)} of ${result.maxIterations}`
-        : `${result.result ?? "finished"} after ${result.iterations} iteration${result.iterations === 1 ? "" : "s"}`,
+        : `${result.result ?? "finished"} after ${counted(result.iterations, "iteration")}`,
     ],
     ["Attempt", `${result.attempt}${view.runUrl ? ` · [workflow run](${view.runUrl})` : ""}`],
     ["Elapsed", formatDuration(view.elapsedMs)],

@@ -10,6 +10,7 @@ import { note, type Reconciling, taskRecord } from "../context.js";
 import { retire } from "../runs/task-exit.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { cancelRun, liveRunsOf } from "../runs/worker-runs.js";
+import { counted } from "../../text/plural.js";
 
 export interface TaskCommandOutcome {
   ok: boolean;
@@ -57,7 +58,7 @@ export function retryTask(
     return iterations !== null
       ? {
           ok: true,
-          message: `Asking GitHub to merge #${n}'s pull request again; any later worker of it stops after ${iterations} iterations (\`maxIterations\` for this task only).`,
+          message: `Asking GitHub to merge #${n}'s pull request again; any later worker of it stops after ${counted(iterations, "iteration")} (\`maxIterations\` for this task only).`,
         }
       : { ok: true };
   }
@@ -65,12 +66,12 @@ export function retryTask(
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
   const r = freshStart(ctx, n, t.retryDelta, `retried by @${actor}`);
   if (iterations !== null) r.maxIterations = iterations;
-  const limit = iterations !== null ? ` with at most ${iterations} iterations` : "";
+  const limit = iterations !== null ? ` with at most ${counted(iterations, "iteration")}` : "";
   note(ctx, `#${n}: retry by ${actor}${limit} (attempt ${r.attempt + 1} next)`);
   return iterations !== null
     ? {
         ok: true,
-        message: `#${n} is back in the queue; its workers now stop after ${iterations} iterations (\`maxIterations\` for this task only).`,
+        message: `#${n} is back in the queue; its workers now stop after ${counted(iterations, "iteration")} (\`maxIterations\` for this task only).`,
       }
     : { ok: true };
 }

@@ -33,6 +33,7 @@ import { setStatus, statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
 import { MERGE_RETRY_MINUTES, SETTLE_MINUTES } from "../timing.js";
 import { finishedCurrent, liveState } from "../runs/worker-runs.js";
+import { counted } from "../../text/plural.js";
 
 /** The dashboard line of each task still in review, by issue. */
 export type ReviewLines = Map<number, ReasonLine>;
@@ -288,13 +289,13 @@ function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullN
   const retry = `\`/autopilot retry #${n}\``;
   if (asked?.refused) {
     if (attempts >= allowed)
-      return `GitHub refused the merge ${attempts} times (${asked.refused}); waiting for a person to fix the cause and comment ${retry}`;
+      return `GitHub refused the merge ${counted(attempts, "time")} (${asked.refused}); waiting for a person to fix the cause and comment ${retry}`;
     if (asked.basis === basis)
       return `GitHub refused the merge: ${asked.refused} — waiting for a change (commit, review, check, base branch, merge settings) or ${retry}`;
   } else if (asked && asked.sha === pr.headSha) {
     if (ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 60_000) return null;
     if (attempts >= allowed)
-      return `the merge was asked ${attempts} times without a result; waiting for ${retry}`;
+      return `the merge was asked ${counted(attempts, "time")} without a result; waiting for ${retry}`;
   }
   record.merge = { sha: pr.headSha, at: ctx.now.toISOString(), basis, attempt: attempts + 1, allowed };
   ctx.effects.push({

@@ -16,6 +16,7 @@ import type { BranchActivity, IssueNode, WorldSnapshot } from "../../world.js";
 import { note, type Reconciling, taskBranch } from "../context.js";
 import { statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
+import { counted } from "../../text/plural.js";
 
 const SWEPT = new Set(["failed", "timeout", "skipped"]);
 
@@ -137,7 +138,7 @@ export function sweepStaleBranches(ctx: Reconciling): void {
       type: "comment",
       afterDeleting: branch,
       issue: n,
-      body: `Deleted \`${branch}\`${open.length > 0 ? ` and closed ${open.map((p) => `#${p.number}`).join(", ")}` : ""}: nothing was pushed to it for ${days} days and only Autopilot had pushed to it (\`cleanup.staleBranchDays\`). The task stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`,
+      body: `Deleted \`${branch}\`${open.length > 0 ? ` and closed ${open.map((p) => `#${p.number}`).join(", ")}` : ""}: nothing was pushed to it for ${counted(days, "day")} and only Autopilot had pushed to it (\`cleanup.staleBranchDays\`). The task stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`,
       key: `swept-${n}-${newest.replace(/[^0-9TZ]/g, "")}`,
     });
     note(ctx, `#${n}: stale ${branch} deleted (only Autopilot pushed, last push ${newest})`);

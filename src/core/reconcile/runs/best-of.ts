@@ -37,6 +37,7 @@ import { accountResult, failTask } from "./worker-outcomes.js";
 import { isLive } from "./worker-runs.js";
 import { trustedOpenPulls } from "../../gates/pull-trust.js";
 import { candidatePull, dropCandidates } from "./candidate-pulls.js";
+import { counted } from "../../text/plural.js";
 
 type Round = NonNullable<TaskRecord["bestOf"]>;
 type Candidate = Round["candidates"][number];
@@ -405,8 +406,8 @@ function choiceTable(evidence: readonly Evidence[], winner: number): string {
       ? `complete, PR #${e.pull.number}`
       : escapeInline(`${e.entry.outcome ?? "?"}${e.entry.reason ? `: ${e.entry.reason}` : ""}`, 120),
     e.completed ? e.checks : "—",
-    e.completed ? (e.rules > 0 ? `${e.rules} rule${e.rules === 1 ? "" : "s"} fired` : "none fired") : "—",
-    e.lines === null ? "—" : `${e.lines} lines`,
+    e.completed ? (e.rules > 0 ? `${counted(e.rules, "rule")} fired` : "none fired") : "—",
+    e.lines === null ? "—" : counted(e.lines, "line"),
     `${formatUsd(e.entry.costUsd)}, ${formatTokens(e.entry.tokens)} tokens`,
   ]);
   return table(["candidate", "agent", "outcome", "checks", "human gate", "diff", "cost"], rows);

@@ -15,6 +15,7 @@ import { setStatus } from "../task-labels.js";
 import { pullsFor } from "../pulls/task-pulls.js";
 import { liveCount } from "./worker-runs.js";
 import { planProposed } from "../commands/plan-approval.js";
+import { counted } from "../../text/plural.js";
 
 /** A finished worker's result, acted on once per dispatch. */
 export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, result: WorkerResult): void {
@@ -159,7 +160,7 @@ export function failTask(
         {
           key: `consecutive-failures-${state.session.since}`,
           kind: "consecutive-failures",
-          headline: `The session paused: ${issues.length} tasks failed in a row`,
+          headline: `The session paused: ${counted(issues.length, "task")} failed in a row`,
           what: `${issues.map((i) => `#${i}`).join(", ")} failed one after another (\`consecutiveErrorThreshold\`: ${config.consecutiveErrorThreshold}); the last: ${reason}`,
           todo: "Look at the failed tasks for a common cause (the quality commands, the agent's setup, its credentials), fix it, then `/autopilot resume`.",
         },
