@@ -58940,7 +58940,7 @@ function statistics({ view, now }) {
   return `### Statistics
 
 ${table(
-    ["", ""],
+    ["Figure", "This session"],
     stats.map(([k2, v]) => [`**${k2}**`, v])
   )}`;
 }
@@ -67834,7 +67834,7 @@ function runMetricsMarkdown(metrics) {
   return [
     `### Autopilot controller: ${metrics.repository}`,
     "",
-    "| | |",
+    "| Figure | This run |",
     "|---|---|",
     ...rows.map(([k2, v]) => `| ${k2} | ${v} |`),
     ""

@@ -78928,7 +78928,7 @@ function statistics({ view, now }) {
   return `### Statistics
 
 ${table(
-    ["", ""],
+    ["Figure", "This session"],
     stats.map(([k2, v]) => [`**${k2}**`, v])
   )}`;
 }

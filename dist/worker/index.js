@@ -90323,7 +90323,7 @@ function renderProgressComment(view) {
   if (result.refusedHosts?.length)
     rows.push(["Refused hosts", cellText(refusedHostsText(result.refusedHosts), 600)]);
   if (result.networkAccess) rows.push(["Network", cellText(result.networkAccess, 300)]);
-  const table2 = ["| | |", "|---|---|", ...rows.map(([k2, v]) => `| ${k2} | ${v} |`)].join("\n");
+  const table2 = ["| What | This run |", "|---|---|", ...rows.map(([k2, v]) => `| ${k2} | ${v} |`)].join("\n");
   const warnings = (view.warnings ?? []).slice(-5).map((w) => `> \u26A0\uFE0F ${cellText(w, 300)}`);
   return [
     title,
@@ -90363,7 +90363,7 @@ function renderPullBody(view) {
     "",
     "### Autopilot summary",
     "",
-    "| | |",
+    "| What | This pull request |",
     "|---|---|",
     ...rows.map(([k2, v]) => `| ${k2} | ${v} |`)
   ];
@@ -92207,8 +92207,8 @@ async function report(run3) {
   try {
     await summary.addHeading(`Autopilot worker: #${result.issue}, attempt ${result.attempt}`, 3).addTable([
       [
-        { data: "", header: true },
-        { data: "", header: true }
+        { data: "What", header: true },
+        { data: "This run", header: true }
       ],
       ...summaryRows(result, run3.elapsedMs, run3.quality)
     ]).addRaw(

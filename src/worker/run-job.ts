@@ -247,8 +247,8 @@ async function report(run: WorkerRun): Promise<void> {
       .addHeading(`Autopilot worker: #${result.issue}, attempt ${result.attempt}`, 3)
       .addTable([
         [
-          { data: "", header: true },
-          { data: "", header: true },
+          { data: "What", header: true },
+          { data: "This run", header: true },
         ],
         ...summaryRows(result, run.elapsedMs, run.quality),
       ])

@@ -197,7 +197,7 @@ describe("rendering", () => {
       [
         "### 🤖 Autopilot is working on this issue",
         "",
-        "| | |",
+        "| What | This run |",
         "|---|---|",
         "| Status | running — iteration 4 of 25 |",
         "| Attempt | 2 · [workflow run](https://github.com/acme/widgets/actions/runs/1) |",

@@ -296,7 +296,7 @@ function statistics({ view, now }: Page): string {
     ["usage", `${formatTokens(st.tokens.total)} tokens · ${formatUsd(st.costUsd)}`],
   ];
   return `### Statistics\n\n${table(
-    ["", ""],
+    ["Figure", "This session"],
     stats.map(([k, v]) => [`**${k}**`, v]),
   )}`;
 }

@@ -141,7 +141,7 @@ export function runMetricsMarkdown(metrics: RunMetrics): string {
   return [
     `### Autopilot controller: ${metrics.repository}`,
     "",
-    "| | |",
+    "| Figure | This run |",
     "|---|---|",
     ...rows.map(([k, v]) => `| ${k} | ${v} |`),
     "",

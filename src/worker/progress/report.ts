@@ -110,7 +110,7 @@ export function renderProgressComment(view: ProgressView): string {
   if (result.refusedHosts?.length)
     rows.push(["Refused hosts", cellText(refusedHostsText(result.refusedHosts), 600)]);
   if (result.networkAccess) rows.push(["Network", cellText(result.networkAccess, 300)]);
-  const table = ["| | |", "|---|---|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
+  const table = ["| What | This run |", "|---|---|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
   const warnings = (view.warnings ?? []).slice(-5).map((w) => `> ⚠️ ${cellText(w, 300)}`);
   return [
     title,
@@ -170,7 +170,7 @@ export function renderPullBody(view: PullBodyView): string {
     "",
     "### Autopilot summary",
     "",
-    "| | |",
+    "| What | This pull request |",
     "|---|---|",
     ...rows.map(([k, v]) => `| ${k} | ${v} |`),
   ];
