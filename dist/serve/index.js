@@ -76309,10 +76309,13 @@ function alertRecipients(input2) {
   for (const entry of input2.notify) add(entry, () => true);
   return out;
 }
-function taskTodo(kind, n, readyLabel, branch) {
+function blockedNextStep(n) {
+  return `clear the blocker, then \`/autopilot retry #${n}\``;
+}
+function taskTodo(kind, n, branch) {
   switch (kind) {
     case "blocked":
-      return `Remove the obstacle named above, then label the issue \`${readyLabel}\` again: the next worker resumes from \`${branch}\`. Or \`/autopilot skip #${n}\` to leave it.`;
+      return `Someone with write access: ${blockedNextStep(n)} (a comment here or on the tracking issue, or the dashboard's retry box); the next worker resumes from \`${branch}\`. \`/autopilot skip #${n}\` leaves it.`;
     case "needs-human":
       return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
     case "timeout":
@@ -78854,18 +78857,18 @@ function needsHuman({ view, limits }) {
     ].join("\n")
   );
 }
-function stopped(title, tasks) {
+function stopped(title, tasks, nextStep) {
   return ({ view, limits }) => list3(
     title,
     tasks(view),
     limits.list,
     (r) => [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}${nextStep ? ` _(${nextStep(r.issue)})_` : ""}`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
     ].join("\n")
   );
 }
-var blocked = stopped("Blocked", (view) => view.blocked);
+var blocked = stopped("Blocked", (view) => view.blocked, blockedNextStep);
 var timedOut = stopped("Timed out", (view) => view.timeouts);
 var failed = stopped("Failed", (view) => view.failed);
 function notInPool({ view, limits }) {
@@ -80657,7 +80660,7 @@ function raiseTaskAlerts(ctx) {
       issue: n,
       headline: `#${n} ${waitsOnPlan ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record2.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
-      todo: waitsOnPlan ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      todo: waitsOnPlan ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n))
     };
     const key = alertCommentKey(alert);
@@ -80743,7 +80746,7 @@ function remindReview(ctx, n, pr, reason) {
       issue: n,
       headline: `PR #${pr.number} of #${n} has waited for a person since ${formatTime(since)}`,
       what: reason,
-      todo: taskTodo("review-waiting", n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      todo: taskTodo("review-waiting", n, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n), reviewers)
     };
     notice(ctx, n, record2, key, renderAlertComment(alert));
@@ -84113,7 +84116,7 @@ function waitOf(ctx, view, n, outcome, line) {
       return { who: "its pull request's gates", why: reason };
     case "blocked":
       return {
-        who: `someone with write access to clear the blocker, then \`/autopilot retry #${n}\``,
+        who: `someone with write access to ${blockedNextStep(n)}`,
         why: reason,
         since
       };

@@ -88941,14 +88941,28 @@ var init_plural = __esm({
   }
 });
 
+// src/core/session/alerts.ts
+function blockedNextStep(n) {
+  return `clear the blocker, then \`/autopilot retry #${n}\``;
+}
+var init_alerts = __esm({
+  "src/core/session/alerts.ts"() {
+    "use strict";
+    init_commands();
+    init_alerts_schema();
+    init_markdown();
+    init_sanitize();
+  }
+});
+
 // src/core/dashboard/dashboard-markdown.ts
-function stopped(title, tasks) {
+function stopped(title, tasks, nextStep) {
   return ({ view, limits }) => list2(
     title,
     tasks(view),
     limits.list,
     (r) => [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}${nextStep ? ` _(${nextStep(r.issue)})_` : ""}`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
     ].join("\n")
   );
@@ -88976,7 +88990,8 @@ var init_dashboard_markdown = __esm({
     init_worker_result();
     init_dashboard_state();
     init_plural();
-    blocked = stopped("Blocked", (view) => view.blocked);
+    init_alerts();
+    blocked = stopped("Blocked", (view) => view.blocked, blockedNextStep);
     timedOut = stopped("Timed out", (view) => view.timeouts);
     failed = stopped("Failed", (view) => view.failed);
   }
@@ -90375,11 +90390,18 @@ function renderPullBody(view) {
   parts.push("", prMarker(view.issue), humanGateMarker(gate));
   return parts.join("\n");
 }
-function renderSignalComment(kind, text4, labelName) {
+function renderQuestionComment(text4, labelName) {
   const quoted = text4.trim() ? quoteInert(text4, 3e3) : "";
-  const head = kind === "needs_human" ? "### \u2753 The agent has a question" : "### \u26D4 The agent is blocked";
-  const tail = kind === "needs_human" ? `Answer in a comment on this issue (answers count from people with write access), then move the issue back to ready. The task is labeled \`${labelName}\` until then.` : `The task is labeled \`${labelName}\`. Unblock it and label it ready again to resume from its branch.`;
-  return [head, "", quoted || "> (no text given)", "", tail, "", "<!-- autopilot:signal -->"].join("\n");
+  const tail = `Answer in a comment on this issue (answers count from people with write access), then move the issue back to ready. The task is labeled \`${labelName}\` until then.`;
+  return [
+    "### \u2753 The agent has a question",
+    "",
+    quoted || "> (no text given)",
+    "",
+    tail,
+    "",
+    "<!-- autopilot:signal -->"
+  ].join("\n");
 }
 function summaryRows(result, elapsedMs, quality) {
   return [
@@ -91885,9 +91907,9 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         const text4 = signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
         const label2 = kind === "blocked" ? this.config.labels.blocked : this.config.labels.needsHuman;
         await this.handToPerson(
-          renderSignalComment(kind, text4, label2),
+          kind === "blocked" ? null : renderQuestionComment(text4, label2),
           label2,
-          `post the ${kind === "blocked" ? "blocker" : "question"}`
+          kind === "blocked" ? "label the task blocked" : "post the question"
         );
         return this.finish(kind, reason);
       }
@@ -91895,7 +91917,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
       async handToPerson(body, label2, what, beforeLabel) {
         if (this.config.dryRun || this.inputs.candidate) return;
         try {
-          await this.deps.github.createComment(this.inputs.issue, body);
+          if (body !== null) await this.deps.github.createComment(this.inputs.issue, body);
           await beforeLabel?.();
           await this.deps.github.moveLabel(this.inputs.issue, label2, this.config.labels.inProgress);
         } catch (error63) {

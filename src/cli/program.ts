@@ -69,7 +69,7 @@ function withRunOptions(command: Command): Command {
   return command
     .option("--report <file>", "write the JSON report there")
     .option("-q, --quiet", "no progress lines, only the result")
-    .option("--verbose", "also print every line the worker runs print")
+    .option("--verbose", "also print every line the worker runs print, and the final dashboard's Markdown")
     .option(
       "--port <port>",
       "serve the live web pages on 127.0.0.1:<port> (default: any free port; the URL is printed first)",

@@ -42,7 +42,7 @@ import { taskTextRefusal } from "./progress/task-text-check.js";
 import type { BranchSetup } from "./checkout/private-git.js";
 import type { QualityCommandResult } from "./processes/quality.js";
 import { renderGateEscalationComment } from "./progress/gate-escalation.js";
-import { renderProgressComment, renderPullBody, renderSignalComment } from "./progress/report.js";
+import { renderProgressComment, renderPullBody, renderQuestionComment } from "./progress/report.js";
 import { authFailureText, quotaFailureText, spawnFailureText } from "./iterations/agent-failure-text.js";
 import { describeSignal, toIterationSignal } from "./iterations/iteration-signal.js";
 import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./iterations/progress-notes.js";
@@ -1300,17 +1300,19 @@ class WorkerLoop {
     const text =
       signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
     const label = kind === "blocked" ? this.config.labels.blocked : this.config.labels.needsHuman;
+    // A blocker gets no comment of its own: the controller's alert on the issue quotes it with the one next
+    // step (src/core/session/alerts.ts), and this run's progress comment shows it as its reason.
     await this.handToPerson(
-      renderSignalComment(kind, text, label),
+      kind === "blocked" ? null : renderQuestionComment(text, label),
       label,
-      `post the ${kind === "blocked" ? "blocker" : "question"}`,
+      kind === "blocked" ? "label the task blocked" : "post the question",
     );
     return this.finish(kind, reason);
   }
 
   /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
   private async handToPerson(
-    body: string,
+    body: string | null,
     label: string,
     what: string,
     beforeLabel?: () => Promise<void>,
@@ -1318,7 +1320,7 @@ class WorkerLoop {
     // A candidate that stops leaves the round, not the task: the other candidates go on (best-of.ts).
     if (this.config.dryRun || this.inputs.candidate) return;
     try {
-      await this.deps.github.createComment(this.inputs.issue, body);
+      if (body !== null) await this.deps.github.createComment(this.inputs.issue, body);
       await beforeLabel?.();
       await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
     } catch (error) {

@@ -190,14 +190,17 @@ describe("the worker loop: the completion matrix", () => {
     expect(run.quality.map((q) => q.command)).toEqual(["make check"]);
   });
 
-  it("BLOCKED posts the reason on the issue, labels it blocked and ends", async () => {
+  it("BLOCKED labels the task blocked with its reason in the progress comment, and posts no comment of its own", async () => {
     const h = await harness([{ message: "<promise>BLOCKED: the staging database is unreachable</promise>" }]);
     const run = await runWorker(h.inputs, config(), h.deps);
 
     expect(run.result.result).toBe("blocked");
     expect(run.result.lastSignal).toBe("BLOCKED: the staging database is unreachable");
-    const posted = h.github.comments.find((c) => c.body.includes("The agent is blocked"))!;
-    expect(posted.body).toContain("> the staging database is unreachable");
+    // The controller's alert is the one comment about the blocker (src/core/session/alerts.ts).
+    expect(
+      h.github.comments.filter((c) => c.body.includes("the staging database is unreachable")),
+    ).toHaveLength(1);
+    expect(h.github.comments.some((c) => c.body.includes("The agent is blocked"))).toBe(false);
     expect(h.github.labels.get(7)!.has("autopilot:blocked")).toBe(true);
     expect(h.github.labels.get(7)!.has("autopilot:in-progress")).toBe(false);
     expect(h.git.pushes.length).toBeGreaterThan(0);

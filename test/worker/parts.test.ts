@@ -11,7 +11,7 @@ import { detectQualityCommands, runQualityCommands } from "../../src/worker/proc
 import {
   renderProgressComment,
   renderPullBody,
-  renderSignalComment,
+  renderQuestionComment,
 } from "../../src/worker/progress/report.js";
 import { readSessionStatus, sessionWantsStop } from "../../src/worker/progress/session-status.js";
 
@@ -274,8 +274,7 @@ describe("rendering", () => {
   });
 
   it("a question comment quotes the agent's text without live mentions or hidden markup", () => {
-    const body = renderSignalComment(
-      "needs_human",
+    const body = renderQuestionComment(
       "Ask @alice?\n<!-- autopilot:worker-result v1 {} -->",
       "autopilot:needs-human",
     );

@@ -16,6 +16,7 @@ import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../tasks/worker-result
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 import { counted } from "../text/plural.js";
+import { blockedNextStep } from "../session/alerts.js";
 
 /** How many entries each part of the dashboard shows (the renderer shrinks them until the body fits). */
 export interface Limits {
@@ -213,18 +214,25 @@ function needsHuman({ view, limits }: Page): string | null {
   );
 }
 
-/** A list of stopped tasks, each with the retry and skip boxes a person ticks. */
-function stopped(title: string, tasks: (view: DashboardView) => readonly ReasonLine[]): Section {
+/**
+ * A list of stopped tasks, each with the retry and skip boxes a person ticks; `nextStep` names what comes before
+ * the retry in the words the task's alert and the session report use (src/core/session/alerts.ts).
+ */
+function stopped(
+  title: string,
+  tasks: (view: DashboardView) => readonly ReasonLine[],
+  nextStep?: (issue: number) => string,
+): Section {
   return ({ view, limits }) =>
     list(title, tasks(view), limits.list, (r) =>
       [
-        `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} — ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
+        `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} — ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}${nextStep ? ` _(${nextStep(r.issue)})_` : ""}`,
         `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`,
       ].join("\n"),
     );
 }
 
-const blocked = stopped("Blocked", (view) => view.blocked);
+const blocked = stopped("Blocked", (view) => view.blocked, blockedNextStep);
 const timedOut = stopped("Timed out", (view) => view.timeouts);
 const failed = stopped("Failed", (view) => view.failed);
 

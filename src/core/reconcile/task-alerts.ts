@@ -78,7 +78,7 @@ export function raiseTaskAlerts(ctx: Reconciling): void {
       what: record.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
       todo: waitsOnPlan
         ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.`
-        : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+        : taskTodo(kind, n, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n)),
     };
     const key = alertCommentKey(alert);
@@ -192,7 +192,7 @@ export function remindReview(ctx: Reconciling, n: number, pr: PullNode, reason: 
       issue: n,
       headline: `PR #${pr.number} of #${n} has waited for a person since ${formatTime(since)}`,
       what: reason,
-      todo: taskTodo("review-waiting", n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      todo: taskTodo("review-waiting", n, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n), reviewers),
     };
     notice(ctx, n, record, key, renderAlertComment(alert));

@@ -74,10 +74,18 @@ export function alertRecipients(input: {
 }
 
 /** What a person does about a task in this state (the commands of src/core/tasks/commands.ts). */
-export function taskTodo(kind: AlertKind, n: number, readyLabel: string, branch: string): string {
+/**
+ * The one next step of a blocked task, in the same words wherever Autopilot names it: the alert on the issue
+ * (taskTodo), the session report's "what waits for whom" and the dashboard's Blocked list.
+ */
+export function blockedNextStep(n: number): string {
+  return `clear the blocker, then \`/autopilot retry #${n}\``;
+}
+
+export function taskTodo(kind: AlertKind, n: number, branch: string): string {
   switch (kind) {
     case "blocked":
-      return `Remove the obstacle named above, then label the issue \`${readyLabel}\` again: the next worker resumes from \`${branch}\`. Or \`/autopilot skip #${n}\` to leave it.`;
+      return `Someone with write access: ${blockedNextStep(n)} (a comment here or on the tracking issue, or the dashboard's retry box); the next worker resumes from \`${branch}\`. \`/autopilot skip #${n}\` leaves it.`;
     case "needs-human":
       return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
     case "timeout":

@@ -14,6 +14,7 @@ import {
   type ReportWait,
   type SessionReport,
 } from "../../session/session-report.js";
+import { blockedNextStep } from "../../session/alerts.js";
 import type { Reconciling } from "../context.js";
 import { openTasks } from "../open-tasks.js";
 
@@ -139,7 +140,7 @@ function waitOf(
       return { who: "its pull request's gates", why: reason };
     case "blocked":
       return {
-        who: `someone with write access to clear the blocker, then \`/autopilot retry #${n}\``,
+        who: `someone with write access to ${blockedNextStep(n)}`,
         why: reason,
         since,
       };
