@@ -55,7 +55,7 @@ export async function runControllerRunsBench(capSeconds: number | null): Promise
     ],
     [
       `Run: outcome ${report.outcome} after ${(report.durationMs / 1000).toFixed(1)} s; ${report.runs.total} worker runs. The schedule (\`*/10\`) runs every 10 controller ticks of the scenario (one cron minute = limits.tickMs = 1 s): a sandbox worker run takes longer, relative to that, than a real one, so the schedule's share is larger here than on GitHub.`,
-      "A run GitHub starts and the job's `if:` skips costs no runner minutes: the template skips issue and comment events by a bot (its own labels, dashboard edits, each worker's progress edit), a bot's pushes and pull request events other than closed/reopened, and fork pull requests.",
+      "A run GitHub starts and the job's `if:` skips costs no runner minutes: the template skips issue and comment events by a bot (its own labels, dashboard edits, each worker's progress edit), a bot's pushes and pull request events other than closed/reopened, fork pull requests, and scheduled runs while the repository variable AUTOPILOT_WAKE says nothing waits on time (idle: scenarios/idle-day.yml).",
     ],
   );
 }

@@ -455,6 +455,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       checks: "read",
       statuses: "read",
       actions: "write",
+      actions_variables: "write",
       metadata: "read",
     };
     repoSettings.setInstallationGrants(sandbox.store, {

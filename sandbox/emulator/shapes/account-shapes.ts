@@ -8,6 +8,7 @@ import { type Json, type JsonObject, iso } from "./json-shape.js";
 function appPermissions(): JsonObject {
   return {
     actions: "write",
+    actions_variables: "write",
     checks: "write",
     contents: "write",
     issues: "write",
