@@ -18,6 +18,7 @@ import {
   type ScenarioReport,
 } from "./run-scenario.js";
 import { loadScenario, type Scenario, ScenarioError } from "./scenario-file.js";
+import { counted } from "../../src/core/text/plural.js";
 
 /** `autopilot sandbox`'s options (`start` runs the bundled demo with a title of its own). */
 export interface SandboxCommandOptions {
@@ -75,7 +76,7 @@ export function renderSummary(report: ScenarioReport): string[] {
   const c = report.controllerRuns;
   if (c) {
     lines.push(
-      `Controller runs (Actions): ${c.total} — ${c.started} ran, ${c.skipped} skipped, ${c.cancelledPending} replaced while pending${c.failed ? `, ${c.failed} failed` : ""}; ${c.perCompletedTask ?? "-"} per completed task, ${c.billedMinutes} billed minute(s) (${c.billedMinutesPerCompletedTask ?? "-"} per completed task)`,
+      `Controller runs (Actions): ${c.total} — ${c.started} ran, ${c.skipped} skipped, ${c.cancelledPending} replaced while pending${c.failed ? `, ${c.failed} failed` : ""}; ${c.perCompletedTask ?? "-"} per completed task, ${counted(c.billedMinutes, "billed minute")} (${c.billedMinutesPerCompletedTask ?? "-"} per completed task)`,
     );
   }
   if (report.validationFailures.length) {

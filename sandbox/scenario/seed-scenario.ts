@@ -31,6 +31,7 @@ import { scenarioConfigText } from "./scenario-config.js";
 import type { Progress } from "./scenario-progress.js";
 import type { ScenarioRepo } from "./scenario-world.js";
 import { workerWorkflowYaml } from "./worker-workflow.js";
+import { counted } from "../../src/core/text/plural.js";
 
 export interface SeededScenario {
   /** The demo agent's script. */
@@ -92,7 +93,7 @@ export async function seedScenario(
   if (scenario.repo.allowAutoMerge) repoSettings.setAllowAutoMerge(store, repo.full, true);
 
   openIssues(scenario.issues, repo.full, store, firstUser);
-  progress("setup", null, `${scenario.issues.length} issues opened`);
+  progress("setup", null, `${counted(scenario.issues.length, "issue")} opened`);
   return { scriptPath, config: config.config };
 }
 
