@@ -10,6 +10,8 @@
 import { MAX_HANDBACK_BYTES } from "../../core/gates/handback-rules.js";
 import type { HumanGateHit } from "../../core/tasks/worker-result.js";
 import { AgentGitError, type AgentSideGit, NEEDS_SYNC } from "./agent-side-git.js";
+import { bringCommitObjects, type CommitObjects } from "./agent-objects.js";
+import { canCommitWithFastImport, commitFiles } from "./files-commit.js";
 import { checkHandback } from "./handback-check.js";
 import { blobText, deletedFileContent, inHead, topLevelFiles } from "./git-objects.js";
 import type { BranchSetup, Git } from "./private-git.js";
@@ -60,6 +62,10 @@ export class TaskCheckout {
   private captured: Capture | null = null;
   /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
   private pendingMerge: string | null = null;
+  /** The task branch, once set up. */
+  private branch: string | null = null;
+  /** The worker's last commit and the objects it added, while it is the only change the agent's side lacks. */
+  private step: CommitObjects | null = null;
 
   constructor(options: {
     git: Git;
@@ -101,6 +107,7 @@ export class TaskCheckout {
 
   async setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup> {
     const setup = await this.git.setupBranch(branch, defaultBranch);
+    this.branch = branch;
     this.moved(setup.head);
     await this.materialize();
     return setup;
@@ -129,14 +136,32 @@ export class TaskCheckout {
   }
 
   /**
+   * At each hand-over, while the tree is still the worker's: when the worker's last commit is all the agent's
+   * `.git` lacks, its objects copied there without any git (agent-objects.ts); the sync then has nothing to do.
+   */
+  async bringCommitted(): Promise<void> {
+    const step = this.step;
+    this.step = null;
+    if (!step || !this.branch || this.filesAt !== null || this.synced !== step.parent) return;
+    if (this.head !== step.commit) return;
+    const brought = await bringCommitObjects({
+      gitDir: this.git.gitDir,
+      workTree: this.workTree,
+      branch: this.branch,
+      step,
+    });
+    if (brought) this.synced = step.commit;
+  }
+
+  /**
    * At each hand-over, once the agent owns its tree again: its `.git` brought to the worker's HEAD from a
    * bundle (incremental when it can be), and its files too when the worker moved the branch.
    */
   async syncAgent(full = false): Promise<void> {
-    const branch = await this.git.currentBranch();
-    if (!branch) return;
     const head = await this.headSha();
     if (!full && head === this.synced && this.filesAt === null) return;
+    const branch = await this.git.currentBranch();
+    if (!branch) return;
     const bundle = path.join(this.inbox, "sync.bundle");
     const attempt = async (since: string | null): Promise<true | string> => {
       await rm(bundle, { force: true });
@@ -202,6 +227,7 @@ export class TaskCheckout {
   /** HEAD moved by the worker (a commit, a checkout, a merge). */
   private moved(head: string, tree?: string): void {
     this.head = head;
+    this.step = null;
     if (tree) this.trees.set(head, tree);
   }
 
@@ -214,6 +240,7 @@ export class TaskCheckout {
     const current = await this.git.currentBranch();
     if (current === branch) return [];
     await this.git.pointHead(branch, await this.headSha());
+    this.branch = branch;
     return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
   }
 
@@ -249,12 +276,26 @@ export class TaskCheckout {
     const head = await this.headSha();
     const headTree = await this.treeOf(head);
     const usable = this.captured && this.captured.refused.length === 0 ? this.captured.tree : headTree;
-    const tree = await this.git.treeWith(usable, await this.workerFileContents());
-    if (tree === headTree) return null;
+    const files = await this.workerFileContents();
     const parents = [head];
     if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
-    const commit = await this.git.commitTree(tree, parents, message);
+    let commit: string;
+    let tree: string;
+    let step: CommitObjects | null = null;
+    if (canCommitWithFastImport(files, this.git.author)) {
+      // One process; HEAD moves only when the tree changed (the scratch commit is left unreferenced otherwise).
+      const made = await commitFiles(this.git, { tree: usable, files, parents, message });
+      if (made.tree === headTree) return null;
+      await this.git.run(["update-ref", "HEAD", made.commit, head]);
+      ({ commit, tree } = made);
+      if (parents.length === 1) step = { parent: head, commit, objects: made.objects };
+    } else {
+      tree = await this.git.treeWith(usable, files);
+      if (tree === headTree) return null;
+      commit = await this.git.commitTree(tree, parents, message);
+    }
     this.moved(commit, tree);
+    this.step = step;
     if (parents.length > 1) this.pendingMerge = null;
     this.captured = null;
     return commit;

@@ -145,6 +145,9 @@ function createBoundary(options: { dirs: BoundaryDirs; user: AgentUser; checkout
     dirs,
     user,
     async handOver() {
+      // The worker's last commit into the agent's `.git` while the tree is still the worker's: what that writes
+      // is among the writes the give below hands over.
+      await checkout.bringCommitted();
       // What the worker wrote into the work tree since the last hand-over (tree-writes.ts); home and tmp, small
       // and written by the worker without a record (an agent's config directory), are walked.
       const written = takeTreeWrites(dirs.workTree);
@@ -157,11 +160,14 @@ function createBoundary(options: { dirs: BoundaryDirs; user: AgentUser; checkout
       await checkout.syncAgent();
     },
     async takeBack(takeOptions) {
-      let killed = await user.killAll();
+      const capture = takeOptions?.capture ?? false;
+      // Outside a namespace the agent's processes outlive its command: none may change the tree while its side
+      // stages it. In a namespace the kernel ended them with the sandbox, and the capture runs in a sandbox of its
+      // own: the one scan after it is the belt for both.
+      let killed = capture && user.mode === "namespace" ? 0 : await user.killAll();
       distrustTreeWritesSoFar(dirs.workTree);
       try {
-        // None of the agent's processes is left to change the tree while its side stages it.
-        if (takeOptions?.capture) await checkout.capture();
+        if (capture) await checkout.capture();
       } finally {
         killed += await user.killAll();
         await user.take(owned);
