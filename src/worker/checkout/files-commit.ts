@@ -6,8 +6,8 @@
  * The stream replaces the root with the given tree (`M 040000 <tree> ""`), applies the files, and asks
  * fast-import, before the commit ends, for the new root and every tree and blob on the files' paths (`ls`): those
  * are all the objects the commit adds beyond the tree it started from and the parents, which the hand-over can
- * then bring to the agent's `.git` without running git there (agent-objects.ts). The commit goes to a scratch
- * ref; moving HEAD to it is the caller's choice (nothing moves when the tree is the parent's).
+ * then bring to the agent's `.git` without running git there (agent-objects.ts). The commit goes to the ref the
+ * caller names (the task branch: no update-ref after it) or to a scratch ref.
  */
 import type { Git } from "./private-git.js";
 
@@ -55,6 +55,8 @@ export async function commitFiles(
     files: ReadonlyMap<string, string | null>;
     parents: readonly string[];
     message: string;
+    /** The ref the commit goes to (fast-import moves it, even when not a fast-forward). */
+    ref?: string;
   },
 ): Promise<FilesCommit> {
   const { name, email } = git.author;
@@ -65,7 +67,7 @@ export async function commitFiles(
     for (const directory of directoriesOf(file)) asked.add(directory);
     if (content !== null) asked.add(file);
   }
-  let stream = `commit ${SCRATCH_REF}\nmark :1\ncommitter ${name} <${email}> now\n${data(options.message)}`;
+  let stream = `commit ${options.ref ?? SCRATCH_REF}\nmark :1\ncommitter ${name} <${email}> now\n${data(options.message)}`;
   stream += `from ${first}\n`;
   for (const merge of merges) stream += `merge ${merge}\n`;
   stream += `M 040000 ${options.tree} ""\n`;

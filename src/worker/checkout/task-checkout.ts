@@ -283,10 +283,14 @@ export class TaskCheckout {
     let tree: string;
     let step: CommitObjects | null = null;
     if (canCommitWithFastImport(files, this.git.author)) {
-      // One process; HEAD moves only when the tree changed (the scratch commit is left unreferenced otherwise).
-      const made = await commitFiles(this.git, { tree: usable, files, parents, message });
-      if (made.tree === headTree) return null;
-      await this.git.run(["update-ref", "HEAD", made.commit, head]);
+      // One process, straight onto the branch (HEAD's); a commit that changed nothing is taken back at once.
+      const ref = this.branch ? `refs/heads/${this.branch}` : undefined;
+      const made = await commitFiles(this.git, { tree: usable, files, parents, message, ref });
+      if (made.tree === headTree) {
+        if (ref) await this.git.run(["update-ref", ref, head, made.commit]);
+        return null;
+      }
+      if (!ref) await this.git.run(["update-ref", "HEAD", made.commit, head]);
       ({ commit, tree } = made);
       if (parents.length === 1) step = { parent: head, commit, objects: made.objects };
     } else {
