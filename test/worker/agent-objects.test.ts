@@ -94,6 +94,20 @@ describe("the hand-over's short way", { timeout: 120_000 }, () => {
     );
   });
 
+  it("the agent's first command after it, and a quality command, see a clean status", async () => {
+    const { deps } = await parts();
+    await asAgent(deps, "mkdir -p .autopilot && echo start > .autopilot/progress.md");
+    await deps.git.commitAll("start");
+    for (let n = 1; n <= 2; n++) {
+      await iteration(deps, n);
+      // The agent's status (its index refreshed in front of its command), then the work handed back again.
+      await asAgent(deps, 'test -z "$(git status --porcelain)" || { git status --porcelain >&2; exit 1; }');
+    }
+    await iteration(deps, 3);
+    const [quality] = await deps.quality.run(["git diff --exit-code HEAD && git diff --cached --exit-code"], 60_000);
+    expect(quality, quality?.output).toMatchObject({ passed: true });
+  });
+
   it("takes the long way, writing nothing outside, when the agent put links where the objects go", async () => {
     const { deps } = await parts();
     const outside = await mkdtemp(join(tmpdir(), "autopilot-outside-"));

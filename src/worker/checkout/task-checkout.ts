@@ -65,7 +65,9 @@ export class TaskCheckout {
   /** The task branch, once set up. */
   private branch: string | null = null;
   /** The worker's last commit and the objects it added, while it is the only change the agent's side lacks. */
-  private step: CommitObjects | null = null;
+  private step: (CommitObjects & { files: readonly string[] }) | null = null;
+  /** The worker's files the agent's index holds as the last hand-back staged them (index-refresh.ts). */
+  private indexBehind: readonly string[] = [];
 
   constructor(options: {
     git: Git;
@@ -150,7 +152,17 @@ export class TaskCheckout {
       branch: this.branch,
       step,
     });
-    if (brought) this.synced = step.commit;
+    if (brought) {
+      this.synced = step.commit;
+      this.indexBehind = step.files;
+    }
+  }
+
+  /** The files the agent's index must take from HEAD before its next command (once: taking them clears them). */
+  takeIndexRefresh(): readonly string[] {
+    const files = this.indexBehind;
+    this.indexBehind = [];
+    return files;
   }
 
   /**
@@ -182,6 +194,8 @@ export class TaskCheckout {
     if (outcome === true) {
       this.synced = head;
       this.filesAt = null;
+      // The sync's own reset brought the whole index to HEAD.
+      this.indexBehind = [];
       return;
     }
     // Files the worker moved and the agent's side could not follow: the work would start from the wrong files.
@@ -281,7 +295,7 @@ export class TaskCheckout {
     if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
     let commit: string;
     let tree: string;
-    let step: CommitObjects | null = null;
+    let step: (CommitObjects & { files: readonly string[] }) | null = null;
     if (canCommitWithFastImport(files, this.git.author)) {
       // One process, straight onto the branch (HEAD's); a commit that changed nothing is taken back at once.
       const ref = this.branch ? `refs/heads/${this.branch}` : undefined;
@@ -292,7 +306,8 @@ export class TaskCheckout {
       }
       if (!ref) await this.git.run(["update-ref", "HEAD", made.commit, head]);
       ({ commit, tree } = made);
-      if (parents.length === 1) step = { parent: head, commit, objects: made.objects };
+      if (parents.length === 1)
+        step = { parent: head, commit, objects: made.objects, files: [...files.keys()] };
     } else {
       tree = await this.git.treeWith(usable, files);
       if (tree === headTree) return null;

@@ -32,7 +32,8 @@ import {
   runQualityCommands,
 } from "../processes/quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
-import { reportIgnoredPath } from "./trusted-binaries.js";
+import { reportIgnoredPath, trustedShell, workerBinaries } from "./trusted-binaries.js";
+import { refreshingIndex } from "../checkout/index-refresh.js";
 import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "../checkout/tree-writes.js";
 
 export interface BoundaryDirs {
@@ -138,12 +139,20 @@ export interface Boundary {
   close(): Promise<void>;
 }
 
-function createBoundary(options: { dirs: BoundaryDirs; user: AgentUser; checkout: TaskCheckout }): Boundary {
+function createBoundary(options: {
+  dirs: BoundaryDirs;
+  user: AgentUser;
+  checkout: TaskCheckout;
+  parentEnv: NodeJS.ProcessEnv;
+}): Boundary {
   const { dirs, user, checkout } = options;
   const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  // Every command of the agent's user goes through this one (the agent's, the setup's, the quality commands').
+  const tools = { git: workerBinaries(options.parentEnv.PATH).require("git"), shell: trustedShell() };
+  const commandUser = refreshingIndex(user, tools, () => checkout.takeIndexRefresh());
   return {
     dirs,
-    user,
+    user: commandUser,
     async handOver() {
       // The worker's last commit into the agent's `.git` while the tree is still the worker's: what that writes
       // is among the writes the give below hands over.
@@ -248,7 +257,7 @@ export async function createIsolatedParts(options: {
     workerFiles: [PROGRESS_NOTES_PATH],
     warn: options.warn,
   });
-  const boundary = createBoundary({ dirs, user: options.user, checkout: git });
+  const boundary = createBoundary({ dirs, user: options.user, checkout: git, parentEnv: options.parentEnv });
   git.attach(boundary);
   // What the sandbox shows (agent-namespace.ts): the agent's own directories, its inbox read-only, and neither the
   // worker's private directory nor the runner's temp directory (the job's file commands, the event payload).
@@ -317,7 +326,7 @@ export async function createIsolatedParts(options: {
           env: qualityEnv,
           timeoutMs,
           reruns: gate?.reruns ?? 0,
-          runAs: options.user,
+          runAs: boundary.user,
         });
       } finally {
         await boundary.takeBack();
