@@ -64801,6 +64801,29 @@ var init_project_files = __esm({
   }
 });
 
+// src/worker/processes/toolchain-commands.ts
+async function pythonToolchain(files) {
+  if (await files.has("uv.lock"))
+    return { install: "uv sync --frozen", run: "uv run --frozen " };
+  if (await files.has("poetry.lock"))
+    return { install: "poetry install --no-interaction", run: "poetry run " };
+  if (await files.has("requirements.txt"))
+    return { install: "python -m pip install --user -r requirements.txt", run: "" };
+  return { install: null, run: "" };
+}
+async function jvmBuild(files) {
+  const gradle = await files.has("gradlew") ? "./gradlew" : await files.has("build.gradle") || await files.has("build.gradle.kts") || await files.has("settings.gradle") || await files.has("settings.gradle.kts") ? "gradle" : null;
+  if (gradle) return { install: `${gradle} --no-daemon testClasses`, check: `${gradle} --no-daemon check` };
+  const maven = await files.has("mvnw") ? "./mvnw" : await files.has("pom.xml") ? "mvn" : null;
+  if (maven) return { install: `${maven} -B -ntp test-compile`, check: `${maven} -B -ntp verify` };
+  return null;
+}
+var init_toolchain_commands = __esm({
+  "src/worker/processes/toolchain-commands.ts"() {
+    "use strict";
+  }
+});
+
 // src/worker/processes/quality.ts
 async function detectQualityCommands(project) {
   const files = typeof project === "string" ? directoryFiles(project) : project;
@@ -64830,9 +64853,11 @@ async function detectQualityCommands(project) {
   const setupCfg = await readText("setup.cfg");
   const toxIni = await readText("tox.ini");
   const usesPytest = await exists("pytest.ini") || await exists("conftest.py") || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
-  if (usesPytest) commands.push("python -m pytest -q");
+  if (usesPytest) commands.push(`${(await pythonToolchain(files)).run}python -m pytest -q`);
   if (await exists("go.mod")) commands.push("go test ./...");
   if (await exists("Cargo.toml")) commands.push("cargo test");
+  const jvm = await jvmBuild(files);
+  if (jvm) commands.push(jvm.check);
   const makefile = await readText("Makefile") ?? await readText("makefile");
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
@@ -64913,6 +64938,7 @@ var init_quality = __esm({
     init_process();
     init_test_frameworks();
     init_project_files();
+    init_toolchain_commands();
     init_trusted_binaries();
     NPM_DEFAULT_TEST = /no test specified/;
   }

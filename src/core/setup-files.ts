@@ -194,6 +194,18 @@ const SETUP_REGISTRIES: readonly [RegExp, readonly string[]][] = [
   [/^(uv|poetry|python -m pip) /, ["pypi.org", "files.pythonhosted.org"]],
   [/^go /, ["proxy.golang.org", "sum.golang.org"]],
   [/^cargo /, ["index.crates.io", "static.crates.io"]],
+  // The wrapper's distribution, the plugin portal (which redirects to its artifacts host) and Maven Central.
+  [
+    /^(\.\/gradlew|gradle) /,
+    [
+      "services.gradle.org",
+      "downloads.gradle.org",
+      "plugins.gradle.org",
+      "plugins-artifacts.gradle.org",
+      "repo.maven.apache.org",
+    ],
+  ],
+  [/^(\.\/mvnw|mvn) /, ["repo.maven.apache.org"]],
 ];
 
 /** The registries the setup commands need, in order, each once. */
