@@ -173,7 +173,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
       ? `\`git -C ${PACKAGE_ROOT} checkout vX.Y.Z\`, then ${cli} init again`
       : `\`npx github:${source}#vX.Y.Z init\``;
   io.out(
-    `pinning  ${source}@${running.commit.sha} # v${release.version} (from ${describeOrigin(running.commit.from)})`,
+    `pin        ${source}@${running.commit.sha} # v${release.version} (from ${describeOrigin(running.commit.from)})`,
   );
   for (const warning of await releaseWarnings({
     commit: running.commit,

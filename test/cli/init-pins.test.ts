@@ -66,7 +66,7 @@ describe("autopilot init's pins", { timeout: 120_000 }, () => {
         expect(ref).toMatch(new RegExp(`^acme/autopilot(/controller)?@${HEAD} # v${VERSION}$`));
     }
     expect(out.join("\n")).toContain(
-      `pinning  acme/autopilot@${HEAD} # v${VERSION} (from this checkout's HEAD)`,
+      `pin        acme/autopilot@${HEAD} # v${VERSION} (from this checkout's HEAD)`,
     );
     // A commit no release tag points at is named, with how to pin a release instead.
     const released = gitHere("tag", "--points-at", HEAD).split("\n").includes(`v${VERSION}`);

@@ -23,15 +23,18 @@ export async function tagCommit(options: {
     throttle: false,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // A question init asks on the way, not worth a hang: a network that drops requests fails it in 10 s.
+  const request = { signal: AbortSignal.timeout(10_000) };
   let object: { type: string; sha: string };
   try {
-    object = (await octokit.rest.git.getRef({ owner, repo, ref: `tags/${options.tag}` })).data.object;
+    object = (await octokit.rest.git.getRef({ owner, repo, ref: `tags/${options.tag}`, request })).data
+      .object;
   } catch (error) {
     if ((error as { status?: number }).status === 404) return null;
     throw error;
   }
   // An annotated tag may point at another tag object: follow the chain (bounded) to the commit.
   for (let depth = 0; object.type === "tag" && depth < 5; depth++)
-    object = (await octokit.rest.git.getTag({ owner, repo, tag_sha: object.sha })).data.object;
+    object = (await octokit.rest.git.getTag({ owner, repo, tag_sha: object.sha, request })).data.object;
   return object.type === "commit" ? object.sha : null;
 }
