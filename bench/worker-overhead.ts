@@ -314,7 +314,7 @@ async function main(): Promise<void> {
       github: instantGitHub(),
       clock: () => Date.now(),
       sleep: async () => {},
-      log: { debug() {}, info() {}, warning() {}, error() {} },
+      log: { debug() {}, info() {}, warning() {}, error() {}, group() {}, endGroup() {} },
       workTree,
     },
   );

@@ -25,7 +25,7 @@ const owner = "acme";
 function goodFiles(): Record<string, string> {
   const files = desiredFiles({
     mode: "actions",
-    release: { source: "acme/autopilot", version: "0.1.0" },
+    release: { source: "acme/autopilot", version: "0.1.0", commit: "c".repeat(40) },
     agent: "claude-code",
     qualityCommands: ["npm test"],
     workerTemplate: readFileSync("templates/workflows/autopilot-worker.yml", "utf8"),
