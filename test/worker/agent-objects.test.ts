@@ -104,7 +104,10 @@ describe("the hand-over's short way", { timeout: 120_000 }, () => {
       await asAgent(deps, 'test -z "$(git status --porcelain)" || { git status --porcelain >&2; exit 1; }');
     }
     await iteration(deps, 3);
-    const [quality] = await deps.quality.run(["git diff --exit-code HEAD && git diff --cached --exit-code"], 60_000);
+    const [quality] = await deps.quality.run(
+      ["git diff --exit-code HEAD && git diff --cached --exit-code"],
+      60_000,
+    );
     expect(quality, quality?.output).toMatchObject({ passed: true });
   });
 
