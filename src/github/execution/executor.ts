@@ -66,10 +66,10 @@ export function effectTarget(effect: Effect): string {
 }
 
 /**
- * Writes the controller itself must make even over budget: the state record, and an epic's progress comment
+ * Writes the controller itself must make even over the operation limit: the state record, and an epic's progress comment
  * (the state records it as written: one left for later would not be decided again until its text changes).
  */
-export function isBudgetExempt(effect: Effect): boolean {
+export function isLimitExempt(effect: Effect): boolean {
   return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
 }
 
