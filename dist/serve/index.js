@@ -10501,12 +10501,12 @@ var require_stringifyComment = __commonJS({
   "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
-    function indentComment(comment2, indent2) {
-      if (/^\n+$/.test(comment2))
-        return comment2.substring(1);
-      return indent2 ? comment2.replace(/^(?! *$)/gm, indent2) : comment2;
+    function indentComment(comment, indent2) {
+      if (/^\n+$/.test(comment))
+        return comment.substring(1);
+      return indent2 ? comment.replace(/^(?! *$)/gm, indent2) : comment;
     }
-    var lineComment = (str, indent2, comment2) => str.endsWith("\n") ? indentComment(comment2, indent2) : comment2.includes("\n") ? "\n" + indentComment(comment2, indent2) : (str.endsWith(" ") ? "" : " ") + comment2;
+    var lineComment = (str, indent2, comment) => str.endsWith("\n") ? indentComment(comment, indent2) : comment.includes("\n") ? "\n" + indentComment(comment, indent2) : (str.endsWith(" ") ? "" : " ") + comment;
     exports2.indentComment = indentComment;
     exports2.lineComment = lineComment;
     exports2.stringifyComment = stringifyComment;
@@ -10790,7 +10790,7 @@ ${indent2}`) + "'";
     } catch {
       blockEndNewlines = /\n+(?!\n|$)/g;
     }
-    function blockString({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
+    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
       const { blockQuote: blockQuote2, commentString, lineWidth } = ctx.options;
       if (!blockQuote2 || /\n[\t ]+$/.test(value)) {
         return quotedString(value, ctx);
@@ -10842,8 +10842,8 @@ ${indent2}`) + "'";
       }
       const indentSize = indent2 ? "2" : "1";
       let header = (startWithSpace ? indentSize : "") + chomp;
-      if (comment2) {
-        header += " " + commentString(comment2.replace(/ ?[\r\n]+/g, " "));
+      if (comment) {
+        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
         if (onComment)
           onComment();
       }
@@ -11387,20 +11387,20 @@ var require_stringifyCollection = __commonJS({
       const stringify3 = flow3 ? stringifyFlowCollection : stringifyBlockCollection;
       return stringify3(collection, ctx, options2);
     }
-    function stringifyBlockCollection({ comment: comment2, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+    function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent: indent2, options: { commentString } } = ctx;
       const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
       let chompKeep = false;
       const lines = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
-        let comment3 = null;
+        let comment2 = null;
         if (identity.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
           if (item.comment)
-            comment3 = item.comment;
+            comment2 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
@@ -11410,10 +11410,10 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify2.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
-        if (comment3)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment3));
-        if (chompKeep && comment3)
+        let str2 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        if (comment2)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
+        if (chompKeep && comment2)
           chompKeep = false;
         lines.push(blockItemPrefix + str2);
       }
@@ -11428,8 +11428,8 @@ var require_stringifyCollection = __commonJS({
 ${indent2}${line}` : "\n";
         }
       }
-      if (comment2) {
-        str += "\n" + stringifyComment.indentComment(commentString(comment2), indent2);
+      if (comment) {
+        str += "\n" + stringifyComment.indentComment(commentString(comment), indent2);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
@@ -11449,13 +11449,13 @@ ${indent2}${line}` : "\n";
       const lines = [];
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
-        let comment2 = null;
+        let comment = null;
         if (identity.isNode(item)) {
           if (item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, false);
           if (item.comment)
-            comment2 = item.comment;
+            comment = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
@@ -11468,16 +11468,16 @@ ${indent2}${line}` : "\n";
           const iv = identity.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
-              comment2 = iv.comment;
+              comment = iv.comment;
             if (iv.commentBefore)
               reqNewline = true;
           } else if (item.value == null && ik?.comment) {
-            comment2 = ik.comment;
+            comment = ik.comment;
           }
         }
-        if (comment2)
+        if (comment)
           reqNewline = true;
-        let str = stringify2.stringify(item, itemCtx, () => comment2 = null);
+        let str = stringify2.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
         if (i < items.length - 1) {
           str += ",";
@@ -11489,8 +11489,8 @@ ${indent2}${line}` : "\n";
             str += ",";
           }
         }
-        if (comment2)
-          str += stringifyComment.lineComment(str, itemIndent, commentString(comment2));
+        if (comment)
+          str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
         lines.push(str);
         linesAtValue = lines.length;
       }
@@ -11514,11 +11514,11 @@ ${indent2}${end}`;
         }
       }
     }
-    function addCommentBefore({ indent: indent2, options: { commentString } }, lines, comment2, chompKeep) {
-      if (comment2 && chompKeep)
-        comment2 = comment2.replace(/^\n+/, "");
-      if (comment2) {
-        const ic = stringifyComment.indentComment(commentString(comment2), indent2);
+    function addCommentBefore({ indent: indent2, options: { commentString } }, lines, comment, chompKeep) {
+      if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, "");
+      if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent2);
         lines.push(ic.trimStart());
       }
     }
@@ -12138,7 +12138,7 @@ var require_binary = __commonJS({
           return src;
         }
       },
-      stringify({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
+      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
         if (!value)
           return "";
         const buf = value;
@@ -12163,7 +12163,7 @@ var require_binary = __commonJS({
           }
           str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment: comment2, type, value: str }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
       }
     };
     exports2.binary = binary;
@@ -13295,7 +13295,7 @@ var require_resolve_props = __commonJS({
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
-      let comment2 = "";
+      let comment = "";
       let commentSep = "";
       let hasNewline = false;
       let reqSpace = false;
@@ -13329,18 +13329,18 @@ var require_resolve_props = __commonJS({
             if (!hasSpace)
               onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
             const cb = token.source.substring(1) || " ";
-            if (!comment2)
-              comment2 = cb;
+            if (!comment)
+              comment = cb;
             else
-              comment2 += commentSep + cb;
+              comment += commentSep + cb;
             commentSep = "";
             atNewline = false;
             break;
           }
           case "newline":
             if (atNewline) {
-              if (comment2)
-                comment2 += token.source;
+              if (comment)
+                comment += token.source;
               else if (!found || indicator !== "seq-item-ind")
                 spaceBefore = true;
             } else
@@ -13408,7 +13408,7 @@ var require_resolve_props = __commonJS({
         comma,
         found,
         spaceBefore,
-        comment: comment2,
+        comment,
         hasNewline,
         anchor: anchor2,
         tag,
@@ -13661,7 +13661,7 @@ var require_resolve_end = __commonJS({
   "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
-      let comment2 = "";
+      let comment = "";
       if (end) {
         let hasSpace = false;
         let sep2 = "";
@@ -13675,15 +13675,15 @@ var require_resolve_end = __commonJS({
               if (reqSpace && !hasSpace)
                 onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
               const cb = source.substring(1) || " ";
-              if (!comment2)
-                comment2 = cb;
+              if (!comment)
+                comment = cb;
               else
-                comment2 += sep2 + cb;
+                comment += sep2 + cb;
               sep2 = "";
               break;
             }
             case "newline":
-              if (comment2)
+              if (comment)
                 sep2 += source;
               hasSpace = true;
               break;
@@ -13693,7 +13693,7 @@ var require_resolve_end = __commonJS({
           offset += source.length;
         }
       }
-      return { comment: comment2, offset };
+      return { comment, offset };
     }
     exports2.resolveEnd = resolveEnd;
   }
@@ -14092,7 +14092,7 @@ var require_resolve_block_scalar = __commonJS({
       if (error62 !== -1)
         onError(error62, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
       let hasSpace = false;
-      let comment2 = "";
+      let comment = "";
       let length = source.length;
       for (let i = 1; i < props.length; ++i) {
         const token = props[i];
@@ -14109,7 +14109,7 @@ var require_resolve_block_scalar = __commonJS({
               onError(token, "MISSING_CHAR", message);
             }
             length += token.source.length;
-            comment2 = token.source.substring(1);
+            comment = token.source.substring(1);
             break;
           case "error":
             onError(token, "UNEXPECTED_TOKEN", token.message);
@@ -14125,7 +14125,7 @@ var require_resolve_block_scalar = __commonJS({
           }
         }
       }
-      return { mode, indent: indent2, chomp, comment: comment2, length };
+      return { mode, indent: indent2, chomp, comment, length };
     }
     function splitLines(source) {
       const split = source.split(/\n( *)/);
@@ -14371,7 +14371,7 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment: comment2, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
@@ -14399,8 +14399,8 @@ var require_compose_scalar = __commonJS({
         scalar.tag = tagName;
       if (tag.format)
         scalar.format = tag.format;
-      if (comment2)
-        scalar.comment = comment2;
+      if (comment)
+        scalar.comment = comment;
       return scalar;
     }
     function findScalarTagByName(schema, value, tagName, tagToken, onError) {
@@ -14486,7 +14486,7 @@ var require_compose_node = __commonJS({
     var CN = { composeNode, composeEmptyNode };
     function composeNode(ctx, token, props, onError) {
       const atKey = ctx.atKey;
-      const { spaceBefore, comment: comment2, anchor: anchor2, tag } = props;
+      const { spaceBefore, comment, anchor: anchor2, tag } = props;
       let node3;
       let isSrcToken = true;
       switch (token.type) {
@@ -14530,17 +14530,17 @@ var require_compose_node = __commonJS({
       }
       if (spaceBefore)
         node3.spaceBefore = true;
-      if (comment2) {
+      if (comment) {
         if (token.type === "scalar" && token.source === "")
-          node3.comment = comment2;
+          node3.comment = comment;
         else
-          node3.commentBefore = comment2;
+          node3.commentBefore = comment;
       }
       if (ctx.options.keepSourceTokens && isSrcToken)
         node3.srcToken = token;
       return node3;
     }
-    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment: comment2, anchor: anchor2, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor: anchor2, tag, end }, onError) {
       const token = {
         type: "scalar",
         offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
@@ -14555,8 +14555,8 @@ var require_compose_node = __commonJS({
       }
       if (spaceBefore)
         node3.spaceBefore = true;
-      if (comment2) {
-        node3.comment = comment2;
+      if (comment) {
+        node3.comment = comment;
         node3.range[2] = end;
       }
       return node3;
@@ -14642,14 +14642,14 @@ var require_composer = __commonJS({
       return [offset, offset + (typeof source === "string" ? source.length : 1)];
     }
     function parsePrelude(prelude) {
-      let comment2 = "";
+      let comment = "";
       let atComment = false;
       let afterEmptyLine = false;
       for (let i = 0; i < prelude.length; ++i) {
         const source = prelude[i];
         switch (source[0]) {
           case "#":
-            comment2 += (comment2 === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
             atComment = true;
             afterEmptyLine = false;
             break;
@@ -14664,7 +14664,7 @@ var require_composer = __commonJS({
             atComment = false;
         }
       }
-      return { comment: comment2, afterEmptyLine };
+      return { comment, afterEmptyLine };
     }
     var Composer = class {
       constructor(options2 = {}) {
@@ -14684,25 +14684,25 @@ var require_composer = __commonJS({
         this.options = options2;
       }
       decorate(doc, afterDoc) {
-        const { comment: comment2, afterEmptyLine } = parsePrelude(this.prelude);
-        if (comment2) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment) {
           const dc = doc.contents;
           if (afterDoc) {
             doc.comment = doc.comment ? `${doc.comment}
-${comment2}` : comment2;
+${comment}` : comment;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
-            doc.commentBefore = comment2;
+            doc.commentBefore = comment;
           } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it = dc.items[0];
             if (identity.isPair(it))
               it = it.key;
             const cb = it.commentBefore;
-            it.commentBefore = cb ? `${comment2}
-${cb}` : comment2;
+            it.commentBefore = cb ? `${comment}
+${cb}` : comment;
           } else {
             const cb = dc.commentBefore;
-            dc.commentBefore = cb ? `${comment2}
-${cb}` : comment2;
+            dc.commentBefore = cb ? `${comment}
+${cb}` : comment;
           }
         }
         if (afterDoc) {
@@ -66712,9 +66712,9 @@ function commandLineEntries(body) {
   }
   return out;
 }
-function commentAuthority(comment2, botLogin, permissions) {
-  const author = comment2.author;
-  if (!author || comment2.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
+function commentAuthority(comment, botLogin, permissions) {
+  const author = comment.author;
+  if (!author || comment.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
     return { ignored: true, authorized: false };
   }
   return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
@@ -71556,7 +71556,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
     }
     return nok(code19);
   }
-  function comment2(code19) {
+  function comment(code19) {
     if (code19 === null) {
       return nok(code19);
     }
@@ -71565,21 +71565,21 @@ function tokenizeHtmlText(effects, ok3, nok) {
       return commentClose;
     }
     if (markdownLineEnding(code19)) {
-      returnState = comment2;
+      returnState = comment;
       return lineEndingBefore(code19);
     }
     effects.consume(code19);
-    return comment2;
+    return comment;
   }
   function commentClose(code19) {
     if (code19 === 45) {
       effects.consume(code19);
       return commentEnd;
     }
-    return comment2(code19);
+    return comment(code19);
   }
   function commentEnd(code19) {
-    return code19 === 62 ? end(code19) : code19 === 45 ? commentClose(code19) : comment2(code19);
+    return code19 === 62 ? end(code19) : code19 === 45 ? commentClose(code19) : comment(code19);
   }
   function cdataOpenInside(code19) {
     const value = "CDATA[";
@@ -77301,7 +77301,7 @@ function mentionsWorkerResult(body) {
 function commentProcessedRule(state) {
   const processed = new Set(state?.processed ?? []);
   const cursor = state?.cursor?.id ?? null;
-  return (comment2) => comment2.acknowledged === true || processed.has(comment2.id) || cursor !== null && comment2.id <= cursor;
+  return (comment) => comment.acknowledged === true || processed.has(comment.id) || cursor !== null && comment.id <= cursor;
 }
 
 // src/core/session/session.ts
@@ -80092,14 +80092,14 @@ function sessionEvent(ctx, event, quiet = false) {
     if (e.type === "notify") {
       outcome.message = e.message;
       if (!quiet && (e.level === "warning" || t.state.status === "completed") && ctx.tracking) {
-        const comment2 = {
+        const comment = {
           type: "comment",
           issue: ctx.tracking.number,
           body: e.message,
           key: `session-${t.state.status}-${t.state.since}`
         };
-        ctx.effects.push(comment2);
-        if (t.state.status === "completed") outcome.completionNotice = comment2;
+        ctx.effects.push(comment);
+        if (t.state.status === "completed") outcome.completionNotice = comment;
       }
     }
   }
@@ -80164,13 +80164,13 @@ function raiseSessionAlert(ctx, alert, tasks) {
     )
   };
   if (ctx.tracking) {
-    const comment2 = {
+    const comment = {
       type: "comment",
       issue: ctx.tracking.number,
       body: renderAlertComment(full),
       key: alertCommentKey(full)
     };
-    ctx.effects.push(comment2);
+    ctx.effects.push(comment);
   }
   ctx.alerts.push(full);
   note(ctx, `alert: ${describeAlert(full)}`);
@@ -85156,6 +85156,85 @@ function boundRepoMemories(repositories) {
   for (const key of previous3.rkeys()) memories.set(key, previous3.peek(key));
 }
 
+// src/github/execution/candidate-promotion.ts
+function promotionDone(world, effect) {
+  if (!world) return null;
+  const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
+  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
+  return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
+}
+async function promoteCandidate(ctx, effect) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    await pointBranch(ctx, effect);
+    try {
+      const { data } = await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/pulls", {
+          ...o,
+          title: effect.title,
+          body: effect.body,
+          head: effect.branch,
+          base: effect.base
+        })
+      );
+      const number4 = data.number;
+      ctx.log.info(`PR #${number4 ?? "?"} continues the chosen candidate of #${effect.issue}`);
+      return { effect, status: "done", detail: number4 ? `PR #${number4}` : void 0 };
+    } catch (error62) {
+      const said = JSON.stringify(error62.response?.data ?? "");
+      if (statusOf2(error62) === 422 && /pull request already exists/i.test(said))
+        return { effect, status: "skipped", detail: "the pull request is open already" };
+      throw error62;
+    }
+  } catch (error62) {
+    if (isOutage(error62)) throw error62;
+    return { effect, status: "failed", detail: refusalWords(error62) };
+  }
+}
+async function pointBranch(ctx, effect) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  let current = null;
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o, ref: `heads/${effect.branch}` })
+    );
+    current = data.object?.sha ?? null;
+  } catch (error62) {
+    if (statusOf2(error62) !== 404) throw error62;
+  }
+  if (current === effect.sha) return;
+  if (current === null) {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o,
+        ref: `refs/heads/${effect.branch}`,
+        sha: effect.sha
+      })
+    );
+    return;
+  }
+  try {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o,
+        ref: `refs/autopilot/replaced/issue-${effect.issue}-${current.slice(0, 12)}`,
+        sha: current
+      })
+    );
+  } catch (error62) {
+    if (statusOf2(error62) !== 422) throw error62;
+  }
+  ctx.log.info(`${effect.branch} was at ${current.slice(0, 12)}: kept under refs/autopilot/replaced/`);
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", {
+      ...o,
+      ref: `heads/${effect.branch}`,
+      sha: effect.sha,
+      force: true
+    })
+  );
+}
+
 // src/github/snapshot/snapshot-response.ts
 function compact(list4) {
   return (list4 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
@@ -85837,8 +85916,8 @@ async function takeSnapshot(ctx, request2) {
     byNumber.set(node3.number, toIssueNode(node3, settings.readyLabel, { appId, settings }));
     if (node3.id) issueNodeIds.set(node3.number, node3.id);
     for (const c of compact(node3.comments?.nodes)) {
-      const comment2 = toComment(c, node3.number, botLogin, appId);
-      if (comment2) allComments.push(comment2);
+      const comment = toComment(c, node3.number, botLogin, appId);
+      if (comment) allComments.push(comment);
     }
   }
   const addStub = (issue2) => {
@@ -85853,8 +85932,8 @@ async function takeSnapshot(ctx, request2) {
   }
   if (tracking) {
     for (const c of compact(tracking.comments?.nodes)) {
-      const comment2 = toComment(c, tracking.number, botLogin, appId);
-      if (comment2) allComments.push(comment2);
+      const comment = toComment(c, tracking.number, botLogin, appId);
+      if (comment) allComments.push(comment);
     }
   }
   const state = tracking ? parseDashboard(tracking.body).state : null;
@@ -85885,10 +85964,10 @@ async function takeSnapshot(ctx, request2) {
   }
   const readIds = new Set(allComments.map((c) => c.id));
   for (const { issue: issue2, comment: c } of buried) {
-    const comment2 = toComment(c, issue2, botLogin, appId);
-    if (comment2 && !readIds.has(comment2.id)) {
-      readIds.add(comment2.id);
-      allComments.push(comment2);
+    const comment = toComment(c, issue2, botLogin, appId);
+    if (comment && !readIds.has(comment.id)) {
+      readIds.add(comment.id);
+      allComments.push(comment);
     }
   }
   const lists = poolIssues.map((node3) => parseDependencies(node3.body ?? "", ctx.repo).numbers);
@@ -85920,13 +85999,13 @@ async function takeSnapshot(ctx, request2) {
     if (!ours(p.headRefName)) continue;
     pullNodes.push(toPullNode(p, botLogin));
     for (const c of compact(p.comments?.nodes)) {
-      const comment2 = toComment(
+      const comment = toComment(
         { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
         p.number,
         botLogin,
         appId
       );
-      if (comment2) allComments.push(comment2);
+      if (comment) allComments.push(comment);
     }
   }
   for (const p of compact(repo.recentPulls?.nodes)) {
@@ -86017,352 +86096,77 @@ function sameRepository(repository, repo) {
   return !repository || repository.nameWithOwner.toLowerCase() === `${repo.owner}/${repo.name}`.toLowerCase();
 }
 
-// src/github/execution/merge-mechanisms.ts
-async function handToGitHub(ctx, effect, via, pull) {
-  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  try {
-    if (via === "update-branch") {
-      await ctx.write(
-        () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch", {
-          ...o,
-          pull_number: effect.pr,
-          expected_head_sha: effect.expectedHeadSha
-        })
-      );
-      return null;
-    }
-    if (via === "auto-merge" && pull?.autoMerge) return null;
-    if (via === "queue" && pull?.mergeQueue) return null;
-    const pullRequestId = pull?.nodeId;
-    if (!pullRequestId) return "no node id for the pull request";
-    if (via === "queue") {
-      const answer2 = await ctx.write(
-        () => ctx.client.graphql(ENQUEUE_PULL_REQUEST_MUTATION, {
-          pullRequestId,
-          expectedHeadOid: effect.expectedHeadSha
-        })
-      );
-      return answer2?.enqueuePullRequest?.mergeQueueEntry ? null : "GitHub did not confirm a merge-queue entry";
-    }
-    const answer = await ctx.write(
-      () => ctx.client.graphql(ENABLE_AUTO_MERGE_MUTATION, {
-        pullRequestId,
-        mergeMethod: effect.method.toUpperCase(),
-        expectedHeadOid: effect.expectedHeadSha
-      })
-    );
-    return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
-  } catch (error62) {
-    if (isOutage(error62)) throw error62;
-    const words = refusalWords(error62);
-    ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
-    return words;
-  }
-}
-async function withdrawMerge(ctx, effect) {
-  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
-  const nodeId = pull?.nodeId;
-  if (!nodeId) return { effect, status: "failed", detail: "no node id for the pull request" };
-  try {
-    if (effect.what === "queue") {
-      await ctx.write(() => ctx.client.graphql(DEQUEUE_PULL_REQUEST_MUTATION, { id: nodeId }));
-    } else {
-      await ctx.write(() => ctx.client.graphql(DISABLE_AUTO_MERGE_MUTATION, { pullRequestId: nodeId }));
-    }
-    return { effect, status: "done" };
-  } catch (error62) {
-    if (isOutage(error62)) throw error62;
-    return { effect, status: "failed", detail: refusalWords(error62) };
-  }
-}
-
-// src/github/execution/candidate-promotion.ts
-function promotionDone(world, effect) {
-  if (!world) return null;
-  const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
-  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
-  return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
-}
-async function promoteCandidate(ctx, effect) {
-  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  try {
-    await pointBranch(ctx, effect);
-    try {
-      const { data } = await ctx.write(
-        () => ctx.client.request("POST /repos/{owner}/{repo}/pulls", {
-          ...o,
-          title: effect.title,
-          body: effect.body,
-          head: effect.branch,
-          base: effect.base
-        })
-      );
-      const number4 = data.number;
-      ctx.log.info(`PR #${number4 ?? "?"} continues the chosen candidate of #${effect.issue}`);
-      return { effect, status: "done", detail: number4 ? `PR #${number4}` : void 0 };
-    } catch (error62) {
-      const said = JSON.stringify(error62.response?.data ?? "");
-      if (statusOf2(error62) === 422 && /pull request already exists/i.test(said))
-        return { effect, status: "skipped", detail: "the pull request is open already" };
-      throw error62;
-    }
-  } catch (error62) {
-    if (isOutage(error62)) throw error62;
-    return { effect, status: "failed", detail: refusalWords(error62) };
-  }
-}
-async function pointBranch(ctx, effect) {
-  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  let current = null;
-  try {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o, ref: `heads/${effect.branch}` })
-    );
-    current = data.object?.sha ?? null;
-  } catch (error62) {
-    if (statusOf2(error62) !== 404) throw error62;
-  }
-  if (current === effect.sha) return;
-  if (current === null) {
-    await ctx.write(
-      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
-        ...o,
-        ref: `refs/heads/${effect.branch}`,
-        sha: effect.sha
-      })
-    );
-    return;
-  }
-  try {
-    await ctx.write(
-      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
-        ...o,
-        ref: `refs/autopilot/replaced/issue-${effect.issue}-${current.slice(0, 12)}`,
-        sha: current
-      })
-    );
-  } catch (error62) {
-    if (statusOf2(error62) !== 422) throw error62;
-  }
-  ctx.log.info(`${effect.branch} was at ${current.slice(0, 12)}: kept under refs/autopilot/replaced/`);
-  await ctx.write(
-    () => ctx.client.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", {
-      ...o,
-      ref: `heads/${effect.branch}`,
-      sha: effect.sha,
-      force: true
-    })
-  );
-}
-
-// src/github/execution/task-recovery.ts
-function recoveryAlreadyDone(world, branchPrefix, effect) {
-  switch (effect.type) {
-    case "closePull": {
-      const pr = world?.pulls.find((p) => p.number === effect.pr);
-      return pr && pr.state !== "open" ? `PR #${effect.pr} is already ${pr.state}` : null;
-    }
-    case "reopenIssue": {
-      const issue2 = world?.issues.find((i) => i.number === effect.issue);
-      return issue2?.state === "open" ? "already open" : null;
-    }
-    case "revertPull": {
-      const existing = world?.pulls.find(
-        (p) => issueOfRevertBranch(branchPrefix, p.headRef)?.pr === effect.pr && p.state !== "closed" && (world.botId === void 0 || p.authorId != null && p.authorId === world.botId)
-      );
-      return existing ? `PR #${existing.number} already reverts PR #${effect.pr}` : null;
-    }
-  }
-}
-async function executeRecovery(ctx, effect) {
-  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  try {
-    switch (effect.type) {
-      case "closePull":
-        await ctx.write(
-          () => ctx.client.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
-            ...o,
-            pull_number: effect.pr,
-            state: "closed"
-          })
-        );
-        return { effect, status: "done" };
-      case "reopenIssue":
-        await ctx.write(
-          () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-            ...o,
-            issue_number: effect.issue,
-            state: "open"
-          })
-        );
-        return { effect, status: "done" };
-      case "revertPull": {
-        const known = ctx.world?.pulls.find((p) => p.number === effect.pr)?.nodeId;
-        const nodeId = known ?? (await ctx.read(
-          () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
-            ...o,
-            pull_number: effect.pr
-          })
-        )).data.node_id;
-        const answer = await ctx.write(
-          () => ctx.client.graphql(REVERT_PULL_REQUEST_MUTATION, {
-            pullRequestId: nodeId,
-            title: effect.title,
-            body: effect.body
-          })
-        );
-        const number4 = answer.revertPullRequest?.revertPullRequest?.number;
-        ctx.log.info(`PR #${number4 ?? "?"} reverts PR #${effect.pr} for #${effect.issue}`);
-        return { effect, status: "done", detail: number4 ? `revert PR #${number4}` : void 0 };
-      }
-    }
-  } catch (error62) {
-    if (isOutage(error62)) throw error62;
-    const status = statusOf2(error62);
-    if (effect.type === "closePull" && (status === 404 || status === 422))
-      return { effect, status: "skipped", detail: "PR already closed or gone" };
-    return { effect, status: "failed", detail: refusalWords(error62) };
-  }
-}
-
-// src/github/execution/progress-comment.ts
-var MAX_PAGES = 10;
-function seenComment(comments, effect) {
-  return comments.find(
-    (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(effect.marker)
-  );
-}
-function progressUnchanged(comments, effect) {
-  return seenComment(comments, effect)?.body === effect.body ? "progress comment unchanged" : null;
-}
-async function writeProgressComment(ctx, effect) {
-  const where = { owner: ctx.repo.owner, repo: ctx.repo.name };
-  const id = seenComment(ctx.comments, effect)?.id ?? await findOlder(ctx, effect);
-  if (id !== null) {
-    try {
-      await ctx.write(
-        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-          ...where,
-          comment_id: id,
-          body: effect.body
-        })
-      );
-      return { status: "done", detail: `edited comment ${id}` };
-    } catch (error62) {
-      if (statusOf2(error62) !== 404) throw error62;
-    }
-  }
-  await ctx.write(
-    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...where,
-      issue_number: effect.issue,
-      body: effect.body
-    })
-  );
-  return { status: "done", detail: "created" };
-}
-async function findOlder(ctx, effect) {
-  if (ctx.botId === null) return null;
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-        owner: ctx.repo.owner,
-        repo: ctx.repo.name,
-        issue_number: effect.issue,
-        per_page: 100,
-        page
-      })
-    );
-    const list4 = Array.isArray(data) ? data : [];
-    const own4 = list4.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
-    if (own4) return own4.id;
-    if (list4.length < 100) return null;
-  }
-  return null;
-}
-
 // src/github/execution/effect-context.ts
 var repoParams = (ctx) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
 var branchPrefixOf = (ctx) => ctx.facts?.settings?.branchPrefix ?? "autopilot/";
 
-// src/github/execution/merge-outcome.ts
-async function mergedMeanwhile(ctx, pr) {
-  try {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
-        ...repoParams(ctx),
-        pull_number: pr
-      })
-    );
-    return data.merged === true;
-  } catch {
-    return false;
-  }
+// src/github/execution/comment-effects.ts
+function commentMarker(key) {
+  return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
 }
-async function refusedMerge(ctx, effect, error62) {
-  if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
-  const message = refusalWords(error62);
-  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
-  const mechanism = mergeMechanismFor(message, pull?.mergeState);
-  const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
-  const common = {
-    pr: effect.pr,
-    issue: effect.issue,
-    sha: effect.expectedHeadSha,
-    attempt: effect.attempt ?? 1,
-    message
-  };
-  if (via) {
-    const refusedToo = await handToGitHub(ctx, effect, via, pull);
-    if (refusedToo === null) {
-      await explainRefusal(
-        ctx,
-        effect,
-        mergeHandedComment({ ...common, via, base: pull?.baseRef ?? "the base branch" })
-      );
-      return {
-        effect,
-        status: "handed-to-github",
-        detail: `${describeError(error62)}; handed to GitHub: ${via}`
-      };
-    }
-    await explainRefusal(
-      ctx,
-      effect,
-      mergeRefusalComment({ ...common, tried: { via, message: refusedToo } })
-    );
-    return {
-      effect,
-      status: "not-mergeable",
-      detail: `${describeError(error62)}; ${via} refused: ${refusedToo}`
-    };
-  }
-  await explainRefusal(ctx, effect, mergeRefusalComment(common));
-  return { effect, status: "not-mergeable", detail: describeError(error62) };
+function commentTarget(effect) {
+  return `comment#${effect.issue}:${effect.key ?? effect.body}`;
 }
-async function explainRefusal(ctx, effect, body) {
-  const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
+function commentAlreadyWritten(ctx, effect) {
+  if (!effect.key) return null;
+  const marker = commentMarker(effect.key);
+  if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
+  const exists = ctx.facts?.allComments.some(
+    (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(marker)
+  );
+  return exists ? "a comment with this key exists" : null;
+}
+async function writeComment(ctx, effect) {
+  const marker = effect.key ? commentMarker(effect.key) : null;
+  const body = marker ? `${effect.body}
+
+${marker}` : effect.body;
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: effect.issue,
+      body
+    })
+  );
+  if (marker) ctx.run.commentKeys.add(`${effect.issue}:${marker}`);
+  return { effect, status: "done" };
+}
+function pinAlreadyDone(ctx, effect) {
+  const tracking = ctx.world?.trackingIssue;
+  const number4 = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
+  return tracking && tracking.number === number4 && tracking.pinned ? "already pinned" : null;
+}
+var PINS_FULL = /(maximum|limit|full|too many|more than|cannot pin more|already has \d)/i;
+async function pin(ctx, effect) {
+  const number4 = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
+  if (number4 === null) return { effect, status: "skipped", detail: "no tracking issue yet" };
+  let nodeId = ctx.facts?.issueNodeIds.get(number4) ?? (ctx.world?.trackingIssue?.number === number4 ? ctx.facts?.trackingNodeId : null) ?? null;
+  if (!nodeId) {
+    const data = await graphqlAllowingNotFound(ctx, ISSUE_NODE_ID_QUERY, { owner: ctx.repo.owner, name: ctx.repo.name, number: number4 });
+    const issue2 = data.repository?.issue;
+    if (!issue2) return { effect, status: "failed", detail: `issue #${number4} not found` };
+    if (issue2.isPinned) return { effect, status: "skipped", detail: "already pinned" };
+    nodeId = issue2.id;
+  }
   try {
-    if (existing) {
-      await ctx.write(
-        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-          ...repoParams(ctx),
-          comment_id: existing,
-          body
-        })
-      );
-    } else {
-      await ctx.write(
-        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-          ...repoParams(ctx),
-          issue_number: effect.pr,
-          body
-        })
-      );
-    }
+    await ctx.write(() => ctx.client.graphql(PIN_ISSUE_MUTATION, { issueId: nodeId }));
+    return { effect, status: "done", issue: number4 };
   } catch (error62) {
-    if (classifyFailure(error62) === "secondary-rate-limit") throw error62;
-    ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error62)}`);
+    const e = error62;
+    if (e?.name !== "GraphqlResponseError") throw error62;
+    const message = (e.errors ?? []).map((x2) => x2.message ?? "").join("; ");
+    if (/pin/i.test(message) && PINS_FULL.test(message)) {
+      const note2 = {
+        type: "comment",
+        issue: number4,
+        key: "pins-full",
+        body: "Autopilot could not pin this dashboard: the repository already has the most pinned issues GitHub allows. Unpin one (or pin this issue by hand) to keep the dashboard at the top of the issue list; Autopilot works the same either way."
+      };
+      if (!commentAlreadyWritten(ctx, note2)) await writeComment(ctx, note2);
+      ctx.log.warn(`could not pin #${number4}: ${message}`);
+      return { effect, status: "skipped", issue: number4, detail: "the repository's pins are full" };
+    }
+    return { effect, status: "failed", detail: message || describeError(error62) };
   }
 }
 
@@ -86490,6 +86294,348 @@ async function releaseDispatchLocks(ctx, effect) {
   return deleted > 0 ? { effect, status: "done" } : { effect, status: "skipped", detail: "no lock left" };
 }
 
+// src/github/execution/label-effects.ts
+function labelsOf(ctx, issue2) {
+  const known = ctx.run.labels.get(issue2);
+  if (known) return known;
+  const node3 = ctx.world?.issues.find((i) => i.number === issue2) ?? ctx.world?.pulls.find((p) => p.number === issue2) ?? null;
+  if (!node3) return null;
+  const set3 = new Set(node3.labels);
+  ctx.run.labels.set(issue2, set3);
+  return set3;
+}
+function labelsAlreadyDone(ctx, effect) {
+  const labels = labelsOf(ctx, effect.issue);
+  if (!labels) return null;
+  switch (effect.type) {
+    case "setStateLabel": {
+      const adds = effect.add !== null && !labels.has(effect.add);
+      const removes = effect.remove.some((l) => l !== effect.add && labels.has(l));
+      return adds || removes ? null : "labels already as wanted";
+    }
+    case "addLabels":
+      return effect.labels.every((l) => labels.has(l)) ? "labels already present" : null;
+    case "removeLabels":
+      return effect.labels.every((l) => !labels.has(l)) ? "labels already absent" : null;
+  }
+}
+async function setLabels(ctx, effect) {
+  const { issue: issue2, add: toAdd, remove: toRemove } = labelChange(effect, labelsOf(ctx, effect.issue));
+  const moved = (await moveLabelsTogether(labelBatchOf(ctx), [effect], 1)).length > 0;
+  if (!moved && toAdd.length > 0) {
+    const added = await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+        ...repoParams(ctx),
+        issue_number: issue2,
+        labels: toAdd
+      })
+    );
+    const ids = ctx.facts?.labelIds;
+    if (ids && Array.isArray(added.data)) {
+      for (const label2 of added.data)
+        if (typeof label2.name === "string" && typeof label2.node_id === "string")
+          ids.set(label2.name, label2.node_id);
+    }
+  }
+  for (const name of moved ? [] : toRemove) {
+    try {
+      await ctx.write(
+        () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+          ...repoParams(ctx),
+          issue_number: issue2,
+          name
+        })
+      );
+    } catch (error62) {
+      if (statusOf2(error62) !== 404) throw error62;
+    }
+  }
+  recordLabels(ctx, issue2, toAdd, toRemove);
+  return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+}
+function labelBatchOf(ctx) {
+  return {
+    client: ctx.client,
+    log: ctx.log,
+    write: ctx.write,
+    issueNodeIds: ctx.facts?.issueNodeIds ?? null,
+    labelIds: ctx.facts?.labelIds ?? null,
+    labelsOf: (issue2) => labelsOf(ctx, issue2)
+  };
+}
+function recordLabels(ctx, issue2, add, remove) {
+  const set3 = labelsOf(ctx, issue2) ?? /* @__PURE__ */ new Set();
+  for (const l of add) set3.add(l);
+  for (const l of remove) set3.delete(l);
+  ctx.run.labels.set(issue2, set3);
+}
+
+// src/github/execution/merge-mechanisms.ts
+async function handToGitHub(ctx, effect, via, pull) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    if (via === "update-branch") {
+      await ctx.write(
+        () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch", {
+          ...o,
+          pull_number: effect.pr,
+          expected_head_sha: effect.expectedHeadSha
+        })
+      );
+      return null;
+    }
+    if (via === "auto-merge" && pull?.autoMerge) return null;
+    if (via === "queue" && pull?.mergeQueue) return null;
+    const pullRequestId = pull?.nodeId;
+    if (!pullRequestId) return "no node id for the pull request";
+    if (via === "queue") {
+      const answer2 = await ctx.write(
+        () => ctx.client.graphql(ENQUEUE_PULL_REQUEST_MUTATION, {
+          pullRequestId,
+          expectedHeadOid: effect.expectedHeadSha
+        })
+      );
+      return answer2?.enqueuePullRequest?.mergeQueueEntry ? null : "GitHub did not confirm a merge-queue entry";
+    }
+    const answer = await ctx.write(
+      () => ctx.client.graphql(ENABLE_AUTO_MERGE_MUTATION, {
+        pullRequestId,
+        mergeMethod: effect.method.toUpperCase(),
+        expectedHeadOid: effect.expectedHeadSha
+      })
+    );
+    return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
+  } catch (error62) {
+    if (isOutage(error62)) throw error62;
+    const words = refusalWords(error62);
+    ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
+    return words;
+  }
+}
+async function withdrawMerge(ctx, effect) {
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  const nodeId = pull?.nodeId;
+  if (!nodeId) return { effect, status: "failed", detail: "no node id for the pull request" };
+  try {
+    if (effect.what === "queue") {
+      await ctx.write(() => ctx.client.graphql(DEQUEUE_PULL_REQUEST_MUTATION, { id: nodeId }));
+    } else {
+      await ctx.write(() => ctx.client.graphql(DISABLE_AUTO_MERGE_MUTATION, { pullRequestId: nodeId }));
+    }
+    return { effect, status: "done" };
+  } catch (error62) {
+    if (isOutage(error62)) throw error62;
+    return { effect, status: "failed", detail: refusalWords(error62) };
+  }
+}
+
+// src/github/execution/merge-outcome.ts
+async function mergedMeanwhile(ctx, pr) {
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+        ...repoParams(ctx),
+        pull_number: pr
+      })
+    );
+    return data.merged === true;
+  } catch {
+    return false;
+  }
+}
+async function refusedMerge(ctx, effect, error62) {
+  if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
+  const message = refusalWords(error62);
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  const mechanism = mergeMechanismFor(message, pull?.mergeState);
+  const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
+  const common = {
+    pr: effect.pr,
+    issue: effect.issue,
+    sha: effect.expectedHeadSha,
+    attempt: effect.attempt ?? 1,
+    message
+  };
+  if (via) {
+    const refusedToo = await handToGitHub(ctx, effect, via, pull);
+    if (refusedToo === null) {
+      await explainRefusal(
+        ctx,
+        effect,
+        mergeHandedComment({ ...common, via, base: pull?.baseRef ?? "the base branch" })
+      );
+      return {
+        effect,
+        status: "handed-to-github",
+        detail: `${describeError(error62)}; handed to GitHub: ${via}`
+      };
+    }
+    await explainRefusal(
+      ctx,
+      effect,
+      mergeRefusalComment({ ...common, tried: { via, message: refusedToo } })
+    );
+    return {
+      effect,
+      status: "not-mergeable",
+      detail: `${describeError(error62)}; ${via} refused: ${refusedToo}`
+    };
+  }
+  await explainRefusal(ctx, effect, mergeRefusalComment(common));
+  return { effect, status: "not-mergeable", detail: describeError(error62) };
+}
+async function explainRefusal(ctx, effect, body) {
+  const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
+  try {
+    if (existing) {
+      await ctx.write(
+        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...repoParams(ctx),
+          comment_id: existing,
+          body
+        })
+      );
+    } else {
+      await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          ...repoParams(ctx),
+          issue_number: effect.pr,
+          body
+        })
+      );
+    }
+  } catch (error62) {
+    if (classifyFailure(error62) === "secondary-rate-limit") throw error62;
+    ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error62)}`);
+  }
+}
+
+// src/github/execution/progress-comment.ts
+var MAX_PAGES = 10;
+function seenComment(comments, effect) {
+  return comments.find(
+    (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(effect.marker)
+  );
+}
+function progressUnchanged(comments, effect) {
+  return seenComment(comments, effect)?.body === effect.body ? "progress comment unchanged" : null;
+}
+async function writeProgressComment(ctx, effect) {
+  const where = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  const id = seenComment(ctx.comments, effect)?.id ?? await findOlder(ctx, effect);
+  if (id !== null) {
+    try {
+      await ctx.write(
+        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...where,
+          comment_id: id,
+          body: effect.body
+        })
+      );
+      return { status: "done", detail: `edited comment ${id}` };
+    } catch (error62) {
+      if (statusOf2(error62) !== 404) throw error62;
+    }
+  }
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...where,
+      issue_number: effect.issue,
+      body: effect.body
+    })
+  );
+  return { status: "done", detail: "created" };
+}
+async function findOlder(ctx, effect) {
+  if (ctx.botId === null) return null;
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        issue_number: effect.issue,
+        per_page: 100,
+        page
+      })
+    );
+    const list4 = Array.isArray(data) ? data : [];
+    const own4 = list4.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
+    if (own4) return own4.id;
+    if (list4.length < 100) return null;
+  }
+  return null;
+}
+
+// src/github/execution/task-recovery.ts
+function recoveryAlreadyDone(world, branchPrefix, effect) {
+  switch (effect.type) {
+    case "closePull": {
+      const pr = world?.pulls.find((p) => p.number === effect.pr);
+      return pr && pr.state !== "open" ? `PR #${effect.pr} is already ${pr.state}` : null;
+    }
+    case "reopenIssue": {
+      const issue2 = world?.issues.find((i) => i.number === effect.issue);
+      return issue2?.state === "open" ? "already open" : null;
+    }
+    case "revertPull": {
+      const existing = world?.pulls.find(
+        (p) => issueOfRevertBranch(branchPrefix, p.headRef)?.pr === effect.pr && p.state !== "closed" && (world.botId === void 0 || p.authorId != null && p.authorId === world.botId)
+      );
+      return existing ? `PR #${existing.number} already reverts PR #${effect.pr}` : null;
+    }
+  }
+}
+async function executeRecovery(ctx, effect) {
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    switch (effect.type) {
+      case "closePull":
+        await ctx.write(
+          () => ctx.client.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+            ...o,
+            pull_number: effect.pr,
+            state: "closed"
+          })
+        );
+        return { effect, status: "done" };
+      case "reopenIssue":
+        await ctx.write(
+          () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+            ...o,
+            issue_number: effect.issue,
+            state: "open"
+          })
+        );
+        return { effect, status: "done" };
+      case "revertPull": {
+        const known = ctx.world?.pulls.find((p) => p.number === effect.pr)?.nodeId;
+        const nodeId = known ?? (await ctx.read(
+          () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+            ...o,
+            pull_number: effect.pr
+          })
+        )).data.node_id;
+        const answer = await ctx.write(
+          () => ctx.client.graphql(REVERT_PULL_REQUEST_MUTATION, {
+            pullRequestId: nodeId,
+            title: effect.title,
+            body: effect.body
+          })
+        );
+        const number4 = answer.revertPullRequest?.revertPullRequest?.number;
+        ctx.log.info(`PR #${number4 ?? "?"} reverts PR #${effect.pr} for #${effect.issue}`);
+        return { effect, status: "done", detail: number4 ? `revert PR #${number4}` : void 0 };
+      }
+    }
+  } catch (error62) {
+    if (isOutage(error62)) throw error62;
+    const status = statusOf2(error62);
+    if (effect.type === "closePull" && (status === 404 || status === 422))
+      return { effect, status: "skipped", detail: "PR already closed or gone" };
+    return { effect, status: "failed", detail: refusalWords(error62) };
+  }
+}
+
 // src/github/execution/tracking-issue-effects.ts
 async function findTrackingIssue(ctx) {
   const params = {
@@ -86569,147 +86715,32 @@ ${effect.body}`;
 }
 
 // src/github/execution/executor.ts
-function effectTarget(effect) {
-  switch (effect.type) {
-    case "setStateLabel":
-      return `state#${effect.issue}`;
-    case "addLabels":
-    case "removeLabels":
-      return `${effect.type}#${effect.issue}:${[...effect.labels].sort().join(",")}`;
-    case "comment":
-      return `comment#${effect.issue}:${effect.key ?? effect.body}`;
-    case "react":
-      return `react:${effect.commentId}:${effect.content}`;
-    case "progressComment":
-      return `progress#${effect.issue}:${effect.marker}`;
-    case "dispatchWorker":
-      return `dispatch#${effect.issue}`;
-    case "cancelRun":
-      return `cancel:${effect.runId}`;
-    case "mergePr":
-      return `merge#${effect.pr}`;
-    case "withdrawMerge":
-      return `withdraw#${effect.pr}:${effect.what}`;
-    case "closeIssue":
-      return `close#${effect.issue}`;
-    case "deleteBranch":
-      return `branch:${effect.branch}`;
-    case "promoteCandidate":
-      return `promote#${effect.issue}`;
-    case "closePull":
-      return `close-pull#${effect.pr}`;
-    case "reopenIssue":
-      return `reopen#${effect.issue}`;
-    case "revertPull":
-      return `revert#${effect.pr}`;
-    case "releaseDispatchLocks":
-      return `locks#${effect.issue}`;
-    case "writeTrackingIssue":
-      return "tracking";
-    case "pinIssue":
-      return `pin#${effect.issue}`;
-  }
-}
-function isLimitExempt(effect) {
-  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
-}
-function commentMarker(key) {
-  return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
-}
-function labelsOf(ctx, issue2) {
-  const known = ctx.run.labels.get(issue2);
-  if (known) return known;
-  const node3 = ctx.world?.issues.find((i) => i.number === issue2) ?? ctx.world?.pulls.find((p) => p.number === issue2) ?? null;
-  if (!node3) return null;
-  const set3 = new Set(node3.labels);
-  ctx.run.labels.set(issue2, set3);
-  return set3;
-}
-function alreadyDone(ctx, effect) {
-  const world = ctx.world;
-  switch (effect.type) {
-    case "setStateLabel": {
-      const labels = labelsOf(ctx, effect.issue);
-      if (!labels) return null;
-      const adds = effect.add !== null && !labels.has(effect.add);
-      const removes = effect.remove.some((l) => l !== effect.add && labels.has(l));
-      return adds || removes ? null : "labels already as wanted";
-    }
-    case "addLabels": {
-      const labels = labelsOf(ctx, effect.issue);
-      return labels && effect.labels.every((l) => labels.has(l)) ? "labels already present" : null;
-    }
-    case "removeLabels": {
-      const labels = labelsOf(ctx, effect.issue);
-      return labels && effect.labels.every((l) => !labels.has(l)) ? "labels already absent" : null;
-    }
-    case "comment": {
-      if (!effect.key) return null;
-      const marker = commentMarker(effect.key);
-      if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
-      const exists = ctx.facts?.allComments.some(
-        (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(marker)
-      );
-      return exists ? "a comment with this key exists" : null;
-    }
-    case "progressComment":
-      return progressUnchanged(ctx.facts?.allComments ?? [], effect);
-    case "dispatchWorker": {
-      const run2 = world?.runs.find((r) => r.dispatchId === effect.dispatchId);
-      return run2 ? `run ${run2.id} already carries dispatch id ${effect.dispatchId}` : null;
-    }
-    case "cancelRun": {
-      const run2 = world?.runs.find((r) => r.id === effect.runId);
-      return run2 && run2.status === "completed" ? "run already completed" : null;
-    }
-    case "mergePr": {
-      const pr = world?.pulls.find((p) => p.number === effect.pr);
-      return pr?.state === "merged" ? "already merged" : null;
-    }
-    case "withdrawMerge": {
-      const pr = world?.pulls.find((p) => p.number === effect.pr);
-      if (pr && pr.state !== "open") return `PR #${effect.pr} is ${pr.state}`;
-      if (effect.what === "auto-merge" && pr && !pr.autoMerge) return "auto-merge already off";
-      if (effect.what === "queue" && pr && !pr.mergeQueue) return "not in the merge queue";
-      return null;
-    }
-    case "closeIssue": {
-      const issue2 = world?.issues.find((i) => i.number === effect.issue);
-      return issue2?.state === "closed" ? "already closed" : null;
-    }
-    case "closePull":
-    case "reopenIssue":
-    case "revertPull":
-      return recoveryAlreadyDone(world, branchPrefixOf(ctx), effect);
-    case "promoteCandidate":
-      return promotionDone(world, effect);
-    case "writeTrackingIssue": {
-      const tracking = world?.trackingIssue;
-      if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
-        return "tracking issue body unchanged";
-      }
-      return null;
-    }
-    case "releaseDispatchLocks":
-      return existingRefsOf(ctx, effect)?.length === 0 ? "no lock left" : null;
-    case "pinIssue": {
-      const tracking = world?.trackingIssue;
-      const number4 = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
-      return tracking && tracking.number === number4 && tracking.pinned ? "already pinned" : null;
-    }
-    default:
-      return null;
-  }
-}
-async function executeEffect(ctx, effect) {
-  switch (effect.type) {
-    case "setStateLabel":
-    case "addLabels":
-    case "removeLabels":
-      return setLabels(ctx, effect);
-    case "comment":
-      return comment(ctx, effect);
-    case "react":
+var notDone = () => null;
+var EFFECTS = {
+  setStateLabel: {
+    target: (e) => `state#${e.issue}`,
+    alreadyDone: labelsAlreadyDone,
+    execute: setLabels
+  },
+  addLabels: {
+    target: (e) => `${e.type}#${e.issue}:${[...e.labels].sort().join(",")}`,
+    alreadyDone: labelsAlreadyDone,
+    execute: setLabels
+  },
+  removeLabels: {
+    target: (e) => `${e.type}#${e.issue}:${[...e.labels].sort().join(",")}`,
+    alreadyDone: labelsAlreadyDone,
+    execute: setLabels
+  },
+  comment: {
+    target: commentTarget,
+    alreadyDone: commentAlreadyWritten,
+    execute: writeComment
+  },
+  react: {
+    target: (e) => `react:${e.commentId}:${e.content}`,
+    alreadyDone: notDone,
+    async execute(ctx, effect) {
       await ctx.write(
         () => ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
           ...repoParams(ctx),
@@ -86718,16 +86749,34 @@ async function executeEffect(ctx, effect) {
         })
       );
       return { effect, status: "done" };
-    case "progressComment": {
+    }
+  },
+  progressComment: {
+    target: (e) => `progress#${e.issue}:${e.marker}`,
+    alreadyDone: (ctx, e) => progressUnchanged(ctx.facts?.allComments ?? [], e),
+    async execute(ctx, effect) {
       const written = await writeProgressComment(
         { ...ctx, comments: ctx.facts?.allComments ?? [], botId: ctx.world?.botId ?? null },
         effect
       );
       return { effect, ...written };
     }
-    case "dispatchWorker":
-      return dispatch2(ctx, effect);
-    case "cancelRun":
+  },
+  dispatchWorker: {
+    target: (e) => `dispatch#${e.issue}`,
+    alreadyDone(ctx, effect) {
+      const run2 = ctx.world?.runs.find((r) => r.dispatchId === effect.dispatchId);
+      return run2 ? `run ${run2.id} already carries dispatch id ${effect.dispatchId}` : null;
+    },
+    execute: dispatch2
+  },
+  cancelRun: {
+    target: (e) => `cancel:${e.runId}`,
+    alreadyDone(ctx, effect) {
+      const run2 = ctx.world?.runs.find((r) => r.id === effect.runId);
+      return run2 && run2.status === "completed" ? "run already completed" : null;
+    },
+    async execute(ctx, effect) {
       try {
         await ctx.write(
           () => ctx.client.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", {
@@ -86740,7 +86789,15 @@ async function executeEffect(ctx, effect) {
         if (statusOf2(error62) === 409) return { effect, status: "skipped", detail: "run already finished" };
         throw error62;
       }
-    case "mergePr":
+    }
+  },
+  mergePr: {
+    target: (e) => `merge#${e.pr}`,
+    alreadyDone(ctx, effect) {
+      const pr = ctx.world?.pulls.find((p) => p.number === effect.pr);
+      return pr?.state === "merged" ? "already merged" : null;
+    },
+    async execute(ctx, effect) {
       try {
         await ctx.write(
           () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
@@ -86756,9 +86813,26 @@ async function executeEffect(ctx, effect) {
         if (status === 405 || status === 409 || status === 422) return refusedMerge(ctx, effect, error62);
         throw error62;
       }
-    case "withdrawMerge":
-      return withdrawMerge(ctx, effect);
-    case "closeIssue":
+    }
+  },
+  withdrawMerge: {
+    target: (e) => `withdraw#${e.pr}:${e.what}`,
+    alreadyDone(ctx, effect) {
+      const pr = ctx.world?.pulls.find((p) => p.number === effect.pr);
+      if (pr && pr.state !== "open") return `PR #${effect.pr} is ${pr.state}`;
+      if (effect.what === "auto-merge" && pr && !pr.autoMerge) return "auto-merge already off";
+      if (effect.what === "queue" && pr && !pr.mergeQueue) return "not in the merge queue";
+      return null;
+    },
+    execute: withdrawMerge
+  },
+  closeIssue: {
+    target: (e) => `close#${e.issue}`,
+    alreadyDone(ctx, effect) {
+      const issue2 = ctx.world?.issues.find((i) => i.number === effect.issue);
+      return issue2?.state === "closed" ? "already closed" : null;
+    },
+    async execute(ctx, effect) {
       await ctx.write(
         () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
           ...repoParams(ctx),
@@ -86768,7 +86842,12 @@ async function executeEffect(ctx, effect) {
         })
       );
       return { effect, status: "done" };
-    case "deleteBranch":
+    }
+  },
+  deleteBranch: {
+    target: (e) => `branch:${e.branch}`,
+    alreadyDone: notDone,
+    async execute(ctx, effect) {
       if (effect.expectOid) {
         const done = await deleteBranchAt(ctx, effect.branch, effect.expectOid);
         return done.deleted ? { effect, status: "done" } : { effect, status: "skipped", detail: `kept: ${done.kept}` };
@@ -86787,117 +86866,62 @@ async function executeEffect(ctx, effect) {
           return { effect, status: "skipped", detail: "branch already gone" };
         throw error62;
       }
-    case "closePull":
-    case "reopenIssue":
-    case "revertPull":
-      return executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, effect);
-    case "promoteCandidate":
-      return promoteCandidate(ctx, effect);
-    case "releaseDispatchLocks":
-      return releaseDispatchLocks(ctx, effect);
-    case "writeTrackingIssue":
-      return writeTracking(ctx, effect);
-    case "pinIssue":
-      return pin(ctx, effect);
-  }
-}
-async function setLabels(ctx, effect) {
-  const { issue: issue2, add: toAdd, remove: toRemove } = labelChange(effect, labelsOf(ctx, effect.issue));
-  const moved = (await moveLabelsTogether(labelBatchOf(ctx), [effect], 1)).length > 0;
-  if (!moved && toAdd.length > 0) {
-    const added = await ctx.write(
-      () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        ...repoParams(ctx),
-        issue_number: issue2,
-        labels: toAdd
-      })
-    );
-    const ids = ctx.facts?.labelIds;
-    if (ids && Array.isArray(added.data)) {
-      for (const label2 of added.data)
-        if (typeof label2.name === "string" && typeof label2.node_id === "string")
-          ids.set(label2.name, label2.node_id);
     }
+  },
+  promoteCandidate: {
+    target: (e) => `promote#${e.issue}`,
+    alreadyDone: (ctx, e) => promotionDone(ctx.world, e),
+    execute: promoteCandidate
+  },
+  closePull: {
+    target: (e) => `close-pull#${e.pr}`,
+    alreadyDone: (ctx, e) => recoveryAlreadyDone(ctx.world, branchPrefixOf(ctx), e),
+    execute: (ctx, e) => executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, e)
+  },
+  reopenIssue: {
+    target: (e) => `reopen#${e.issue}`,
+    alreadyDone: (ctx, e) => recoveryAlreadyDone(ctx.world, branchPrefixOf(ctx), e),
+    execute: (ctx, e) => executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, e)
+  },
+  revertPull: {
+    target: (e) => `revert#${e.pr}`,
+    alreadyDone: (ctx, e) => recoveryAlreadyDone(ctx.world, branchPrefixOf(ctx), e),
+    execute: (ctx, e) => executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, e)
+  },
+  releaseDispatchLocks: {
+    target: (e) => `locks#${e.issue}`,
+    // A complete lock list without any of the task's locks: nothing to delete.
+    alreadyDone: (ctx, e) => existingRefsOf(ctx, e)?.length === 0 ? "no lock left" : null,
+    execute: releaseDispatchLocks
+  },
+  writeTrackingIssue: {
+    target: () => "tracking",
+    alreadyDone(ctx, effect) {
+      const tracking = ctx.world?.trackingIssue;
+      return effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body ? "tracking issue body unchanged" : null;
+    },
+    execute: writeTracking
+  },
+  pinIssue: {
+    target: (e) => `pin#${e.issue}`,
+    alreadyDone: pinAlreadyDone,
+    execute: pin
   }
-  for (const name of moved ? [] : toRemove) {
-    try {
-      await ctx.write(
-        () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          ...repoParams(ctx),
-          issue_number: issue2,
-          name
-        })
-      );
-    } catch (error62) {
-      if (statusOf2(error62) !== 404) throw error62;
-    }
-  }
-  recordLabels(ctx, issue2, toAdd, toRemove);
-  return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+};
+function entryOf(effect) {
+  return EFFECTS[effect.type];
 }
-function labelBatchOf(ctx) {
-  return {
-    client: ctx.client,
-    log: ctx.log,
-    write: ctx.write,
-    issueNodeIds: ctx.facts?.issueNodeIds ?? null,
-    labelIds: ctx.facts?.labelIds ?? null,
-    labelsOf: (issue2) => labelsOf(ctx, issue2)
-  };
+function effectTarget(effect) {
+  return entryOf(effect).target(effect);
 }
-function recordLabels(ctx, issue2, add, remove) {
-  const set3 = labelsOf(ctx, issue2) ?? /* @__PURE__ */ new Set();
-  for (const l of add) set3.add(l);
-  for (const l of remove) set3.delete(l);
-  ctx.run.labels.set(issue2, set3);
+function alreadyDone(ctx, effect) {
+  return entryOf(effect).alreadyDone(ctx, effect);
 }
-async function comment(ctx, effect) {
-  const marker = effect.key ? commentMarker(effect.key) : null;
-  const body = marker ? `${effect.body}
-
-${marker}` : effect.body;
-  await ctx.write(
-    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...repoParams(ctx),
-      issue_number: effect.issue,
-      body
-    })
-  );
-  if (marker) ctx.run.commentKeys.add(`${effect.issue}:${marker}`);
-  return { effect, status: "done" };
+function executeEffect(ctx, effect) {
+  return entryOf(effect).execute(ctx, effect);
 }
-var PINS_FULL = /(maximum|limit|full|too many|more than|cannot pin more|already has \d)/i;
-async function pin(ctx, effect) {
-  const number4 = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
-  if (number4 === null) return { effect, status: "skipped", detail: "no tracking issue yet" };
-  let nodeId = ctx.facts?.issueNodeIds.get(number4) ?? (ctx.world?.trackingIssue?.number === number4 ? ctx.facts?.trackingNodeId : null) ?? null;
-  if (!nodeId) {
-    const data = await graphqlAllowingNotFound(ctx, ISSUE_NODE_ID_QUERY, { owner: ctx.repo.owner, name: ctx.repo.name, number: number4 });
-    const issue2 = data.repository?.issue;
-    if (!issue2) return { effect, status: "failed", detail: `issue #${number4} not found` };
-    if (issue2.isPinned) return { effect, status: "skipped", detail: "already pinned" };
-    nodeId = issue2.id;
-  }
-  try {
-    await ctx.write(() => ctx.client.graphql(PIN_ISSUE_MUTATION, { issueId: nodeId }));
-    return { effect, status: "done", issue: number4 };
-  } catch (error62) {
-    const e = error62;
-    if (e?.name !== "GraphqlResponseError") throw error62;
-    const message = (e.errors ?? []).map((x2) => x2.message ?? "").join("; ");
-    if (/pin/i.test(message) && PINS_FULL.test(message)) {
-      const note2 = {
-        type: "comment",
-        issue: number4,
-        key: "pins-full",
-        body: "Autopilot could not pin this dashboard: the repository already has the most pinned issues GitHub allows. Unpin one (or pin this issue by hand) to keep the dashboard at the top of the issue list; Autopilot works the same either way."
-      };
-      if (!alreadyDone(ctx, note2)) await comment(ctx, note2);
-      ctx.log.warn(`could not pin #${number4}: ${message}`);
-      return { effect, status: "skipped", issue: number4, detail: "the repository's pins are full" };
-    }
-    return { effect, status: "failed", detail: message || describeError(error62) };
-  }
+function isLimitExempt(effect) {
+  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
 }
 
 // src/github/gateway.ts

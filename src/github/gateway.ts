@@ -41,14 +41,8 @@ import {
   isOutage,
   retryAfterOf,
 } from "./transport/errors.js";
-import {
-  alreadyDone,
-  effectTarget,
-  executeEffect,
-  isLimitExempt,
-  labelBatchOf,
-  recordLabels,
-} from "./execution/executor.js";
+import { alreadyDone, effectTarget, executeEffect, isLimitExempt } from "./execution/executor.js";
+import { labelBatchOf, recordLabels } from "./execution/label-effects.js";
 import type { EffectOutcome, ExecContext } from "./execution/effect-context.js";
 import {
   loginOf,
