@@ -2,7 +2,7 @@
  * The controller as an HTTP server: Probot's `createNodeMiddleware` on node:http, bound to 127.0.0.1 by
  * default. `autopilot serve` and the sandbox scenarios start it through `startControllerServer`.
  * Webhook deliveries are read with a bound (webhook-body-limit.ts: 413 past GitHub's 25 MB cap), verified
- * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles the installed repositories a tick chooses (src/app/hosted/app.ts) and resolves when done.
+ * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles the installed repositories a tick chooses (src/app/hosted/controller-tick.ts) and resolves when done.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
@@ -28,7 +28,7 @@ export interface ControllerServerOptions {
   baseUrl?: string;
   port?: number;
   host?: string;
-  /** Milliseconds between ticks (src/app/hosted/app.ts says which repositories one reconciles); 0: only on `tick()`. */
+  /** Milliseconds between ticks (src/app/hosted/controller-tick.ts says which repositories one reconciles); 0: only on `tick()`. */
   tickMs?: number;
   log?: GatewayLog;
   /** Probot's own log level (default: LOG_LEVEL, else "warn"). */
