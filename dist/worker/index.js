@@ -21870,7 +21870,7 @@ var init_markdown = __esm({
   }
 });
 
-// src/core/tasks/task-text.ts
+// src/core/text/sha256.ts
 function sha256Hex(text4) {
   const data = new TextEncoder().encode(text4);
   const bitLength = data.length * 8;
@@ -21929,14 +21929,10 @@ function sha256Hex(text4) {
   }
   return [...h].map((x2) => x2.toString(16).padStart(8, "0")).join("");
 }
-function taskDigest(title, body) {
-  return sha256Hex(JSON.stringify([title, body ?? ""]));
-}
-var K, TASK_DIGEST_PATTERN;
-var init_task_text = __esm({
-  "src/core/tasks/task-text.ts"() {
+var K;
+var init_sha256 = __esm({
+  "src/core/text/sha256.ts"() {
     "use strict";
-    init_markdown();
     K = new Uint32Array([
       1116352408,
       1899447441,
@@ -22003,6 +21999,19 @@ var init_task_text = __esm({
       3204031479,
       3329325298
     ]);
+  }
+});
+
+// src/core/tasks/task-text.ts
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+var TASK_DIGEST_PATTERN;
+var init_task_text = __esm({
+  "src/core/tasks/task-text.ts"() {
+    "use strict";
+    init_markdown();
+    init_sha256();
     TASK_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
   }
 });
@@ -22183,6 +22192,15 @@ var init_config_error = __esm({
       }
     };
     FOUND_MAX = 40;
+  }
+});
+
+// src/core/tasks/iteration-limit.ts
+var MAX_ITERATIONS;
+var init_iteration_limit = __esm({
+  "src/core/tasks/iteration-limit.ts"() {
+    "use strict";
+    MAX_ITERATIONS = 500;
   }
 });
 
@@ -38159,11 +38177,12 @@ function agentLabel(agent) {
 function everyAgent(config2) {
   return [config2.agents.primary, ...config2.agents.fallbacks, ...config2.bestOf.candidates];
 }
-var BRANCH_PREFIX, WORKFLOW_FILE, MAX_ITERATIONS, ConfigSchema, DEFAULT_CONFIG;
+var BRANCH_PREFIX, WORKFLOW_FILE, ConfigSchema, DEFAULT_CONFIG;
 var init_config_schema = __esm({
   "src/core/config/config-schema.ts"() {
     "use strict";
     init_zod();
+    init_iteration_limit();
     init_alerts_schema();
     init_config_constants();
     init_config_section_schemas();
@@ -38173,7 +38192,6 @@ var init_config_schema = __esm({
     init_quality_schema();
     BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
     WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
-    MAX_ITERATIONS = 500;
     ConfigSchema = external_exports.strictObject({
       labels: LabelsSchema,
       mode: external_exports.enum(["auto", "semi-auto"]).default("auto").describe(
@@ -38696,7 +38714,7 @@ var LAST_GOOD_TEXT_CAP;
 var init_last_good_config = __esm({
   "src/core/config/last-good-config.ts"() {
     "use strict";
-    init_task_text();
+    init_sha256();
     init_config_schema();
     init_load_config();
     LAST_GOOD_TEXT_CAP = 6e3;
@@ -88469,7 +88487,7 @@ var init_dashboard_state = __esm({
   "src/core/dashboard/dashboard-state.ts"() {
     "use strict";
     init_zod();
-    init_config_schema();
+    init_iteration_limit();
     init_config_section_schemas();
     init_last_good_config();
     init_session();
@@ -88731,7 +88749,7 @@ var init_dashboard_state = __esm({
       /** The tracking issue a pin was requested for (0: the one being created). */
       pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
       /**
-       * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+       * Open epics by parent issue number (src/core/reconcile/epic-pooling.ts): when and by which writer the parent's ready
        * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
        * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
        * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
@@ -88945,7 +88963,7 @@ var PREFIX, MAX_INSTRUCTIONS;
 var init_commands = __esm({
   "src/core/tasks/commands.ts"() {
     "use strict";
-    init_config_schema();
+    init_iteration_limit();
     init_markdown();
     init_world();
     PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
@@ -88953,9 +88971,9 @@ var init_commands = __esm({
   }
 });
 
-// src/core/session/stats.ts
-var init_stats = __esm({
-  "src/core/session/stats.ts"() {
+// src/core/time/duration.ts
+var init_duration = __esm({
+  "src/core/time/duration.ts"() {
     "use strict";
   }
 });
@@ -88991,7 +89009,7 @@ var init_dashboard_markdown = __esm({
     init_commands();
     init_markdown();
     init_session();
-    init_stats();
+    init_duration();
     init_worker_result();
     init_dashboard_state();
     blocked = stopped("Blocked", (view) => view.blocked);
@@ -89000,7 +89018,7 @@ var init_dashboard_markdown = __esm({
   }
 });
 
-// src/core/session/backoff.ts
+// src/core/time/backoff.ts
 function exponentialBackoff(base, factor, attempt, cap) {
   const b = nonNegative(base);
   const f = nonNegative(factor);
@@ -89014,7 +89032,7 @@ function nonNegative(value) {
   return Number.isNaN(value) || value < 0 ? 0 : value;
 }
 var init_backoff = __esm({
-  "src/core/session/backoff.ts"() {
+  "src/core/time/backoff.ts"() {
     "use strict";
   }
 });
@@ -89983,7 +90001,7 @@ var init_task_plan = __esm({
   "src/core/tasks/task-plan.ts"() {
     "use strict";
     init_sanitize();
-    init_task_text();
+    init_sha256();
     MAX_PLAN = 2e4;
     MARKER = /<!-- autopilot:plan digest=([0-9a-f]{64}) -->/;
   }

@@ -21,7 +21,7 @@
  * polite refusal (per login, remembered in the session state) and nothing changes. Comments by Autopilot's
  * own bot are never commands.
  */
-import { MAX_ITERATIONS } from "../config/config-schema.js";
+import { MAX_ITERATIONS } from "./iteration-limit.js";
 import { proseLines } from "../text/markdown.js";
 import { nearestWord } from "../text/nearest-word.js";
 import type { CommentNode, Permission } from "../world.js";
