@@ -132,7 +132,7 @@ export async function runSandboxCommand(io: CliIo, options: SandboxCommandOption
   const demo = options.scenario === undefined;
   const walls = demo ? await probeMachineWalls() : null;
   const isolation = walls ? strongestIsolation(walls) : null;
-  if (isolation) scenario = withDemoIsolation(scenario, isolation);
+  if (walls && isolation) scenario = withDemoIsolation(scenario, isolation, walls);
   const titles = new Map(scenario.issues.map((issue, i) => [i + 1, issue.title]));
   if (!options.quiet) {
     io.out(options.title ?? `Running scenario "${scenario.name}" on the offline sandbox (${file})`);

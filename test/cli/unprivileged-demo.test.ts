@@ -1,7 +1,8 @@
 /**
  * `npm start` by a developer who is not root and has no password-less sudo: the demo runs to the end, its
- * scripted agent behind the strongest wall such a user has (none: sandbox/scenario/demo-isolation.ts), and its
- * first screen says so and what a real agent needs. The tests run as root, so this makes a normal user (no
+ * scripted agent behind the strongest wall such a user has (sandbox/scenario/demo-isolation.ts: bubblewrap in an
+ * unprivileged user namespace where the kernel allows it, as here, else none), and its first screen says so and
+ * what a real agent needs. The tests run as root, so this makes a normal user (no
  * sudoers rule) with a home of its own and runs the README's command as that user.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -61,7 +62,19 @@ describe("npm start as a normal user without sudo", () => {
     expect(run.status, output.slice(-3000)).toBe(0);
     const firstScreen = run.stdout.split("\n").slice(0, 8).join("\n");
     expect(firstScreen).toContain("this user is not root and has no password-less sudo");
-    expect(firstScreen).toContain("the demo's agent runs as you, with no wall");
+    // The wall this machine allows such a user: an unprivileged user namespace, if bubblewrap starts one as it.
+    const probe = spawnSync(
+      "setpriv",
+      [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--", "bwrap", "--unshare-user"]
+        .concat(["--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"])
+        .concat(["--", "/bin/true"]),
+      { env: { PATH: "/usr/bin:/bin" } },
+    );
+    expect(firstScreen).toContain(
+      probe.status === 0
+        ? "the demo's agent runs as you, in an unprivileged user-namespace sandbox"
+        : "the demo's agent runs as you, with no wall",
+    );
     expect(firstScreen).toContain("A real agent always runs in the namespace sandbox");
   }, 220_000);
 });

@@ -16,10 +16,16 @@ import { findMissingParts } from "../../sandbox/scenario/missing-parts.js";
 import { DEFAULT_SCENARIO, runScenario } from "../../sandbox/scenario/run-scenario.js";
 import { loadScenario } from "../../sandbox/scenario/scenario-file.js";
 
+const BWRAP = "/usr/bin/bwrap";
+const root = { privileged: true, namespaces: true, userNamespaceBwrap: null };
+const rootWithoutBwrap = { privileged: true, namespaces: false, userNamespaceBwrap: null };
+const developer = { privileged: false, namespaces: false, userNamespaceBwrap: BWRAP };
+const lockedDown = { privileged: false, namespaces: false, userNamespaceBwrap: null };
 const machines: [MachineWalls, DemoIsolation][] = [
-  [{ privileged: true, namespaces: true }, "namespace"],
-  [{ privileged: true, namespaces: false }, "uid"],
-  [{ privileged: false, namespaces: false }, "none"],
+  [root, "namespace"],
+  [developer, "user-namespace"],
+  [rootWithoutBwrap, "uid"],
+  [lockedDown, "none"],
 ];
 
 describe("the demo's isolation", () => {
@@ -28,28 +34,39 @@ describe("the demo's isolation", () => {
   });
 
   it("is the namespace sandbox here, where the tests run as root with bubblewrap (as CI does)", async () => {
-    expect(await probeMachineWalls()).toEqual({ privileged: true, namespaces: true });
+    expect(await probeMachineWalls()).toEqual(root);
   });
 
   it("says, when weaker than a real agent's, why and what a real agent needs", () => {
-    const weak = describeDemoIsolation("none", { privileged: false, namespaces: false }).join("\n");
+    const weak = describeDemoIsolation("none", lockedDown).join("\n");
     expect(weak).toContain("not root and has no password-less sudo");
     expect(weak).toContain("runs as you, with no wall");
     expect(weak).toContain("Autopilot's own scripted agent");
     expect(weak).toContain("needs bubblewrap and root or password-less sudo");
-    const uid = describeDemoIsolation("uid", { privileged: true, namespaces: false }).join("\n");
+    const unprivileged = describeDemoIsolation("user-namespace", developer).join("\n");
+    expect(unprivileged).toContain("in an unprivileged user-namespace sandbox");
+    expect(unprivileged).toContain("needs bubblewrap and root or password-less sudo");
+    const uid = describeDemoIsolation("uid", rootWithoutBwrap).join("\n");
     expect(uid).toContain("bubblewrap is not installed or its sandbox does not start here");
     expect(uid).toContain("as a separate user only");
-    expect(describeDemoIsolation("namespace", { privileged: true, namespaces: true }).join("\n")).toContain(
+    expect(describeDemoIsolation("namespace", root).join("\n")).toContain(
       "namespace sandbox (bubblewrap, as a separate user), as a real agent does",
     );
   });
 
   it("is written into the demo repository's configuration, never over a scenario's own choice", () => {
     const demo = loadScenario(DEFAULT_SCENARIO);
-    expect(withDemoIsolation(demo, "none").repo.config).toMatchObject({ isolation: "none", maxParallel: 2 });
+    expect(withDemoIsolation(demo, "none", lockedDown).repo.config).toMatchObject({
+      isolation: "none",
+      maxParallel: 2,
+    });
+    // In a user namespace the worker runs the agent as is, and the demo agent enters bubblewrap itself.
+    expect(withDemoIsolation(demo, "user-namespace", developer).repo.config).toMatchObject({
+      isolation: "none",
+      agents: { primary: { preset: "custom", command: `{demo_agent} --user-namespace ${BWRAP}` } },
+    });
     const chosen = { ...demo, repo: { ...demo.repo, config: { isolation: "namespace" } } };
-    expect(withDemoIsolation(chosen, "none").repo.config).toEqual({ isolation: "namespace" });
+    expect(withDemoIsolation(chosen, "none", lockedDown).repo.config).toEqual({ isolation: "namespace" });
   });
 
   it("does not need bubblewrap once the scenario's configuration chooses another wall", async () => {
