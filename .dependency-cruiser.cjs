@@ -3,6 +3,35 @@
  * `npm run lint`.
  * test/architecture.test.ts checks that every "may import" row of that table has its rule here.
  */
+
+/**
+ * src/core's topic folders, lowest first: each may import the ones before it and none after it, so no two topic
+ * folders import each other (docs/ARCHITECTURE.md "Layout"). A new topic folder takes its place here;
+ * test/architecture.test.ts fails while one is missing. The files at src/core's root (the world, the effects,
+ * the contract, the setup commands' judgement) are outside the order.
+ */
+const CORE_TOPICS_LOWEST_FIRST = [
+  "text",
+  "time",
+  "coverage",
+  "presets",
+  "tasks",
+  "agent",
+  "gates",
+  "config",
+  "session",
+  "dashboard",
+  "reconcile",
+  "scheduling",
+];
+
+const coreTopicRules = CORE_TOPICS_LOWEST_FIRST.slice(0, -1).map((topic, index) => ({
+  name: `core-topic-${topic}`,
+  severity: "error",
+  comment: `src/core/${topic}/ may not import the topic folders above it: ${CORE_TOPICS_LOWEST_FIRST.slice(index + 1).join(", ")}.`,
+  from: { path: `^src/core/${topic}/` },
+  to: { path: `^src/core/(${CORE_TOPICS_LOWEST_FIRST.slice(index + 1).join("|")})/` },
+}));
 module.exports = {
   forbidden: [
     {
@@ -27,6 +56,7 @@ module.exports = {
         ],
       },
     },
+    ...coreTopicRules,
     {
       name: "core-no-node-builtins",
       severity: "error",

@@ -10,12 +10,12 @@
  * time is `renderDashboard` alone on the state that decide wrote; parse time is `parseDashboard` on the body.
  * Prints a table; asserts nothing.
  */
+import { GITHUB_BODY_LIMIT } from "../src/core/text/github-body-limit.js";
 import {
-  BODY_BUDGET,
-  GITHUB_BODY_LIMIT,
+  BODY_CAP,
   parseDashboard,
   renderDashboard,
-  STATE_BUDGET,
+  STATE_CAP,
   utf8Length,
 } from "../src/core/dashboard/index.js";
 import { decide } from "../src/core/reconcile/decide.js";
@@ -109,7 +109,7 @@ export function dashboardTable(rows: readonly DashboardRow[]): void {
     ],
     [
       "Open tasks: ~73% ready (dependency chains of four, a few 2-issue cycles), 6 in progress (2 of them just finished), ~3% in review (checks running, or a human-gate approval awaited; 2 just passed, 1 just failed), ~8% blocked, ~5% needs-human, ~3% timeout, ~4% failed (each with its reason), ~1% labeled ready by someone without write access. 30% of all tasks are done (20 merged since the last reconcile). Titles ~140 characters, reasons up to 300.",
-      `Body budget ${formatInt(BODY_BUDGET)} UTF-8 bytes; the state block is compacted above ${formatInt(STATE_BUDGET)} characters (history moves to comments, settled records are slimmed, then dropped oldest first). A history comment was due in: ${
+      `Body budget ${formatInt(BODY_CAP)} UTF-8 bytes; the state block is compacted above ${formatInt(STATE_CAP)} characters (history moves to comments, settled records are slimmed, then dropped oldest first). A history comment was due in: ${
         rows
           .filter((r) => r.historyComment)
           .map((r) => formatInt(r.tasks))

@@ -30,7 +30,7 @@ export function decideCpu(open: number, kind: DecideKind, runs: number): { media
       : atRest(syntheticWorld({ open, done: Math.floor(open / 2), live: 4, events: false }));
   const fresh = (w: World) =>
     decideInput({ ...w, snapshot: structuredClone(w.snapshot), state: structuredClone(w.state) });
-  // The memo as `autopilot serve` has it (src/app/http-server.ts turns it on); off, as in Actions mode, for the others.
+  // The memo as `autopilot serve` has it (src/app/hosted/http-server.ts turns it on); off, as in Actions mode, for the others.
   keepGraphsBetweenBuilds(kind === "steady");
   const cold = kind !== "steady";
   for (let i = 0; i < 3; i++) decide(fresh(world));

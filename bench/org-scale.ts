@@ -1,7 +1,7 @@
 /**
  * One App across an organization, on the offline sandbox: two installations holding `--repos` repositories,
  * `--active` of them with `--tasks` tasks each and the rest idle; two replicas of the hosted controller sharing
- * their work through Redis (src/app/replica-work.ts), replica 1 killed for good mid-run; a burst of `--burst`
+ * their work through Redis (src/app/hosted/replica-work.ts), replica 1 killed for good mid-run; a burst of `--burst`
  * webhooks (a discussion on one task: comments in a row). Checked at the end, each a failed line when it does not
  * hold: every task done with one worker run (no double dispatch, nothing lost), each idle repository reconciled
  * once (to learn it is idle) and never again by a tick, no request refused for an installation's rate limit.

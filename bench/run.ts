@@ -1,5 +1,5 @@
 /**
- * Every benchmark, one after the other, one table each (markdown, for the README's performance section).
+ * Every benchmark, one after the other, one table each (markdown, for docs/PERFORMANCE.md).
  *
  *   npm run bench                                   # = npx tsx bench/run.ts
  *   npx tsx bench/run.ts --decide-seconds 8 --worker-iterations 20 --demo-seconds 150

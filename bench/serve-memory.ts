@@ -1,7 +1,7 @@
 /**
  * The hosted app's resident memory per active repository: the controller server as `autopilot serve` starts it
- * (src/app/http-server.ts, with the memory bounds read from the environment as serve reads them,
- * src/app/memory-bounds.ts) runs in a child process against the offline sandbox, which this process holds.
+ * (src/app/hosted/http-server.ts, with the memory bounds read from the environment as serve reads them,
+ * src/app/hosted/memory-bounds.ts) runs in a child process against the offline sandbox, which this process holds.
  * Repositories are added in steps (1, 10, 50, 100 by default); each is installed with ten tasks (four parked,
  * six ready but waiting on a parked one) and reconciled by the webhooks their creation delivers, until the
  * deliveries and the reconciles they start have settled (the dashboard created, pinned and written). Then the
@@ -40,8 +40,8 @@ interface Measure {
 // The child: the controller server, driven by commands on stdin, answering one JSON line each.
 
 async function runApp(): Promise<void> {
-  const { startControllerServer } = await import("../src/app/http-server.js");
-  const { memoryBoundsFromEnv } = await import("../src/app/memory-bounds.js");
+  const { startControllerServer } = await import("../src/app/hosted/http-server.js");
+  const { memoryBoundsFromEnv } = await import("../src/app/hosted/memory-bounds.js");
   const { keptRepoMemories } = await import("../src/github/repo-memories.js");
   const { keptGraphs } = await import("../src/core/tasks/graph.js");
   const { conditionalReadCache } = await import("../src/github/transport/conditional-reads.js");

@@ -2,7 +2,8 @@
  * The worker's own overhead per iteration — everything but the agent: the hand-over of its tree (its `.git`
  * synced in the namespace sandbox), the hand-back of its work (staged in the sandbox, received as a pack and
  * checked), prompt build, commit, push to a local bare remote, signal parse, the completion decision and the
- * progress update — measured with a no-op agent;
+ * progress update — measured with a no-op agent; and apart, the index refresh that a short hand-over puts in front
+ * of the agent's first command (inside the agent's own sandbox run, so not in the loop's figure);
  * and the action's cold start: `node dist/worker/index.js` to its first line of work (the inputs read, the
  * secrets masked, the line naming the task) and to the end of loading (the rest of the worker imported; the run
  * then stops for want of GITHUB_REPOSITORY), beside bare `node -e 0`.
@@ -12,7 +13,7 @@
  * Prints two tables (median and spread); asserts nothing. Build dist/ first (`npm run bundle`).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,7 @@ import type { AgentRunResult } from "../src/worker/iterations/agent-iteration.js
 import { setupAgentUser } from "../src/worker/isolation/agent-user.js";
 import { createIsolatedParts } from "../src/worker/isolation/boundary.js";
 import { runWorker } from "../src/worker/job.js";
+import { runProcess } from "../src/worker/processes/process.js";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);
 const COLD_STARTS = Number(process.argv[3] ?? 15);
@@ -312,7 +314,7 @@ async function main(): Promise<void> {
       github: instantGitHub(),
       clock: () => Date.now(),
       sleep: async () => {},
-      log: { debug() {}, info() {}, warning() {}, error() {} },
+      log: { debug() {}, info() {}, warning() {}, error() {}, group() {}, endGroup() {} },
       workTree,
     },
   );
@@ -363,6 +365,34 @@ async function main(): Promise<void> {
     pushTimes.push(performance.now() - t);
   }
 
+  // The index refresh after a short hand-over runs in front of the agent's first command, inside its sandbox run
+  // (src/worker/checkout/index-refresh.ts): its cost is that command's time with it minus its time without.
+  const refreshTimes: number[] = [];
+  const sandboxed = async () => {
+    const t = performance.now();
+    await runProcess({
+      command: "/bin/true",
+      args: [],
+      cwd: workTree,
+      env: { PATH: "/usr/bin:/bin" },
+      runAs: boundary.user,
+    });
+    return performance.now() - t;
+  };
+  for (let i = 0; i < ITERATIONS; i++) {
+    await boundary.handOver();
+    await writeFile(join(workTree, "bench.txt"), `refresh ${i}\n`);
+    await boundary.takeBack({ capture: true });
+    await mkdir(join(workTree, ".autopilot"), { recursive: true });
+    await writeFile(join(workTree, ".autopilot", "progress.md"), `- refresh ${i}\n`);
+    await git.commitAll(`refresh ${i}`);
+    await boundary.handOver();
+    const withRefresh = await sandboxed();
+    const without = await sandboxed();
+    refreshTimes.push(withRefresh - without);
+    await boundary.takeBack();
+  }
+
   const ms = (value: number) => (value < 1 ? value.toFixed(3) : value.toFixed(1));
   const row = (name: string, samples: number[]) => {
     const s = stats(samples);
@@ -375,9 +405,10 @@ async function main(): Promise<void> {
       row("whole iteration (loop, end to end)", perIteration),
       row("prompt build", promptTimes),
       row("signal parse", signalTimes),
-      row("hand-over (ownership, the agent's .git synced in its sandbox)", handOverTimes),
+      row("hand-over (ownership; the last commit into the agent's .git, the short way)", handOverTimes),
       row("take-back with the hand-back (staged in the sandbox, pack received, checked)", handBackTimes),
       row("commit (objects only)", commitTimes),
+      row("index refresh in front of the agent's first command (inside its sandbox run)", refreshTimes),
       row("git push (file://)", pushTimes),
     ]),
   );

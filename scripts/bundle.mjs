@@ -6,8 +6,8 @@ import { build } from "esbuild";
 
 const entries = [
   { in: "src/worker/worker-entry.ts", out: "dist/worker/index" },
-  { in: "src/app/controller-entry.ts", out: "dist/controller/index" },
-  { in: "src/app/serve-entry.ts", out: "dist/serve/index" },
+  { in: "src/app/actions/controller-entry.ts", out: "dist/controller/index" },
+  { in: "src/app/hosted/serve-entry.ts", out: "dist/serve/index" },
   { in: "src/cli/main.ts", out: "dist/cli/index" },
 ].filter((entry) => existsSync(entry.in));
 
@@ -44,7 +44,7 @@ await build({
   preserveSymlinks: true,
   logLevel: "warning",
   plugins: [dropUnreached],
-  // The queue engine of replicas sharing work through Redis (src/app/replica-work.ts, reached only by the serve
+  // The queue engine of replicas sharing work through Redis (src/app/hosted/replica-work.ts, reached only by the serve
   // bundle's dynamic import when AUTOPILOT_REDIS_URL is set) is loaded from node_modules at that moment: bundled,
   // its 1.6 MB would be parsed at every start of every replica, with or without Redis. The image and the npm
   // package install it as a production dependency; the actions never reach it.

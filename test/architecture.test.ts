@@ -94,6 +94,31 @@ describe("architecture", () => {
     }
   });
 
+  it("orders every topic folder of src/core, so no two of them import each other", () => {
+    const topics = readdirSync(join(root, "src/core"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    // Each topic but the highest has a rule forbidding the ones above it; the highest is named in the one below.
+    const ordered = new Set(
+      rules.flatMap((rule) =>
+        rule.name.startsWith("core-topic-") ? [rule.name.slice("core-topic-".length)] : [],
+      ),
+    );
+    const highest = topics.filter((topic) => !ordered.has(topic));
+    expect(highest).toHaveLength(1);
+    for (const topic of topics)
+      for (const other of topics) {
+        if (topic === other) continue;
+        const up = forbidden(`src/core/${topic}/a.ts`, `src/core/${other}/b.ts`);
+        const down = forbidden(`src/core/${other}/b.ts`, `src/core/${topic}/a.ts`);
+        expect({ topic, other, oneWayOnly: (up === null) !== (down === null) }).toEqual({
+          topic,
+          other,
+          oneWayOnly: true,
+        });
+      }
+  });
+
   it("lets src/core use exactly the libraries the Layout table names (and the rule allows)", () => {
     const cell = mayImportRows().get("core")!;
     const named = [...cell.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!);

@@ -80,6 +80,9 @@ function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
 }
+function issue(name, message = "") {
+  issueCommand(name, {}, message);
+}
 function escapeData(s) {
   return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
@@ -356,10 +359,10 @@ var init_summary = __esm({
             if (typeof cell === "string") {
               return this.wrap("td", cell);
             }
-            const { header: header2, data, colspan, rowspan } = cell;
+            const { header: header2, data: data2, colspan, rowspan } = cell;
             const tag = header2 ? "th" : "td";
             const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
-            return this.wrap(tag, data, attrs);
+            return this.wrap(tag, data2, attrs);
           }).join("");
           return this.wrap("tr", cells);
         }).join("");
@@ -510,6 +513,12 @@ function warning(message, properties = {}) {
 }
 function info(message) {
   process.stdout.write(message + os4.EOL);
+}
+function startGroup(name) {
+  issue("group", name);
+}
+function endGroup() {
+  issue("endgroup");
 }
 var ExitCode;
 var init_core = __esm({
@@ -1362,9 +1371,9 @@ var init_opencode = __esm({
             cost += step.cost;
           } else if (event.type === "error") {
             const error63 = asRecord(event.error) ?? {};
-            const data = asRecord(error63.data);
-            const message = asString(data?.message) ?? asString(error63.message) ?? asString(error63.name);
-            const status2 = typeof data?.statusCode === "number" ? ` (HTTP ${data.statusCode})` : "";
+            const data2 = asRecord(error63.data);
+            const message = asString(data2?.message) ?? asString(error63.message) ?? asString(error63.name);
+            const status2 = typeof data2?.statusCode === "number" ? ` (HTTP ${data2.statusCode})` : "";
             const name = asString(error63.name);
             if (message) errors.push(`${name && name !== message ? `${name}: ` : ""}${message}${status2}`);
           }
@@ -1630,10 +1639,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path20) {
-  if (!path20)
+function getElementAtPath(obj, path21) {
+  if (!path21)
     return obj;
-  return path20.reduce((acc, key) => acc?.[key], obj);
+  return path21.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1660,8 +1669,8 @@ function esc(str) {
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
 }
-function isObject(data) {
-  return typeof data === "object" && data !== null && !Array.isArray(data);
+function isObject(data2) {
+  return typeof data2 === "object" && data2 !== null && !Array.isArray(data2);
 }
 function isPlainObject(o) {
   if (isObject(o) === false)
@@ -1690,10 +1699,10 @@ function shallowClone(o) {
     return new Set(o);
   return o;
 }
-function numKeys(data) {
+function numKeys(data2) {
   let keyCount = 0;
-  for (const key in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key)) {
+  for (const key in data2) {
+    if (Object.prototype.hasOwnProperty.call(data2, key)) {
       keyCount++;
     }
   }
@@ -1892,11 +1901,11 @@ function explicitlyAborted(x2, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path20, issues) {
+function prefixIssues(path21, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path20);
+    iss.path.unshift(path21);
     return iss;
   });
 }
@@ -1974,20 +1983,20 @@ function getLengthableOrigin(input2) {
     return "string";
   return "unknown";
 }
-function parsedType(data) {
-  const t = typeof data;
+function parsedType(data2) {
+  const t = typeof data2;
   switch (t) {
     case "number": {
-      return Number.isNaN(data) ? "nan" : "number";
+      return Number.isNaN(data2) ? "nan" : "number";
     }
     case "object": {
-      if (data === null) {
+      if (data2 === null) {
         return "null";
       }
-      if (Array.isArray(data)) {
+      if (Array.isArray(data2)) {
         return "array";
       }
-      const obj = data;
+      const obj = data2;
       if (obj && Object.getPrototypeOf(obj) !== Object.prototype && "constructor" in obj && obj.constructor) {
         return obj.constructor.name;
       }
@@ -2188,15 +2197,15 @@ var init_util = __esm({
         return false;
       }
     });
-    getParsedType = (data) => {
-      const t = typeof data;
+    getParsedType = (data2) => {
+      const t = typeof data2;
       switch (t) {
         case "undefined":
           return "undefined";
         case "string":
           return "string";
         case "number":
-          return Number.isNaN(data) ? "nan" : "number";
+          return Number.isNaN(data2) ? "nan" : "number";
         case "boolean":
           return "boolean";
         case "function":
@@ -2206,25 +2215,25 @@ var init_util = __esm({
         case "symbol":
           return "symbol";
         case "object":
-          if (Array.isArray(data)) {
+          if (Array.isArray(data2)) {
             return "array";
           }
-          if (data === null) {
+          if (data2 === null) {
             return "null";
           }
-          if (data.then && typeof data.then === "function" && data.catch && typeof data.catch === "function") {
+          if (data2.then && typeof data2.then === "function" && data2.catch && typeof data2.catch === "function") {
             return "promise";
           }
-          if (typeof Map !== "undefined" && data instanceof Map) {
+          if (typeof Map !== "undefined" && data2 instanceof Map) {
             return "map";
           }
-          if (typeof Set !== "undefined" && data instanceof Set) {
+          if (typeof Set !== "undefined" && data2 instanceof Set) {
             return "set";
           }
-          if (typeof Date !== "undefined" && data instanceof Date) {
+          if (typeof Date !== "undefined" && data2 instanceof Date) {
             return "date";
           }
-          if (typeof File !== "undefined" && data instanceof File) {
+          if (typeof File !== "undefined" && data2 instanceof File) {
             return "file";
           }
           return "object";
@@ -2429,16 +2438,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path20 = []) => {
+  const processError = (error64, path21 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else {
-        const fullpath = [...path20, ...issue3.path];
+        const fullpath = [...path21, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2477,17 +2486,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path20 = []) => {
+  const processError = (error64, path21 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else {
-        const fullpath = [...path20, ...issue3.path];
+        const fullpath = [...path21, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2526,8 +2535,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path20 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path20) {
+  const path21 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path21) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -3565,24 +3574,24 @@ function isValidCIDRv6(value) {
     return false;
   return isValidIPv6(address);
 }
-function isValidBase64(data) {
-  if (data === "")
+function isValidBase64(data2) {
+  if (data2 === "")
     return true;
-  if (/\s/.test(data))
+  if (/\s/.test(data2))
     return false;
-  if (data.length % 4 !== 0)
+  if (data2.length % 4 !== 0)
     return false;
   try {
-    atob(data);
+    atob(data2);
     return true;
   } catch {
     return false;
   }
 }
-function isValidBase64URL(data) {
-  if (!base64urlCharset.test(data))
+function isValidBase64URL(data2) {
+  if (!base64urlCharset.test(data2))
     return false;
-  const base644 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
+  const base644 = data2.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
   const padded = base644.padEnd(Math.ceil(base644.length / 4) * 4, "=");
   return isValidBase64(padded);
 }
@@ -14340,22 +14349,22 @@ function installCompiledUserMethods(target, source, parser) {
   const sourceAny = source;
   if (typeof sourceAny.safeParse === "function") {
     const originalSafeParse = sourceAny.safeParse;
-    targetAny.safeParse = (data, params) => {
-      const out = parser(data);
+    targetAny.safeParse = (data2, params) => {
+      const out = parser(data2);
       if (out !== INVALID) {
         return { success: true, data: out };
       }
-      return originalSafeParse(data, params);
+      return originalSafeParse(data2, params);
     };
   }
   if (typeof sourceAny.parse === "function") {
     const originalParse2 = sourceAny.parse;
-    targetAny.parse = (data, params) => {
-      const out = parser(data);
+    targetAny.parse = (data2, params) => {
+      const out = parser(data2);
       if (out !== INVALID) {
         return out;
       }
-      return originalParse2(data, params);
+      return originalParse2(data2, params);
     };
   }
 }
@@ -16907,12 +16916,12 @@ function _stringbool(Classes, _params) {
     in: stringSchema,
     out: booleanSchema,
     transform: ((input2, payload) => {
-      let data = input2;
+      let data2 = input2;
       if (params.case !== "sensitive")
-        data = data.toLowerCase();
-      if (truthySet.has(data)) {
+        data2 = data2.toLowerCase();
+      if (truthySet.has(data2)) {
         return true;
-      } else if (falsySet.has(data)) {
+      } else if (falsySet.has(data2)) {
         return false;
       } else {
         payload.issues.push({
@@ -19456,7 +19465,7 @@ function _instanceof(cls, params = {}) {
   const inst = new ZodInstanceOf({
     type: "custom",
     check: "custom",
-    fn: (data) => data instanceof cls,
+    fn: (data2) => data2 instanceof cls,
     abort: true,
     ...util_exports.normalizeParams(params)
   });
@@ -19612,17 +19621,17 @@ var init_schemas2 = __esm({
       set "~standard"(value) {
         util_exports.own(this, "~standard", value);
       },
-      parse: function _parse2(data, params) {
-        return parse2(this, data, params, { callee: _parse2 });
+      parse: function _parse2(data2, params) {
+        return parse2(this, data2, params, { callee: _parse2 });
       },
-      parseAsync: async function _parseAsync2(data, params) {
-        return await parseAsync2(this, data, params, { callee: _parseAsync2 });
+      parseAsync: async function _parseAsync2(data2, params) {
+        return await parseAsync2(this, data2, params, { callee: _parseAsync2 });
       },
-      safeParse(data, params) {
-        return safeParse2(this, data, params);
+      safeParse(data2, params) {
+        return safeParse2(this, data2, params);
       },
-      async safeParseAsync(data, params) {
-        return safeParseAsync2(this, data, params);
+      async safeParseAsync(data2, params) {
+        return safeParseAsync2(this, data2, params);
       },
       // `spa` is an alias: same function object as `safeParseAsync`, as before.
       get spa() {
@@ -19631,35 +19640,35 @@ var init_schemas2 = __esm({
       set spa(value) {
         util_exports.own(this, "spa", value);
       },
-      validate(data, params) {
-        return validate(this, data, params);
+      validate(data2, params) {
+        return validate(this, data2, params);
       },
-      validateAsync(data, params) {
-        return validateAsync(this, data, params);
+      validateAsync(data2, params) {
+        return validateAsync(this, data2, params);
       },
-      encode: function _encode2(data, params) {
-        return encode2(this, data, params, { callee: _encode2 });
+      encode: function _encode2(data2, params) {
+        return encode2(this, data2, params, { callee: _encode2 });
       },
-      decode: function _decode2(data, params) {
-        return decode2(this, data, params, { callee: _decode2 });
+      decode: function _decode2(data2, params) {
+        return decode2(this, data2, params, { callee: _decode2 });
       },
-      encodeAsync: async function _encodeAsync2(data, params) {
-        return await encodeAsync2(this, data, params, { callee: _encodeAsync2 });
+      encodeAsync: async function _encodeAsync2(data2, params) {
+        return await encodeAsync2(this, data2, params, { callee: _encodeAsync2 });
       },
-      decodeAsync: async function _decodeAsync2(data, params) {
-        return await decodeAsync2(this, data, params, { callee: _decodeAsync2 });
+      decodeAsync: async function _decodeAsync2(data2, params) {
+        return await decodeAsync2(this, data2, params, { callee: _decodeAsync2 });
       },
-      safeEncode(data, params) {
-        return safeEncode2(this, data, params);
+      safeEncode(data2, params) {
+        return safeEncode2(this, data2, params);
       },
-      safeDecode(data, params) {
-        return safeDecode2(this, data, params);
+      safeDecode(data2, params) {
+        return safeDecode2(this, data2, params);
       },
-      async safeEncodeAsync(data, params) {
-        return safeEncodeAsync2(this, data, params);
+      async safeEncodeAsync(data2, params) {
+        return safeEncodeAsync2(this, data2, params);
       },
-      async safeDecodeAsync(data, params) {
-        return safeDecodeAsync2(this, data, params);
+      async safeDecodeAsync(data2, params) {
+        return safeDecodeAsync2(this, data2, params);
       },
       toJSONSchema(params) {
         return createToJSONSchemaMethod(this, {})(params);
@@ -20559,13 +20568,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path20 = ref.slice(1).split("/").filter(Boolean);
-  if (path20.length === 0) {
+  const path21 = ref.slice(1).split("/").filter(Boolean);
+  if (path21.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path20[0] === defsKey) {
-    const key = path20[1] === void 0 ? void 0 : decodeJSONPointerSegment(path20[1]);
+  if (path21[0] === defsKey) {
+    const key = path21[1] === void 0 ? void 0 : decodeJSONPointerSegment(path21[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -21861,13 +21870,13 @@ var init_markdown = __esm({
   }
 });
 
-// src/core/tasks/task-text.ts
+// src/core/text/sha256.ts
 function sha256Hex(text4) {
-  const data = new TextEncoder().encode(text4);
-  const bitLength = data.length * 8;
-  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
-  padded.set(data);
-  padded[data.length] = 128;
+  const data2 = new TextEncoder().encode(text4);
+  const bitLength = data2.length * 8;
+  const padded = new Uint8Array(data2.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data2);
+  padded[data2.length] = 128;
   const view = new DataView(padded.buffer);
   view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
   view.setUint32(padded.length - 4, bitLength >>> 0);
@@ -21920,14 +21929,10 @@ function sha256Hex(text4) {
   }
   return [...h].map((x2) => x2.toString(16).padStart(8, "0")).join("");
 }
-function taskDigest(title, body) {
-  return sha256Hex(JSON.stringify([title, body ?? ""]));
-}
-var K, TASK_DIGEST_PATTERN;
-var init_task_text = __esm({
-  "src/core/tasks/task-text.ts"() {
+var K;
+var init_sha256 = __esm({
+  "src/core/text/sha256.ts"() {
     "use strict";
-    init_markdown();
     K = new Uint32Array([
       1116352408,
       1899447441,
@@ -21994,6 +21999,19 @@ var init_task_text = __esm({
       3204031479,
       3329325298
     ]);
+  }
+});
+
+// src/core/tasks/task-text.ts
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+var TASK_DIGEST_PATTERN;
+var init_task_text = __esm({
+  "src/core/tasks/task-text.ts"() {
+    "use strict";
+    init_markdown();
+    init_sha256();
     TASK_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
   }
 });
@@ -22085,9 +22103,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path20) {
+function hasPath(value, path21) {
   let current = value;
-  for (const segment of path20) {
+  for (const segment of path21) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -22097,9 +22115,9 @@ function hasPath(value, path20) {
   }
   return true;
 }
-function getAt(value, path20) {
+function getAt(value, path21) {
   let current = value;
-  for (const segment of path20) {
+  for (const segment of path21) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -22107,9 +22125,9 @@ function getAt(value, path20) {
   }
   return current;
 }
-function formatPath(path20) {
+function formatPath(path21) {
   let out = "";
-  for (const segment of path20) {
+  for (const segment of path21) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -22151,8 +22169,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path20, where, found, expected) {
-  return `${path20 ? `\`${path20}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path21, where, found, expected) {
+  return `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -22174,6 +22192,15 @@ var init_config_error = __esm({
       }
     };
     FOUND_MAX = 40;
+  }
+});
+
+// src/core/tasks/iteration-limit.ts
+var MAX_ITERATIONS;
+var init_iteration_limit = __esm({
+  "src/core/tasks/iteration-limit.ts"() {
+    "use strict";
+    MAX_ITERATIONS = 500;
   }
 });
 
@@ -22348,8 +22375,8 @@ var init_build = __esm({
       * @param {Uint32Array | number[]} data
       * @param {boolean} isStride1
       */
-      constructor(data, isStride1 = false) {
-        this.data = data;
+      constructor(data2, isStride1 = false) {
+        this.data = data2;
         this.isStride1 = isStride1;
         this.SIZE = isStride1 ? 2 : 3;
       }
@@ -28370,18 +28397,18 @@ var init_build = __esm({
       static isHexadecimal(ch) {
         return "0" <= ch && ch <= "9" || "A" <= ch && ch <= "F" || "a" <= ch && ch <= "f";
       }
-      static translate(data) {
+      static translate(data2) {
         let prefixFlags = "";
-        if (Object.prototype.toString.call(data) === "[object RegExp]") {
-          if (data.ignoreCase) prefixFlags += "i";
-          if (data.multiline) prefixFlags += "m";
-          if (data.dotAll) prefixFlags += "s";
-          data = data.source;
+        if (Object.prototype.toString.call(data2) === "[object RegExp]") {
+          if (data2.ignoreCase) prefixFlags += "i";
+          if (data2.multiline) prefixFlags += "m";
+          if (data2.dotAll) prefixFlags += "s";
+          data2 = data2.source;
         }
-        if (typeof data !== "string") return data;
+        if (typeof data2 !== "string") return data2;
         let result = "";
         let changed = false;
-        let size = data.length;
+        let size = data2.length;
         if (size === 0) {
           result = "(?:)";
           changed = true;
@@ -28389,10 +28416,10 @@ var init_build = __esm({
         let inCharClass = false;
         let i = 0;
         while (i < size) {
-          let ch = data[i];
+          let ch = data2[i];
           if (ch === "\\") {
             if (i + 1 < size) {
-              ch = data[i + 1];
+              ch = data2[i + 1];
               switch (ch) {
                 case "\\":
                   result += "\\\\";
@@ -28400,7 +28427,7 @@ var init_build = __esm({
                   continue;
                 case "c":
                   if (i + 2 < size) {
-                    let code18 = data[i + 2].charCodeAt(0);
+                    let code18 = data2[i + 2].charCodeAt(0);
                     if (code18 >= 65 && code18 <= 90 || code18 >= 97 && code18 <= 122) {
                       let val = code18 % 32;
                       result += "\\x";
@@ -28417,12 +28444,12 @@ var init_build = __esm({
                   continue;
                 case "u":
                   if (i + 2 < size) {
-                    if (data[i + 2] === "{") {
+                    if (data2[i + 2] === "{") {
                       let j2 = i + 3;
                       let hasHex = false;
                       let closed = false;
                       while (j2 < size) {
-                        const hexChar = data[j2];
+                        const hexChar = data2[j2];
                         if (hexChar === "}") {
                           closed = true;
                           break;
@@ -28439,12 +28466,12 @@ var init_build = __esm({
                       }
                     } else if (i + 5 < size) {
                       let isHex4 = true;
-                      for (let j2 = 0; j2 < 4; j2++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j2])) {
+                      for (let j2 = 0; j2 < 4; j2++) if (!TranslateRegExpString2.isHexadecimal(data2[i + 2 + j2])) {
                         isHex4 = false;
                         break;
                       }
                       if (isHex4) {
-                        result += "\\x{" + data.substring(i + 2, i + 6) + "}";
+                        result += "\\x{" + data2.substring(i + 2, i + 6) + "}";
                         i += 6;
                         changed = true;
                         continue;
@@ -28457,12 +28484,12 @@ var init_build = __esm({
                   continue;
                 case "x": {
                   let isValidHex = false;
-                  if (i + 2 < size && data[i + 2] === "{") {
+                  if (i + 2 < size && data2[i + 2] === "{") {
                     let j2 = i + 3;
                     let hasHex = false;
                     let closed = false;
                     while (j2 < size) {
-                      const hexChar = data[j2];
+                      const hexChar = data2[j2];
                       if (hexChar === "}") {
                         closed = true;
                         break;
@@ -28472,7 +28499,7 @@ var init_build = __esm({
                       j2++;
                     }
                     if (closed && hasHex) isValidHex = true;
-                  } else if (i + 3 < size && TranslateRegExpString2.isHexadecimal(data[i + 2]) && TranslateRegExpString2.isHexadecimal(data[i + 3])) isValidHex = true;
+                  } else if (i + 3 < size && TranslateRegExpString2.isHexadecimal(data2[i + 2]) && TranslateRegExpString2.isHexadecimal(data2[i + 3])) isValidHex = true;
                   if (isValidHex) {
                     result += "\\x";
                     i += 2;
@@ -28515,16 +28542,16 @@ var init_build = __esm({
                   i += 2;
                   continue;
                 default: {
-                  let cp3 = data.codePointAt(i + 1);
+                  let cp3 = data2.codePointAt(i + 1);
                   if (cp3 >= 48 && cp3 <= 57 || cp3 >= 65 && cp3 <= 90 || cp3 >= 97 && cp3 <= 122) {
                     let symSize2 = Utils.charCount(cp3);
-                    result += data.substring(i + 1, i + 1 + symSize2);
+                    result += data2.substring(i + 1, i + 1 + symSize2);
                     i += symSize2 + 1;
                     changed = true;
                   } else {
                     result += "\\";
                     let symSize2 = Utils.charCount(cp3);
-                    result += data.substring(i + 1, i + 1 + symSize2);
+                    result += data2.substring(i + 1, i + 1 + symSize2);
                     i += symSize2 + 1;
                   }
                   continue;
@@ -28537,13 +28564,13 @@ var init_build = __esm({
             changed = true;
             continue;
           } else if (ch === "[") {
-            if (!inCharClass && data[i + 1] === "]") {
+            if (!inCharClass && data2[i + 1] === "]") {
               result += "[^\\x00-\\x{10FFFF}]";
               i += 2;
               changed = true;
               continue;
             }
-            if (!inCharClass && data[i + 1] === "^" && data[i + 2] === "]") {
+            if (!inCharClass && data2[i + 1] === "^" && data2[i + 2] === "]") {
               result += "[\\x00-\\x{10FFFF}]";
               i += 3;
               changed = true;
@@ -28551,20 +28578,20 @@ var init_build = __esm({
             }
             inCharClass = true;
           } else if (ch === "]") inCharClass = false;
-          else if (!inCharClass && ch === "(" && i + 2 < size && data[i + 1] === "?" && data[i + 2] === "<") {
-            if (i + 3 < size && !"=!>)".includes(data[i + 3])) {
+          else if (!inCharClass && ch === "(" && i + 2 < size && data2[i + 1] === "?" && data2[i + 2] === "<") {
+            if (i + 3 < size && !"=!>)".includes(data2[i + 3])) {
               result += "(?P<";
               i += 3;
               changed = true;
               continue;
             }
           }
-          let cp2 = data.codePointAt(i);
+          let cp2 = data2.codePointAt(i);
           let symSize = Utils.charCount(cp2);
-          result += data.substring(i, i + symSize);
+          result += data2.substring(i, i + symSize);
           i += symSize;
         }
-        const finalResult = changed ? result : data;
+        const finalResult = changed ? result : data2;
         if (prefixFlags.length > 0) return `(?${prefixFlags})${finalResult}`;
         return finalResult;
       }
@@ -30247,17 +30274,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path20) {
-      const ctrl = callVisitor(key, node3, visitor, path20);
+    function visit_(key, node3, visitor, path21) {
+      const ctrl = callVisitor(key, node3, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visit_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visit_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
+          path21 = Object.freeze(path21.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path20);
+            const ci = visit_(i, node3.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -30268,13 +30295,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path20);
+          const cv = visit_("value", node3.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -30295,17 +30322,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path20) {
-      const ctrl = await callVisitor(key, node3, visitor, path20);
+    async function visitAsync_(key, node3, visitor, path21) {
+      const ctrl = await callVisitor(key, node3, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visitAsync_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visitAsync_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
+          path21 = Object.freeze(path21.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path20);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path21);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -30316,13 +30343,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path20 = Object.freeze(path20.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path20);
+          const cv = await visitAsync_("value", node3.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -30349,23 +30376,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path20) {
+    function callVisitor(key, node3, visitor, path21) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path20);
+        return visitor(key, node3, path21);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path20);
+        return visitor.Map?.(key, node3, path21);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path20);
+        return visitor.Seq?.(key, node3, path21);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path20);
+        return visitor.Pair?.(key, node3, path21);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path20);
+        return visitor.Scalar?.(key, node3, path21);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path20);
+        return visitor.Alias?.(key, node3, path21);
       return void 0;
     }
-    function replaceNode(key, path20, node3) {
-      const parent = path20[path20.length - 1];
+    function replaceNode(key, path21, node3) {
+      const parent = path21[path21.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30687,10 +30714,10 @@ var require_toJS = __commonJS({
       if (value && typeof value.toJSON === "function") {
         if (!ctx || !identity.hasAnchor(value))
           return value.toJSON(arg, ctx);
-        const data = { aliasCount: 0, count: 1, res: void 0 };
-        ctx.anchors.set(value, data);
+        const data2 = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value, data2);
         ctx.onCreate = (res2) => {
-          data.res = res2;
+          data2.res = res2;
           delete ctx.onCreate;
         };
         const res = value.toJSON(arg, ctx);
@@ -30796,20 +30823,20 @@ var require_Alias = __commonJS({
         }
         if (found && ctx) {
           const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
-          let data = anchors2.get(found);
-          if (!data) {
+          let data2 = anchors2.get(found);
+          if (!data2) {
             toJS.toJS(found, null, ctx);
-            data = anchors2.get(found);
+            data2 = anchors2.get(found);
           }
-          if (data?.res === void 0) {
+          if (data2?.res === void 0) {
             const msg = "This should not happen: Alias anchor was not resolved?";
             throw new ReferenceError(msg);
           }
           if (maxAliasCount >= 0) {
-            data.count += 1;
-            if (data.aliasCount === 0)
-              data.aliasCount = getAliasCount(doc2, found, anchors2);
-            if (data.count * data.aliasCount > maxAliasCount) {
+            data2.count += 1;
+            if (data2.aliasCount === 0)
+              data2.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data2.count * data2.aliasCount > maxAliasCount) {
               const msg = "Excessive alias count indicates a resource exhaustion attack";
               throw new ReferenceError(msg);
             }
@@ -30977,10 +31004,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path20, value) {
+    function collectionFromPath(schema, path21, value) {
       let v = value;
-      for (let i = path20.length - 1; i >= 0; --i) {
-        const k2 = path20[i];
+      for (let i = path21.length - 1; i >= 0; --i) {
+        const k2 = path21[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -30999,7 +31026,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
+    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -31029,11 +31056,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path20, value) {
-        if (isEmptyPath(path20))
+      addIn(path21, value) {
+        if (isEmptyPath(path21))
           this.add(value);
         else {
-          const [key, ...rest] = path20;
+          const [key, ...rest] = path21;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -31047,8 +31074,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        const [key, ...rest] = path20;
+      deleteIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -31062,8 +31089,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        const [key, ...rest] = path20;
+      getIn(path21, keepScalar) {
+        const [key, ...rest] = path21;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -31081,8 +31108,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path20) {
-        const [key, ...rest] = path20;
+      hasIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -31092,8 +31119,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        const [key, ...rest] = path20;
+      setIn(path21, value) {
+        const [key, ...rest] = path21;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -33608,9 +33635,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path20, value) {
+      addIn(path21, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path20, value);
+          this.contents.addIn(path21, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -33685,14 +33712,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        if (Collection2.isEmptyPath(path20)) {
+      deleteIn(path21) {
+        if (Collection2.isEmptyPath(path21)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -33707,10 +33734,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        if (Collection2.isEmptyPath(path20))
+      getIn(path21, keepScalar) {
+        if (Collection2.isEmptyPath(path21))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -33721,10 +33748,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path20) {
-        if (Collection2.isEmptyPath(path20))
+      hasIn(path21) {
+        if (Collection2.isEmptyPath(path21))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -33741,13 +33768,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value) {
-        if (Collection2.isEmptyPath(path20)) {
+      setIn(path21, value) {
+        if (Collection2.isEmptyPath(path21)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path20), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path20, value);
+          this.contents.setIn(path21, value);
         }
       }
       /**
@@ -35708,9 +35735,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path20) => {
+    visit2.itemAtPath = (cst, path21) => {
       let item = cst;
-      for (const [field, index3] of path20) {
+      for (const [field, index3] of path21) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index3];
@@ -35719,23 +35746,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path20) => {
-      const parent = visit2.itemAtPath(cst, path20.slice(0, -1));
-      const field = path20[path20.length - 1][0];
+    visit2.parentCollection = (cst, path21) => {
+      const parent = visit2.itemAtPath(cst, path21.slice(0, -1));
+      const field = path21[path21.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path20, item, visitor) {
-      let ctrl = visitor(item, path20);
+    function _visit(path21, item, visitor) {
+      let ctrl = visitor(item, path21);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path21.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -35746,10 +35773,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path20);
+            ctrl = ctrl(item, path21);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -37604,11 +37631,11 @@ var init_pricing = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path20) {
-  return ctx.issues.some((issue3) => path20.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path21) {
+  return ctx.issues.some((issue3) => path21.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path20, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path20, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path21, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path21, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -37640,9 +37667,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path20) => {
-    const value = getAt(config2, path20);
-    return typeof value === "number" && !hasIssueAt(ctx, path20) ? value : null;
+  const num = (path21) => {
+    const value = getAt(config2, path21);
+    return typeof value === "number" && !hasIssueAt(ctx, path21) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -37667,24 +37694,24 @@ function checkConfig(config2, ctx) {
     reportSameNames(
       ctx,
       Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
-      (path20, first) => [
-        `${path20.join(".")} is the same label as ${first.join(".")}`,
+      (path21, first) => [
+        `${path21.join(".")} is the same label as ${first.join(".")}`,
         `a label name different from ${first.join(".")} (names are compared case-insensitively)`
       ]
     );
 }
 function reportSameNames(ctx, entries, say) {
   const seen = /* @__PURE__ */ new Map();
-  for (const { path: path20, name } of entries) {
-    if (typeof name !== "string" || hasIssueAt(ctx, path20)) continue;
+  for (const { path: path21, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path21)) continue;
     const normalized = name.trim().toLowerCase();
     const first = seen.get(normalized);
     if (first === void 0) {
-      seen.set(normalized, path20);
+      seen.set(normalized, path21);
       continue;
     }
-    const [message, expected] = say(path20, first);
-    crossIssue(ctx, path20, name, message, expected);
+    const [message, expected] = say(path21, first);
+    crossIssue(ctx, path21, name, message, expected);
   }
 }
 function checkUsdBudgets(config2, ctx) {
@@ -37721,7 +37748,7 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  const at = (path20) => `workspaces[${path20[1]}].${path20[2]}`;
+  const at = (path21) => `workspaces[${path21[1]}].${path21[2]}`;
   for (const key of ["name", "label"])
     reportSameNames(
       ctx,
@@ -37729,8 +37756,8 @@ function checkWorkspaces(workspaces, ctx) {
         path: ["workspaces", i, key],
         name: isPlainObject2(workspace) ? workspace[key] : void 0
       })),
-      (path20, first) => [
-        `${at(path20)} is the same as ${at(first)}`,
+      (path21, first) => [
+        `${at(path21)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
       ]
     );
@@ -38150,11 +38177,12 @@ function agentLabel(agent) {
 function everyAgent(config2) {
   return [config2.agents.primary, ...config2.agents.fallbacks, ...config2.bestOf.candidates];
 }
-var BRANCH_PREFIX, WORKFLOW_FILE, MAX_ITERATIONS, ConfigSchema, DEFAULT_CONFIG;
+var BRANCH_PREFIX, WORKFLOW_FILE, ConfigSchema, DEFAULT_CONFIG;
 var init_config_schema = __esm({
   "src/core/config/config-schema.ts"() {
     "use strict";
     init_zod();
+    init_iteration_limit();
     init_alerts_schema();
     init_config_constants();
     init_config_section_schemas();
@@ -38164,7 +38192,6 @@ var init_config_schema = __esm({
     init_quality_schema();
     BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
     WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
-    MAX_ITERATIONS = 500;
     ConfigSchema = external_exports.strictObject({
       labels: LabelsSchema,
       mode: external_exports.enum(["auto", "semi-auto"]).default("auto").describe(
@@ -38259,9 +38286,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path20) {
+function schemaAt(root, path21) {
   let node3 = root;
-  for (const segment of path20) {
+  for (const segment of path21) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -38379,10 +38406,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path20, agent] of agents) {
+  for (const [path21, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path20}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path21}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -38403,7 +38430,7 @@ var init_config_warnings = __esm({
   }
 });
 
-// src/core/config/key-suggestions.ts
+// src/core/text/nearest-word.ts
 function editDistance(a, b) {
   let previous3 = Array.from({ length: b.length + 1 }, (_, j2) => j2);
   for (let i = 1; i <= a.length; i++) {
@@ -38416,11 +38443,30 @@ function editDistance(a, b) {
   }
   return previous3[b.length];
 }
+function typoLimit(word) {
+  return word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
+}
+function nearestWord(word, candidates2) {
+  let best = null;
+  for (const candidate of candidates2) {
+    const distance = editDistance(word, candidate);
+    if (distance > typoLimit(candidate)) continue;
+    if (best === null || distance < best.distance) best = { candidate, distance };
+  }
+  return best?.candidate ?? null;
+}
+var init_nearest_word = __esm({
+  "src/core/text/nearest-word.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/config/key-suggestions.ts
 function isClose(unknownKey, known) {
   const a = normalizeKey(unknownKey);
   const b = normalizeKey(known);
   if (a === b) return 0;
-  const limit = b.length <= 4 ? 1 : b.length <= 8 ? 2 : 3;
+  const limit = typoLimit(b);
   const distance = editDistance(a, b);
   if (distance <= limit) return distance;
   if (a.length >= 4 && b.startsWith(a)) return limit + 1;
@@ -38445,9 +38491,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path20 of allKeyPaths(root)) {
-    if (path20.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path20[path20.length - 1]) === 0) return formatPath(path20);
+  for (const path21 of allKeyPaths(root)) {
+    if (path21.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path21[path21.length - 1]) === 0) return formatPath(path21);
   }
   return null;
 }
@@ -38456,6 +38502,7 @@ var init_key_suggestions = __esm({
   "src/core/config/key-suggestions.ts"() {
     "use strict";
     init_config_json_schema();
+    init_nearest_word();
     init_key_paths();
     normalizeKey = (key) => key.toLowerCase().replace(/[-_\s]/g, "");
   }
@@ -38483,17 +38530,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path21 = formatPath(keyPath);
+        const path22 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path22 ? `\`${path22}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path21, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path21, found: found2, expected: expected2, message }
+          where ? { path: path22, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path22, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path20 = formatPath(issue3.path);
+    const path21 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -38506,7 +38553,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path20, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path21, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index3) => ({ problem, index: index3 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -38538,7 +38585,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path20 = CONFIG_PATH) {
+function parseConfig(text4, path21 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml2.LineCounter();
   const doc = (0, import_yaml2.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -38556,11 +38603,11 @@ function parseConfig(text4, path20 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path20, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path21, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path20} line ${where.line}: ${warning2.message}`;
+    return `${path21} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -38573,10 +38620,10 @@ function parseConfig(text4, path20 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path20, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path21, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path20, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path21, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -38596,16 +38643,16 @@ function parseConfig(text4, path20 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const renamed = renamedValues(input2, path20);
-  const result = validate2(renamed.input, path20, locate);
+  const renamed = renamedValues(input2, path21);
+  const result = validate2(renamed.input, path21, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
 }
-function renamedValues(input2, path20) {
+function renamedValues(input2, path21) {
   if (input2.isolation !== "user") return { input: input2, warnings: [] };
   return {
     input: { ...input2, isolation: "namespace" },
     warnings: [
-      `${path20}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+      `${path21}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
     ]
   };
 }
@@ -38687,7 +38734,7 @@ var LAST_GOOD_TEXT_CAP;
 var init_last_good_config = __esm({
   "src/core/config/last-good-config.ts"() {
     "use strict";
-    init_task_text();
+    init_sha256();
     init_config_schema();
     init_load_config();
     LAST_GOOD_TEXT_CAP = 6e3;
@@ -38733,11 +38780,11 @@ async function readConfigAt(ctx, commit) {
         ref: commit
       })
     );
-    const data = response.data;
-    if (data?.type !== "file" || data.encoding !== "base64" || typeof data.content !== "string") {
+    const data2 = response.data;
+    if (data2?.type !== "file" || data2.encoding !== "base64" || typeof data2.content !== "string") {
       throw new Error(`${CONFIG_PATH} at ${commit.slice(0, 12)} is not a file GitHub returned as base64`);
     }
-    return Buffer.from(data.content.replace(/\s+/g, ""), "base64").toString("utf8");
+    return Buffer.from(data2.content.replace(/\s+/g, ""), "base64").toString("utf8");
   } catch (error63) {
     if (statusOf(error63) === 404) return null;
     throw error63;
@@ -39620,9 +39667,9 @@ var require_light = __commonJS({
             this._arr = [];
             return this._resetPromise();
           }
-          add(data) {
+          add(data2) {
             var ret;
-            this._arr.push(data);
+            this._arr.push(data2);
             ret = this._promise;
             if (this._arr.length === this.maxSize) {
               this._flush();
@@ -40240,7 +40287,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path20) => path20.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path21) => path21.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -41554,19 +41601,19 @@ async function getResponseData(response) {
 function isJSONResponse(mimetype) {
   return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
 }
-function toErrorMessage(data) {
-  if (typeof data === "string") {
-    return data;
+function toErrorMessage(data2) {
+  if (typeof data2 === "string") {
+    return data2;
   }
-  if (data instanceof ArrayBuffer) {
+  if (data2 instanceof ArrayBuffer) {
     return "Unknown error";
   }
-  if (typeof data === "object" && data !== null && "message" in data) {
-    const objectData = data;
+  if (typeof data2 === "object" && data2 !== null && "message" in data2) {
+    const objectData = data2;
     const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
     return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
   }
-  return `Unknown error: ${JSON.stringify(data)}`;
+  return `Unknown error: ${JSON.stringify(data2)}`;
 }
 function withDefaults2(oldEndpoint, newDefaults) {
   const endpoint2 = oldEndpoint.defaults(newDefaults);
@@ -41611,9 +41658,9 @@ var init_dist_bundle4 = __esm({
 });
 
 // node_modules/@octokit/graphql/dist-bundle/index.js
-function _buildMessageForResponseErrors(data) {
+function _buildMessageForResponseErrors(data2) {
   return `Request failed due to following response errors:
-` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+` + data2.errors.map((e) => ` - ${e.message}`).join("\n");
 }
 function graphql(request2, query, options) {
   if (options) {
@@ -41944,17 +41991,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path20 = requestOptions.url.replace(options.baseUrl, "");
+    const path21 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path20} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path20} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -41986,8 +42033,8 @@ function normalizePaginatedListResponse(response) {
   delete response.data.total_count;
   delete response.data.total_commits;
   const namespaceKey = Object.keys(response.data)[0];
-  const data = response.data[namespaceKey];
-  response.data = data;
+  const data2 = response.data[namespaceKey];
+  response.data = data2;
   if (typeof incompleteResults !== "undefined") {
     response.data.incomplete_results = incompleteResults;
   }
@@ -44610,7 +44657,7 @@ function createOctokit(options) {
   const log2 = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
   return new AutopilotOctokit({
-    auth: options.auth,
+    ...options.auth ? { auth: options.auth } : {},
     baseUrl: options.baseUrl ?? "https://api.github.com",
     userAgent: options.userAgent ?? "autopilot",
     log: log2,
@@ -44819,15 +44866,15 @@ function graphqlComment(node3) {
 function rememberGraphqlLabels(labels, into) {
   for (const label2 of labels) if (label2?.id && label2.name) into.set(label2.name, label2.id);
 }
-function restComment(data) {
+function restComment(data2) {
   return {
-    id: data.id,
-    author: data.user?.login ?? null,
-    authorType: data.user?.type ?? null,
-    authorId: typeof data.user?.id === "number" ? data.user.id : null,
-    body: data.body ?? "",
-    createdAt: data.created_at,
-    updatedAt: data.updated_at
+    id: data2.id,
+    author: data2.user?.login ?? null,
+    authorType: data2.user?.type ?? null,
+    authorId: typeof data2.user?.id === "number" ? data2.user.id : null,
+    body: data2.body ?? "",
+    createdAt: data2.created_at,
+    updatedAt: data2.updated_at
   };
 }
 function selfFrom(viewer) {
@@ -45901,7 +45948,7 @@ var init_worker_github = __esm({
       getSelf() {
         this.self ??= this.octokit.graphql(
           "query AutopilotWorkerViewer { viewer { databaseId login } }"
-        ).then((data) => selfFrom(data.viewer));
+        ).then((data2) => selfFrom(data2.viewer));
         return this.self;
       }
       async getSelfId() {
@@ -45909,23 +45956,23 @@ var init_worker_github = __esm({
       }
       async getIssue(issue3) {
         const { owner, repo } = this;
-        const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
-        if (data.node_id) this.issueNodeIds.set(data.number, data.node_id);
-        rememberLabelIds(data.labels, this.labelIds);
+        const { data: data2 } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+        if (data2.node_id) this.issueNodeIds.set(data2.number, data2.node_id);
+        rememberLabelIds(data2.labels, this.labelIds);
         return {
-          number: data.number,
-          title: data.title,
-          body: data.body ?? "",
-          state: data.state === "closed" ? "closed" : "open",
-          labels: labelNames(data.labels),
-          author: data.user?.login ?? null
+          number: data2.number,
+          title: data2.title,
+          body: data2.body ?? "",
+          state: data2.state === "closed" ? "closed" : "open",
+          labels: labelNames(data2.labels),
+          author: data2.user?.login ?? null
         };
       }
       async getIssueBody(issue3) {
         const { owner, repo } = this;
         try {
-          const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
-          return data.body ?? "";
+          const { data: data2 } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+          return data2.body ?? "";
         } catch (error63) {
           if (status(error63) === 404 || status(error63) === 410) return null;
           throw error63;
@@ -45933,18 +45980,18 @@ var init_worker_github = __esm({
       }
       async listIssueComments(issue3) {
         const { owner, repo } = this;
-        const data = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+        const data2 = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
           owner,
           repo,
           issue_number: issue3,
           per_page: 100
         });
-        return data.map((c) => restComment(c));
+        return data2.map((c) => restComment(c));
       }
       async listIssueCommentsAndSelf(issue3) {
-        let data;
+        let data2;
         try {
-          data = await this.octokit.graphql(WORKER_CLAIM_QUERY, {
+          data2 = await this.octokit.graphql(WORKER_CLAIM_QUERY, {
             owner: this.owner,
             name: this.repo,
             number: issue3
@@ -45952,8 +45999,8 @@ var init_worker_github = __esm({
         } catch {
           return this.listIssueComments(issue3);
         }
-        if (data.viewer) this.self ??= Promise.resolve(selfFrom(data.viewer));
-        return wholePage(data.repository?.issue?.comments) ?? await this.listIssueComments(issue3);
+        if (data2.viewer) this.self ??= Promise.resolve(selfFrom(data2.viewer));
+        return wholePage(data2.repository?.issue?.comments) ?? await this.listIssueComments(issue3);
       }
       async readIssueWithComments(issue3, labels) {
         const read = await this.readTask(issue3, labels, true);
@@ -45965,9 +46012,9 @@ var init_worker_github = __esm({
       async getComment(commentId) {
         const { owner, repo } = this;
         try {
-          const { data } = await this.octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-          const issue3 = /\/issues\/(\d+)$/.exec(data.issue_url ?? "")?.[1];
-          return { ...restComment(data), ...issue3 ? { issue: Number(issue3) } : {} };
+          const { data: data2 } = await this.octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
+          const issue3 = /\/issues\/(\d+)$/.exec(data2.issue_url ?? "")?.[1];
+          return { ...restComment(data2), ...issue3 ? { issue: Number(issue3) } : {} };
         } catch (error63) {
           if (status(error63) === 404) return null;
           throw error63;
@@ -45975,8 +46022,8 @@ var init_worker_github = __esm({
       }
       async createComment(issue3, body) {
         const { owner, repo } = this;
-        const { data } = await this.octokit.rest.issues.createComment({ owner, repo, issue_number: issue3, body });
-        return restComment(data);
+        const { data: data2 } = await this.octokit.rest.issues.createComment({ owner, repo, issue_number: issue3, body });
+        return restComment(data2);
       }
       async updateComment(commentId, body) {
         const { owner, repo } = this;
@@ -45995,14 +46042,14 @@ var init_worker_github = __esm({
         if (cached2) return cached2;
         let permission = "none";
         try {
-          const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+          const { data: data2 } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
             owner: this.owner,
             repo: this.repo,
             username: login
           });
-          const role = data.role_name;
+          const role = data2.role_name;
           const known = ["admin", "maintain", "write", "triage", "read", "none"];
-          permission = known.includes(role) ? role : known.includes(data.permission) ? data.permission : "none";
+          permission = known.includes(role) ? role : known.includes(data2.permission) ? data2.permission : "none";
         } catch (error63) {
           if (status(error63) !== 404 && status(error63) !== 403) throw error63;
         }
@@ -46011,19 +46058,19 @@ var init_worker_github = __esm({
       }
       async findOpenPull(branch) {
         const { owner, repo } = this;
-        const data = await this.octokit.paginate(this.octokit.rest.pulls.list, {
+        const data2 = await this.octokit.paginate(this.octokit.rest.pulls.list, {
           owner,
           repo,
           state: "open",
           head: `${owner}:${branch}`,
           per_page: 100
         });
-        const match = data.find((pull) => pull.head.ref === branch);
+        const match = data2.find((pull) => pull.head.ref === branch);
         return match ? this.workerPull(match) : null;
       }
       async createPull(input2) {
-        const { data } = await this.octokit.rest.pulls.create({ owner: this.owner, repo: this.repo, ...input2 });
-        return this.workerPull(data);
+        const { data: data2 } = await this.octokit.rest.pulls.create({ owner: this.owner, repo: this.repo, ...input2 });
+        return this.workerPull(data2);
       }
       async updatePull(pr, input2) {
         await this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: pr, ...input2 });
@@ -46031,8 +46078,8 @@ var init_worker_github = __esm({
       async addLabels(issue3, labels) {
         if (labels.length === 0) return;
         const { owner, repo } = this;
-        const { data } = await this.octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
-        rememberLabelIds(data, this.labelIds);
+        const { data: data2 } = await this.octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
+        rememberLabelIds(data2, this.labelIds);
       }
       async removeLabel(issue3, label2) {
         const { owner, repo } = this;
@@ -46160,9 +46207,9 @@ var init_worker_github = __esm({
        */
       async resolvedReviewComments(pr) {
         try {
-          const data = await this.octokit.graphql(RESOLVED_REVIEW_COMMENTS_QUERY, { owner: this.owner, name: this.repo, number: pr });
+          const data2 = await this.octokit.graphql(RESOLVED_REVIEW_COMMENTS_QUERY, { owner: this.owner, name: this.repo, number: pr });
           const ids = /* @__PURE__ */ new Set();
-          for (const thread of data.repository?.pullRequest?.reviewThreads?.nodes ?? []) {
+          for (const thread of data2.repository?.pullRequest?.reviewThreads?.nodes ?? []) {
             if (!thread?.isResolved) continue;
             for (const c of thread.comments?.nodes ?? [])
               if (typeof c?.databaseId === "number") ids.add(c.databaseId);
@@ -46173,22 +46220,22 @@ var init_worker_github = __esm({
         }
       }
       async getDefaultBranch() {
-        const { data } = await this.octokit.rest.repos.get({ owner: this.owner, repo: this.repo });
-        return data.default_branch;
+        const { data: data2 } = await this.octokit.rest.repos.get({ owner: this.owner, repo: this.repo });
+        return data2.default_branch;
       }
       /** A pull request in the worker's shape; its node id is kept for `labelForReview`. */
-      workerPull(data) {
-        if (data.node_id) this.pullNodeIds.set(data.number, data.node_id);
+      workerPull(data2) {
+        if (data2.node_id) this.pullNodeIds.set(data2.number, data2.node_id);
         return {
-          number: data.number,
-          title: data.title,
-          body: data.body ?? "",
-          state: data.state === "open" ? "open" : "closed",
-          headRef: data.head.ref,
-          headSha: data.head.sha,
-          baseRef: data.base.ref,
-          labels: labelNames(data.labels),
-          url: data.html_url
+          number: data2.number,
+          title: data2.title,
+          body: data2.body ?? "",
+          state: data2.state === "open" ? "open" : "closed",
+          headRef: data2.head.ref,
+          headSha: data2.head.sha,
+          baseRef: data2.base.ref,
+          labels: labelNames(data2.labels),
+          url: data2.html_url
         };
       }
       /**
@@ -46216,10 +46263,10 @@ var init_worker_github = __esm({
           issue: null
         });
         if (this.taskQueryRefused) return restOnly();
-        let data;
+        let data2;
         try {
           const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
-          data = await this.octokit.graphql(workerTaskQuery(labels.length), {
+          data2 = await this.octokit.graphql(workerTaskQuery(labels.length), {
             owner: this.owner,
             name: this.repo,
             number: issue3,
@@ -46230,14 +46277,14 @@ var init_worker_github = __esm({
           this.taskQueryRefused = true;
           return restOnly();
         }
-        const found = data.repository?.issue;
+        const found = data2.repository?.issue;
         if (!found) return restOnly();
         this.issueNodeIds.set(found.number, found.id);
         const issueLabels = found.labels?.nodes ?? [];
         rememberGraphqlLabels(issueLabels, this.labelIds);
         labels.forEach((_, i) => {
           rememberGraphqlLabels(
-            [data.repository?.[`label${i}`]],
+            [data2.repository?.[`label${i}`]],
             this.labelIds
           );
         });
@@ -47427,7 +47474,7 @@ var init_uid_kill = __esm({
 // src/worker/isolation/agent-user.ts
 import { execFile as execFile2 } from "node:child_process";
 import { existsSync as existsSync3 } from "node:fs";
-import { lstat } from "node:fs/promises";
+import { lchown, lstat } from "node:fs/promises";
 import { setTimeout as delay2 } from "node:timers/promises";
 function withNetworkEnv(env, network) {
   return typeof network === "object" ? { ...env, ...network.env } : env;
@@ -47607,13 +47654,10 @@ async function setupAgentUser(options) {
         else named.push(...record2);
       }
       const notYetGiven = await notOwnedBy(named, ids.uid, ids.gid);
-      if (notYetGiven.length > 0) {
-        const result2 = await privileged(chown, ["-h", `${ids.uid}:${ids.gid}`, "--", ...notYetGiven]);
-        if (result2.code !== 0)
-          throw new Error(
-            `could not give the agent what the worker wrote: ${result2.stderr.trim().slice(0, 500)}`
-          );
-      }
+      for (const entry of notYetGiven)
+        await lchown(entry, ids.uid, ids.gid).catch((error63) => {
+          throw new Error(`could not give the agent what the worker wrote: ${error63.message}`);
+        });
       if (walked.length === 0) return;
       const result = await privileged(find, [
         "-P",
@@ -48692,9 +48736,8 @@ var init_agent_side_git = __esm({
       "neutral",
       "g add --all -- .",
       "tree=$(g write-tree)",
-      'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1" 2>/dev/null) || exit 10',
       'printf "%s\\n" "$tree"',
-      'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q'
+      'printf "%s\\n--not\\n%s^{tree}\\n" "$tree" "$1" | g pack-objects --revs --stdout -q || exit 10'
     ].join("\n");
     RESET_SCRIPT = [
       PREAMBLE,
@@ -48802,8 +48845,8 @@ var init_agent_side_git = __esm({
           stdoutTo: split
         });
         const tree = split.header;
-        if (done.exitCode === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
         if (tree !== null) await received;
+        if (done.exitCode === NEEDS_SYNC) return NEEDS_SYNC;
         if (receiveError) throw receiveError;
         if (done.exitCode !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
           throw new AgentGitError(
@@ -48919,99 +48962,6 @@ var init_handback_rules = __esm({
     MAX_CHANGED_ENTRIES = 2e5;
     MAX_HANDBACK_BYTES = 2 * 1024 * 1024 * 1024;
     REGULAR_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
-  }
-});
-
-// src/worker/checkout/git-objects.ts
-async function treeChanges(git, from, to) {
-  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
-  const fields = stdout.split("\0");
-  const changes = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const meta3 = fields[i];
-    if (!meta3.startsWith(":")) break;
-    const [oldMode, newMode, , newObject, status2] = meta3.slice(1).split(" ");
-    changes.push({
-      status: status2 ?? "",
-      oldMode: oldMode ?? "",
-      newMode: newMode ?? "",
-      newObject: newObject ?? "",
-      path: fields[i + 1]
-    });
-  }
-  return changes;
-}
-async function objectSizes(git, objects) {
-  if (objects.length === 0) return [];
-  const { stdout } = await git.run(["cat-file", "--batch-check=%(objectsize)"], {
-    input: `${objects.join("\n")}
-`
-  });
-  return stdout.split("\n").slice(0, objects.length).map((line) => /^\d+$/.test(line) ? Number(line) : null);
-}
-async function blobText(git, object2) {
-  return (await git.run(["cat-file", "blob", object2])).stdout;
-}
-async function topLevelFiles(git, commit) {
-  const { stdout } = await git.run(["ls-tree", "-z", commit]);
-  const names = /* @__PURE__ */ new Set();
-  for (const entry of stdout.split("\0")) {
-    const tab = entry.indexOf("	");
-    const mode = entry.slice(0, 6);
-    if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
-  }
-  return names;
-}
-async function deletedFileContent(git, file2) {
-  const log2 = await git.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
-    allowFail: true
-  });
-  const sha = log2.stdout.trim();
-  if (log2.code !== 0 || !sha) return null;
-  const content3 = await git.run(["show", `${sha}^:${file2}`], { allowFail: true });
-  return content3.code === 0 ? content3.stdout : null;
-}
-async function inHead(git, file2) {
-  return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
-}
-var init_git_objects = __esm({
-  "src/worker/checkout/git-objects.ts"() {
-    "use strict";
-  }
-});
-
-// src/worker/checkout/handback-check.ts
-async function checkHandback(git, fromTree, toTree) {
-  if (fromTree === toTree) return { verdict: { refused: [], gated: [] }, changed: false };
-  const changes = await treeChanges(git, fromTree, toTree);
-  const present = changes.filter((c) => c.newMode !== "000000" && c.newMode !== "160000");
-  const sizes = await objectSizes(
-    git,
-    present.map((c) => c.newObject)
-  );
-  const sizeOf2 = new Map(present.map((c, i) => [c.path, sizes[i] ?? null]));
-  const entries = [];
-  let links = 0;
-  for (const change of changes) {
-    const entry = {
-      path: change.path,
-      mode: change.newMode,
-      size: sizeOf2.get(change.path) ?? null
-    };
-    if (change.newMode === "120000" && links++ < MAX_LINKS_READ && (entry.size ?? 0) <= 4096)
-      entry.linkTarget = await blobText(git, change.newObject);
-    entries.push(entry);
-  }
-  const changed = changes.some((c) => c.path !== ".autopilot" && !c.path.startsWith(".autopilot/"));
-  return { verdict: judgeHandback(entries), changed };
-}
-var MAX_LINKS_READ;
-var init_handback_check = __esm({
-  "src/worker/checkout/handback-check.ts"() {
-    "use strict";
-    init_handback_rules();
-    init_git_objects();
-    MAX_LINKS_READ = 200;
   }
 });
 
@@ -49142,15 +49092,210 @@ var init_tree_files = __esm({
   }
 });
 
+// src/worker/checkout/agent-objects.ts
+import { readFile as readFile3 } from "node:fs/promises";
+import path13 from "node:path";
+async function bringCommitObjects(options) {
+  const { gitDir, workTree, branch, step } = options;
+  if (!/^[A-Za-z0-9._/-]+$/.test(branch) || branch.split("/").includes("..")) return false;
+  try {
+    const head = await readTreeFile(workTree, ".git/HEAD", { maxBytes: 1024 });
+    if (head?.trim() !== `ref: refs/heads/${branch}`) return false;
+    const copies = [];
+    for (const id of new Set(step.objects)) {
+      if (!OBJECT_ID.test(id)) return false;
+      const relative = `.git/objects/${id.slice(0, 2)}/${id.slice(2)}`;
+      if (await treeEntryExists(workTree, relative)) continue;
+      const content3 = await readFile3(path13.join(gitDir, "objects", id.slice(0, 2), id.slice(2))).catch(
+        () => null
+      );
+      if (content3 === null) return false;
+      copies.push({ relative, content: content3 });
+    }
+    for (const copy of copies) await writeTreeFile(workTree, copy.relative, copy.content);
+    await writeTreeFile(workTree, `.git/refs/heads/${branch}`, `${step.commit}
+`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+var OBJECT_ID;
+var init_agent_objects = __esm({
+  "src/worker/checkout/agent-objects.ts"() {
+    "use strict";
+    init_tree_files();
+    OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+  }
+});
+
+// src/worker/checkout/files-commit.ts
+function canCommitWithFastImport(files, author) {
+  if (!PLAIN_IDENTITY.test(author.name) || !PLAIN_IDENTITY.test(author.email)) return false;
+  return [...files.keys()].every((file2) => PLAIN_PATH.test(file2) && !file2.split("/").includes(".."));
+}
+function data(text4) {
+  return `data ${Buffer.byteLength(text4, "utf8")}
+${text4}
+`;
+}
+function directoriesOf(file2) {
+  const parts = file2.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
+}
+async function commitFiles(git, options) {
+  const { name, email: email3 } = git.author;
+  const [first, ...merges] = options.parents;
+  if (!first) throw new Error("a commit of the task branch has a parent");
+  const asked = /* @__PURE__ */ new Set();
+  for (const [file2, content3] of options.files) {
+    for (const directory of directoriesOf(file2)) asked.add(directory);
+    if (content3 !== null) asked.add(file2);
+  }
+  let stream = `commit ${options.ref ?? SCRATCH_REF}
+mark :1
+committer ${name} <${email3}> now
+${data(options.message)}`;
+  stream += `from ${first}
+`;
+  for (const merge3 of merges) stream += `merge ${merge3}
+`;
+  stream += `M 040000 ${options.tree} ""
+`;
+  for (const [file2, content3] of options.files)
+    stream += content3 === null ? `D ${file2}
+` : `M 100644 inline ${file2}
+${data(content3)}`;
+  stream += 'ls ""\n';
+  for (const entry of asked) stream += `ls "${entry}"
+`;
+  stream += "\nget-mark :1\ndone\n";
+  const { stdout } = await git.run(["fast-import", "--quiet", "--done", "--force", "--date-format=now"], {
+    input: stream
+  });
+  const lines = stdout.split("\n").filter(Boolean);
+  const commit = lines.at(-1)?.trim() ?? "";
+  const listed = lines.slice(0, -1).map((line) => line.split(/\s+/)[2] ?? "");
+  const tree = listed[0] ?? "";
+  if (!OBJECT_ID2.test(commit) || !OBJECT_ID2.test(tree))
+    throw new Error(`git fast-import gave no commit: ${stdout.slice(0, 200)}`);
+  return { commit, tree, objects: [commit, ...listed.filter((id) => OBJECT_ID2.test(id))] };
+}
+var PLAIN_PATH, PLAIN_IDENTITY, OBJECT_ID2, SCRATCH_REF;
+var init_files_commit = __esm({
+  "src/worker/checkout/files-commit.ts"() {
+    "use strict";
+    PLAIN_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+    PLAIN_IDENTITY = /^[^<>\n\r\0]*$/;
+    OBJECT_ID2 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+    SCRATCH_REF = "refs/autopilot/commit";
+  }
+});
+
+// src/worker/checkout/git-objects.ts
+async function treeChanges(git, from, to) {
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+  const fields = stdout.split("\0");
+  const changes = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta3 = fields[i];
+    if (!meta3.startsWith(":")) break;
+    const [oldMode, newMode, , newObject, status2] = meta3.slice(1).split(" ");
+    changes.push({
+      status: status2 ?? "",
+      oldMode: oldMode ?? "",
+      newMode: newMode ?? "",
+      newObject: newObject ?? "",
+      path: fields[i + 1]
+    });
+  }
+  return changes;
+}
+async function objectSizes(git, objects) {
+  if (objects.length === 0) return [];
+  const { stdout } = await git.run(["cat-file", "--batch-check=%(objectsize)"], {
+    input: `${objects.join("\n")}
+`
+  });
+  return stdout.split("\n").slice(0, objects.length).map((line) => /^\d+$/.test(line) ? Number(line) : null);
+}
+async function blobText(git, object2) {
+  return (await git.run(["cat-file", "blob", object2])).stdout;
+}
+async function topLevelFiles(git, commit) {
+  const { stdout } = await git.run(["ls-tree", "-z", commit]);
+  const names = /* @__PURE__ */ new Set();
+  for (const entry of stdout.split("\0")) {
+    const tab = entry.indexOf("	");
+    const mode = entry.slice(0, 6);
+    if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
+  }
+  return names;
+}
+async function deletedFileContent(git, file2) {
+  const log2 = await git.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
+    allowFail: true
+  });
+  const sha = log2.stdout.trim();
+  if (log2.code !== 0 || !sha) return null;
+  const content3 = await git.run(["show", `${sha}^:${file2}`], { allowFail: true });
+  return content3.code === 0 ? content3.stdout : null;
+}
+async function inHead(git, file2) {
+  return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
+}
+var init_git_objects = __esm({
+  "src/worker/checkout/git-objects.ts"() {
+    "use strict";
+  }
+});
+
+// src/worker/checkout/handback-check.ts
+async function checkHandback(git, fromTree, toTree) {
+  if (fromTree === toTree) return { verdict: { refused: [], gated: [] }, changed: false };
+  const changes = await treeChanges(git, fromTree, toTree);
+  const present = changes.filter((c) => c.newMode !== "000000" && c.newMode !== "160000");
+  const sizes = await objectSizes(
+    git,
+    present.map((c) => c.newObject)
+  );
+  const sizeOf2 = new Map(present.map((c, i) => [c.path, sizes[i] ?? null]));
+  const entries = [];
+  let links = 0;
+  for (const change of changes) {
+    const entry = {
+      path: change.path,
+      mode: change.newMode,
+      size: sizeOf2.get(change.path) ?? null
+    };
+    if (change.newMode === "120000" && links++ < MAX_LINKS_READ && (entry.size ?? 0) <= 4096)
+      entry.linkTarget = await blobText(git, change.newObject);
+    entries.push(entry);
+  }
+  const changed = changes.some((c) => c.path !== ".autopilot" && !c.path.startsWith(".autopilot/"));
+  return { verdict: judgeHandback(entries), changed };
+}
+var MAX_LINKS_READ;
+var init_handback_check = __esm({
+  "src/worker/checkout/handback-check.ts"() {
+    "use strict";
+    init_handback_rules();
+    init_git_objects();
+    MAX_LINKS_READ = 200;
+  }
+});
+
 // src/worker/checkout/task-checkout.ts
 import { chmod as chmod4, rm as rm2 } from "node:fs/promises";
-import path13 from "node:path";
+import path14 from "node:path";
 var TaskCheckout;
 var init_task_checkout = __esm({
   "src/worker/checkout/task-checkout.ts"() {
     "use strict";
     init_handback_rules();
     init_agent_side_git();
+    init_agent_objects();
+    init_files_commit();
     init_handback_check();
     init_git_objects();
     init_tree_files();
@@ -49174,6 +49319,12 @@ var init_task_checkout = __esm({
       captured = null;
       /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
       pendingMerge = null;
+      /** The task branch, once set up. */
+      branch = null;
+      /** The worker's last commit and the objects it added, while it is the only change the agent's side lacks. */
+      step = null;
+      /** The worker's files the agent's index holds as the last hand-back staged them (index-refresh.ts). */
+      indexBehind = [];
       constructor(options) {
         this.git = options.git;
         this.side = options.side;
@@ -49202,6 +49353,7 @@ var init_task_checkout = __esm({
       }
       async setupBranch(branch, defaultBranch) {
         const setup = await this.git.setupBranch(branch, defaultBranch);
+        this.branch = branch;
         this.moved(setup.head);
         await this.materialize();
         return setup;
@@ -49224,15 +49376,41 @@ var init_task_checkout = __esm({
         await this.access.takeBack();
       }
       /**
+       * At each hand-over, while the tree is still the worker's: when the worker's last commit is all the agent's
+       * `.git` lacks, its objects copied there without any git (agent-objects.ts); the sync then has nothing to do.
+       */
+      async bringCommitted() {
+        const step = this.step;
+        this.step = null;
+        if (!step || !this.branch || this.filesAt !== null || this.synced !== step.parent) return;
+        if (this.head !== step.commit) return;
+        const brought = await bringCommitObjects({
+          gitDir: this.git.gitDir,
+          workTree: this.workTree,
+          branch: this.branch,
+          step
+        });
+        if (brought) {
+          this.synced = step.commit;
+          this.indexBehind = step.files;
+        }
+      }
+      /** The files the agent's index must take from HEAD before its next command (once: taking them clears them). */
+      takeIndexRefresh() {
+        const files = this.indexBehind;
+        this.indexBehind = [];
+        return files;
+      }
+      /**
        * At each hand-over, once the agent owns its tree again: its `.git` brought to the worker's HEAD from a
        * bundle (incremental when it can be), and its files too when the worker moved the branch.
        */
       async syncAgent(full = false) {
-        const branch = await this.git.currentBranch();
-        if (!branch) return;
         const head = await this.headSha();
         if (!full && head === this.synced && this.filesAt === null) return;
-        const bundle = path13.join(this.inbox, "sync.bundle");
+        const branch = await this.git.currentBranch();
+        if (!branch) return;
+        const bundle = path14.join(this.inbox, "sync.bundle");
         const attempt = async (since) => {
           await rm2(bundle, { force: true });
           const filesAt = this.filesAt === head ? null : this.filesAt;
@@ -49252,6 +49430,7 @@ var init_task_checkout = __esm({
         if (outcome === true) {
           this.synced = head;
           this.filesAt = null;
+          this.indexBehind = [];
           return;
         }
         if (this.filesAt !== null) throw new AgentGitError(outcome);
@@ -49290,6 +49469,7 @@ var init_task_checkout = __esm({
       /** HEAD moved by the worker (a commit, a checkout, a merge). */
       moved(head, tree) {
         this.head = head;
+        this.step = null;
         if (tree) this.trees.set(head, tree);
       }
       async restoreConfig() {
@@ -49300,6 +49480,7 @@ var init_task_checkout = __esm({
         const current = await this.git.currentBranch();
         if (current === branch) return [];
         await this.git.pointHead(branch, await this.headSha());
+        this.branch = branch;
         return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
       }
       async headSha() {
@@ -49331,12 +49512,30 @@ var init_task_checkout = __esm({
         const head = await this.headSha();
         const headTree = await this.treeOf(head);
         const usable = this.captured && this.captured.refused.length === 0 ? this.captured.tree : headTree;
-        const tree = await this.git.treeWith(usable, await this.workerFileContents());
-        if (tree === headTree) return null;
+        const files = await this.workerFileContents();
         const parents = [head];
         if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
-        const commit = await this.git.commitTree(tree, parents, message);
+        let commit;
+        let tree;
+        let step = null;
+        if (canCommitWithFastImport(files, this.git.author)) {
+          const ref = this.branch ? `refs/heads/${this.branch}` : void 0;
+          const made = await commitFiles(this.git, { tree: usable, files, parents, message, ref });
+          if (made.tree === headTree) {
+            if (ref) await this.git.run(["update-ref", ref, head, made.commit]);
+            return null;
+          }
+          if (!ref) await this.git.run(["update-ref", "HEAD", made.commit, head]);
+          ({ commit, tree } = made);
+          if (parents.length === 1)
+            step = { parent: head, commit, objects: made.objects, files: [...files.keys()] };
+        } else {
+          tree = await this.git.treeWith(usable, files);
+          if (tree === headTree) return null;
+          commit = await this.git.commitTree(tree, parents, message);
+        }
         this.moved(commit, tree);
+        this.step = step;
         if (parents.length > 1) this.pendingMerge = null;
         this.captured = null;
         return commit;
@@ -51836,9 +52035,9 @@ function initializeContent(effects) {
       previous3.next = token;
     }
     previous3 = token;
-    return data(code18);
+    return data2(code18);
   }
-  function data(code18) {
+  function data2(code18) {
     if (code18 === null) {
       effects.exit("chunkText");
       effects.exit("paragraph");
@@ -51851,7 +52050,7 @@ function initializeContent(effects) {
       return lineStart;
     }
     effects.consume(code18);
-    return data;
+    return data2;
   }
 }
 var content;
@@ -52978,15 +53177,15 @@ function tokenizeCodeText(effects, ok3, nok) {
       return between;
     }
     effects.enter("codeTextData");
-    return data(code18);
+    return data2(code18);
   }
-  function data(code18) {
+  function data2(code18) {
     if (code18 === null || code18 === 32 || code18 === 96 || markdownLineEnding(code18)) {
       effects.exit("codeTextData");
       return between(code18);
     }
     effects.consume(code18);
-    return data;
+    return data2;
   }
   function sequenceClose(code18) {
     if (code18 === 96) {
@@ -53000,7 +53199,7 @@ function tokenizeCodeText(effects, ok3, nok) {
       return ok3(code18);
     }
     token.type = "codeTextData";
-    return data(code18);
+    return data2(code18);
   }
 }
 var codeText;
@@ -53897,7 +54096,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
       return factorySpace(effects, atBreak, "whitespace")(code18);
     }
     effects.enter("atxHeadingText");
-    return data(code18);
+    return data2(code18);
   }
   function sequenceFurther(code18) {
     if (code18 === 35) {
@@ -53907,13 +54106,13 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
     effects.exit("atxHeadingSequence");
     return atBreak(code18);
   }
-  function data(code18) {
+  function data2(code18) {
     if (code18 === null || code18 === 35 || markdownLineEndingOrSpace(code18)) {
       effects.exit("atxHeadingText");
       return atBreak(code18);
     }
     effects.consume(code18);
-    return data;
+    return data2;
   }
 }
 var headingAtx;
@@ -55401,15 +55600,15 @@ function initializeFactory(field) {
       }
       effects.enter("data");
       effects.consume(code18);
-      return data;
+      return data2;
     }
-    function data(code18) {
+    function data2(code18) {
       if (atBreak(code18)) {
         effects.exit("data");
         return text4(code18);
       }
       effects.consume(code18);
-      return data;
+      return data2;
     }
     function atBreak(code18) {
       if (code18 === null) {
@@ -55457,8 +55656,8 @@ function resolveAllLineSuffixes(events, context) {
   let eventIndex = 0;
   while (++eventIndex <= events.length) {
     if ((eventIndex === events.length || events[eventIndex][1].type === "lineEnding") && events[eventIndex - 1][1].type === "data") {
-      const data = events[eventIndex - 1][1];
-      const chunks = context.sliceStream(data);
+      const data2 = events[eventIndex - 1][1];
+      const chunks = context.sliceStream(data2);
       let index3 = chunks.length;
       let bufferIndex = -1;
       let size = 0;
@@ -55491,21 +55690,21 @@ function resolveAllLineSuffixes(events, context) {
         const token = {
           type: eventIndex === events.length || tabs || size < 2 ? "lineSuffix" : "hardBreakTrailing",
           start: {
-            _bufferIndex: index3 ? bufferIndex : data.start._bufferIndex + bufferIndex,
-            _index: data.start._index + index3,
-            line: data.end.line,
-            column: data.end.column - size,
-            offset: data.end.offset - size
+            _bufferIndex: index3 ? bufferIndex : data2.start._bufferIndex + bufferIndex,
+            _index: data2.start._index + index3,
+            line: data2.end.line,
+            column: data2.end.column - size,
+            offset: data2.end.offset - size
           },
           end: {
-            ...data.end
+            ...data2.end
           }
         };
-        data.end = {
+        data2.end = {
           ...token.start
         };
-        if (data.start.offset === data.end.offset) {
-          Object.assign(data, token);
+        if (data2.start.offset === data2.end.offset) {
+          Object.assign(data2, token);
         } else {
           editMap.add(eventIndex, 0, [["enter", token, context], ["exit", token, context]]);
         }
@@ -56258,7 +56457,7 @@ function compiler(options) {
     }
   };
   configure(config2, (options || {}).mdastExtensions || []);
-  const data = {};
+  const data2 = {};
   return compile2;
   function compile2(events) {
     let tree = {
@@ -56274,7 +56473,7 @@ function compiler(options) {
       exit: exit4,
       buffer,
       resume,
-      data
+      data: data2
     };
     const listStack = [];
     const prepared = [];
@@ -56508,14 +56707,14 @@ function compiler(options) {
     }
   }
   function onexitcodefencedfenceinfo() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.lang = data2;
+    node3.lang = data3;
   }
   function onexitcodefencedfencemeta() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.meta = data2;
+    node3.meta = data3;
   }
   function onexitcodefencedfence() {
     if (this.data.flowCodeInside) return;
@@ -56523,15 +56722,15 @@ function compiler(options) {
     this.data.flowCodeInside = true;
   }
   function onexitcodefenced() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.value = data2.replace(/^(\r?\n|\r)|(\r?\n|\r)$/g, "");
+    node3.value = data3.replace(/^(\r?\n|\r)|(\r?\n|\r)$/g, "");
     this.data.flowCodeInside = void 0;
   }
   function onexitcodeindented() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.value = data2.replace(/(\r?\n|\r)$/g, "");
+    node3.value = data3.replace(/(\r?\n|\r)$/g, "");
   }
   function onexitdefinitionlabelstring(token) {
     const label2 = this.resume();
@@ -56540,14 +56739,14 @@ function compiler(options) {
     node3.identifier = normalizeIdentifier(this.sliceSerialize(token)).toLowerCase();
   }
   function onexitdefinitiontitlestring() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.title = data2;
+    node3.title = data3;
   }
   function onexitdefinitiondestinationstring() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.url = data2;
+    node3.url = data3;
   }
   function onexitatxheadingsequence(token) {
     const node3 = this.stack[this.stack.length - 1];
@@ -56603,19 +56802,19 @@ function compiler(options) {
     this.data.atHardBreak = true;
   }
   function onexithtmlflow() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.value = data2;
+    node3.value = data3;
   }
   function onexithtmltext() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.value = data2;
+    node3.value = data3;
   }
   function onexitcodetext() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.value = data2;
+    node3.value = data3;
   }
   function onexitlink() {
     const node3 = this.stack[this.stack.length - 1];
@@ -56664,14 +56863,14 @@ function compiler(options) {
     }
   }
   function onexitresourcedestinationstring() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.url = data2;
+    node3.url = data3;
   }
   function onexitresourcetitlestring() {
-    const data2 = this.resume();
+    const data3 = this.resume();
     const node3 = this.stack[this.stack.length - 1];
-    node3.title = data2;
+    node3.title = data3;
   }
   function onexitresource() {
     this.data.inReference = void 0;
@@ -56690,14 +56889,14 @@ function compiler(options) {
     this.data.characterReferenceType = token.type;
   }
   function onexitcharacterreferencevalue(token) {
-    const data2 = this.sliceSerialize(token);
+    const data3 = this.sliceSerialize(token);
     const type = this.data.characterReferenceType;
     let value;
     if (type) {
-      value = decodeNumericCharacterReference(data2, type === "characterReferenceMarkerNumeric" ? 10 : 16);
+      value = decodeNumericCharacterReference(data3, type === "characterReferenceMarkerNumeric" ? 10 : 16);
       this.data.characterReferenceType = void 0;
     } else {
-      const result = decodeNamedCharacterReference(data2);
+      const result = decodeNamedCharacterReference(data3);
       value = result;
     }
     const tail = this.stack[this.stack.length - 1];
@@ -57406,7 +57605,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path20, match) {
+function findUrl(_, protocol, domain3, path21, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -57419,7 +57618,7 @@ function findUrl(_, protocol, domain3, path20, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path20);
+  const parts = splitUrl(domain3 + path21);
   const result = {
     type: "link",
     title: null,
@@ -57826,7 +58025,7 @@ function gfmAutolinkLiteral() {
 function tokenizeEmailAutolink(effects, ok3, nok) {
   const self2 = this;
   let dot;
-  let data;
+  let data2;
   return start;
   function start(code18) {
     if (!gfmAtext(code18) || !previousEmail.call(self2, self2.previous) || previousUnbalanced(self2.events)) {
@@ -57852,7 +58051,7 @@ function tokenizeEmailAutolink(effects, ok3, nok) {
       return effects.check(emailDomainDotTrail, emailDomainAfter, emailDomainDot)(code18);
     }
     if (code18 === 45 || code18 === 95 || asciiAlphanumeric(code18)) {
-      data = true;
+      data2 = true;
       effects.consume(code18);
       return emailDomain;
     }
@@ -57864,7 +58063,7 @@ function tokenizeEmailAutolink(effects, ok3, nok) {
     return emailDomain;
   }
   function emailDomainAfter(code18) {
-    if (data && dot && asciiAlpha(self2.previous)) {
+    if (data2 && dot && asciiAlpha(self2.previous)) {
       effects.exit("literalAutolinkEmail");
       effects.exit("literalAutolink");
       return ok3(code18);
@@ -57881,7 +58080,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path14, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path15, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -57931,7 +58130,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path14, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path15, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -58107,7 +58306,7 @@ function previousUnbalanced(events) {
   }
   return result;
 }
-var wwwPrefix, domain2, path14, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
+var wwwPrefix, domain2, path15, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
   "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
@@ -58119,7 +58318,7 @@ var init_syntax = __esm({
       tokenize: tokenizeDomain,
       partial: true
     };
-    path14 = {
+    path15 = {
       tokenize: tokenizePath,
       partial: true
     };
@@ -58295,7 +58494,7 @@ function tokenizeGfmFootnoteCall(effects, ok3, nok) {
   const self2 = this;
   const defined = self2.parser.gfmFootnotes || (self2.parser.gfmFootnotes = []);
   let size = 0;
-  let data;
+  let data2;
   return start;
   function start(code18) {
     effects.enter("gfmFootnoteCall");
@@ -58317,7 +58516,7 @@ function tokenizeGfmFootnoteCall(effects, ok3, nok) {
     if (
       // Too long.
       size > 999 || // Closing brace with nothing.
-      code18 === 93 && !data || // Space or tab is not supported by GFM for some reason.
+      code18 === 93 && !data2 || // Space or tab is not supported by GFM for some reason.
       // `\n` and `[` not being supported makes sense.
       code18 === null || code18 === 91 || markdownLineEndingOrSpace(code18)
     ) {
@@ -58336,7 +58535,7 @@ function tokenizeGfmFootnoteCall(effects, ok3, nok) {
       return ok3;
     }
     if (!markdownLineEndingOrSpace(code18)) {
-      data = true;
+      data2 = true;
     }
     size++;
     effects.consume(code18);
@@ -58356,7 +58555,7 @@ function tokenizeDefinitionStart(effects, ok3, nok) {
   const defined = self2.parser.gfmFootnotes || (self2.parser.gfmFootnotes = []);
   let identifier;
   let size = 0;
-  let data;
+  let data2;
   return start;
   function start(code18) {
     effects.enter("gfmFootnoteDefinition")._container = true;
@@ -58381,7 +58580,7 @@ function tokenizeDefinitionStart(effects, ok3, nok) {
     if (
       // Too long.
       size > 999 || // Closing brace with nothing.
-      code18 === 93 && !data || // Space or tab is not supported by GFM for some reason.
+      code18 === 93 && !data2 || // Space or tab is not supported by GFM for some reason.
       // `\n` and `[` not being supported makes sense.
       code18 === null || code18 === 91 || markdownLineEndingOrSpace(code18)
     ) {
@@ -58398,7 +58597,7 @@ function tokenizeDefinitionStart(effects, ok3, nok) {
       return labelAfter;
     }
     if (!markdownLineEndingOrSpace(code18)) {
-      data = true;
+      data2 = true;
     }
     size++;
     effects.consume(code18);
@@ -61097,9 +61296,9 @@ var init_src2 = __esm({
 });
 
 // node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
-function hasSeq(data, seq, i) {
+function hasSeq(data2, seq, i) {
   for (let j2 = 0; j2 < seq.length; j2++) {
-    if (seq[j2] !== data[i + j2 + 1]) return false;
+    if (seq[j2] !== data2[i + j2 + 1]) return false;
   }
   return true;
 }
@@ -61384,8 +61583,8 @@ var init_DocTypeReader = __esm({
         };
       }
     };
-    skipWhitespace = (data, index3) => {
-      while (index3 < data.length && /\s/.test(data[index3])) {
+    skipWhitespace = (data2, index3) => {
+      while (index3 < data2.length && /\s/.test(data2[index3])) {
         index3++;
       }
       return index3;
@@ -61813,11 +62012,11 @@ var init_Expression = __esm({
        * @param {Object} options - Configuration options
        * @param {string} options.separator - Path separator (default: '.')
        */
-      constructor(pattern, options = {}, data) {
+      constructor(pattern, options = {}, data2) {
         this.pattern = pattern;
         this.separator = options.separator || ".";
         this.segments = this._parse(pattern);
-        this.data = data;
+        this.data = data2;
         this._hasDeepWildcard = this.segments.some((seg) => seg.type === "deep-wildcard");
         this._hasAttributeCondition = this.segments.some((seg) => seg.attrName !== void 0);
         this._hasPositionSelector = this.segments.some((seg) => seg.position !== void 0);
@@ -62167,16 +62366,16 @@ var init_Matcher = __esm({
        * @returns {string|undefined}
        */
       getCurrentTag() {
-        const path20 = this._matcher.path;
-        return path20.length > 0 ? path20[path20.length - 1].tag : void 0;
+        const path21 = this._matcher.path;
+        return path21.length > 0 ? path21[path21.length - 1].tag : void 0;
       }
       /**
        * Get current namespace.
        * @returns {string|undefined}
        */
       getCurrentNamespace() {
-        const path20 = this._matcher.path;
-        return path20.length > 0 ? path20[path20.length - 1].namespace : void 0;
+        const path21 = this._matcher.path;
+        return path21.length > 0 ? path21[path21.length - 1].namespace : void 0;
       }
       /**
        * Get current node's attribute value.
@@ -62184,9 +62383,9 @@ var init_Matcher = __esm({
        * @returns {*}
        */
       getAttrValue(attrName) {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return void 0;
-        return path20[path20.length - 1].values?.[attrName];
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return void 0;
+        return path21[path21.length - 1].values?.[attrName];
       }
       /**
        * Check if current node has an attribute.
@@ -62194,9 +62393,9 @@ var init_Matcher = __esm({
        * @returns {boolean}
        */
       hasAttr(attrName) {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return false;
-        const current = path20[path20.length - 1];
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return false;
+        const current = path21[path21.length - 1];
         return current.values !== void 0 && attrName in current.values;
       }
       /**
@@ -62222,18 +62421,18 @@ var init_Matcher = __esm({
        * @returns {number}
        */
       getPosition() {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return -1;
-        return path20[path20.length - 1].position ?? 0;
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return -1;
+        return path21[path21.length - 1].position ?? 0;
       }
       /**
        * Get current node's repeat counter (occurrence count of this tag name).
        * @returns {number}
        */
       getCounter() {
-        const path20 = this._matcher.path;
-        if (path20.length === 0) return -1;
-        return path20[path20.length - 1].counter ?? 0;
+        const path21 = this._matcher.path;
+        if (path21.length === 0) return -1;
+        return path21[path21.length - 1].counter ?? 0;
       }
       /**
        * Get current node's sibling index (alias for getPosition).
@@ -64484,13 +64683,13 @@ var init_go_cover_profile = __esm({
 
 // src/core/coverage/istanbul-summary-coverage.ts
 function parseIstanbulSummary(text4) {
-  let data;
+  let data2;
   try {
-    data = JSON.parse(text4);
+    data2 = JSON.parse(text4);
   } catch (error63) {
     return { problem: `Istanbul JSON summary: not JSON (${error63.message.slice(0, 120)})` };
   }
-  const parsed = Summary2.safeParse(data);
+  const parsed = Summary2.safeParse(data2);
   if (!parsed.success) {
     return {
       problem: "Istanbul JSON summary: no `total.lines` with numeric `total` and `covered` (is it the `json-summary` reporter's output, not `json`?)"
@@ -64766,12 +64965,12 @@ var init_test_frameworks = __esm({
 
 // src/worker/processes/project-files.ts
 import { lstat as lstat4 } from "node:fs/promises";
-import path15 from "node:path";
+import path16 from "node:path";
 function directoryFiles(dir) {
   return {
     async has(name) {
       try {
-        return (await lstat4(path15.join(dir, name))).isFile();
+        return (await lstat4(path16.join(dir, name))).isFile();
       } catch {
         return false;
       }
@@ -64789,6 +64988,29 @@ var init_project_files = __esm({
   "src/worker/processes/project-files.ts"() {
     "use strict";
     init_tree_files();
+  }
+});
+
+// src/worker/processes/toolchain-commands.ts
+async function pythonToolchain(files) {
+  if (await files.has("uv.lock"))
+    return { install: "uv sync --frozen", run: "uv run --frozen " };
+  if (await files.has("poetry.lock"))
+    return { install: "poetry install --no-interaction", run: "poetry run " };
+  if (await files.has("requirements.txt"))
+    return { install: "python -m pip install --user -r requirements.txt", run: "" };
+  return { install: null, run: "" };
+}
+async function jvmBuild(files) {
+  const gradle = await files.has("gradlew") ? "./gradlew" : await files.has("build.gradle") || await files.has("build.gradle.kts") || await files.has("settings.gradle") || await files.has("settings.gradle.kts") ? "gradle" : null;
+  if (gradle) return { install: `${gradle} --no-daemon testClasses`, check: `${gradle} --no-daemon check` };
+  const maven = await files.has("mvnw") ? "./mvnw" : await files.has("pom.xml") ? "mvn" : null;
+  if (maven) return { install: `${maven} -B -ntp test-compile`, check: `${maven} -B -ntp verify` };
+  return null;
+}
+var init_toolchain_commands = __esm({
+  "src/worker/processes/toolchain-commands.ts"() {
+    "use strict";
   }
 });
 
@@ -64821,9 +65043,11 @@ async function detectQualityCommands(project) {
   const setupCfg = await readText("setup.cfg");
   const toxIni = await readText("tox.ini");
   const usesPytest = await exists("pytest.ini") || await exists("conftest.py") || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
-  if (usesPytest) commands.push("python -m pytest -q");
+  if (usesPytest) commands.push(`${(await pythonToolchain(files)).run}python -m pytest -q`);
   if (await exists("go.mod")) commands.push("go test ./...");
   if (await exists("Cargo.toml")) commands.push("cargo test");
+  const jvm = await jvmBuild(files);
+  if (jvm) commands.push(jvm.check);
   const makefile = await readText("Makefile") ?? await readText("makefile");
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
@@ -64904,6 +65128,7 @@ var init_quality = __esm({
     init_process();
     init_test_frameworks();
     init_project_files();
+    init_toolchain_commands();
     init_trusted_binaries();
     NPM_DEFAULT_TEST = /no test specified/;
   }
@@ -64911,15 +65136,15 @@ var init_quality = __esm({
 
 // src/worker/isolation/toolchain-reach.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 function toolchainDirs(env) {
   const found = [];
   const seen = /* @__PURE__ */ new Set();
   for (const [name, value] of Object.entries(env)) {
     if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path16.delimiter) : [value];
+    const parts = name.endsWith("PATH") ? value.split(path17.delimiter) : [value];
     for (const dir of parts) {
-      if (!path16.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
+      if (!path17.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
       seen.add(`${name}\0${dir}`);
       found.push({ source: name, dir, written: WRITTEN.has(name) });
     }
@@ -64953,10 +65178,38 @@ var init_toolchain_reach = __esm({
   }
 });
 
+// src/worker/checkout/index-refresh.ts
+function refreshingIndex(user, tools, pending) {
+  const wrap = (command, args, env, options) => {
+    const files = pending();
+    if (files.length === 0) return user.wrap(command, args, env, options);
+    const specs = files.map((file2) => `:(top,literal)${file2}`).join("\n");
+    return user.wrap(
+      tools.shell,
+      ["-c", PRELUDE, "agent-index", tools.git, specs, command, ...args],
+      env,
+      options
+    );
+  };
+  return Object.assign(Object.create(user), { wrap });
+}
+var PRELUDE;
+var init_index_refresh = __esm({
+  "src/worker/checkout/index-refresh.ts"() {
+    "use strict";
+    PRELUDE = [
+      'g=$1 f=$2; shift 2; IFS="',
+      '"; set -f',
+      'GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null "$g" -c core.hooksPath=/dev/null -c core.fsmonitor=false reset -q -- $f >/dev/null 2>&1',
+      'exec "$@"'
+    ].join("\n");
+  }
+});
+
 // src/worker/isolation/boundary.ts
 import { chmod as chmod5, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm3, stat } from "node:fs/promises";
 import os7 from "node:os";
-import path17 from "node:path";
+import path18 from "node:path";
 async function isDirectory(dir) {
   try {
     return (await stat(dir)).isDirectory();
@@ -64975,42 +65228,45 @@ async function move(from, to) {
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path17.join(workspace, ".git");
+  const source = path18.join(workspace, ".git");
   if (!await isDirectory(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir4(workerDir, { recursive: true, mode: 448 });
   await chmod5(workerDir, 448);
-  const gitDir = path17.join(workerDir, "repo.git");
+  const gitDir = path18.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp2(path17.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
+  else agentDir = await mkdtemp2(path18.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
   await chmod5(agentDir, options.sandboxed ? 448 : 493);
-  const workTree = path17.join(agentDir, "work");
+  const workTree = path18.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path17.join(agentDir, "home");
-  const tmp = path17.join(agentDir, "tmp");
+  const home = path18.join(agentDir, "home");
+  const tmp = path18.join(agentDir, "tmp");
   await mkdir4(home, { recursive: true });
   await mkdir4(tmp, { recursive: true });
-  const inbox = path17.join(agentDir, "inbox");
+  const inbox = path18.join(agentDir, "inbox");
   await mkdir4(inbox, { recursive: true, mode: 493 });
   await chmod5(inbox, 493);
   return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
 }
 async function restoreCheckout(dirs) {
-  const target = path17.join(dirs.workspace, ".git");
+  const target = path18.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm3(dirs.agentDir, { recursive: true, force: true });
 }
 function createBoundary(options) {
   const { dirs, user, checkout } = options;
   const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  const tools = { git: workerBinaries(options.parentEnv.PATH).require("git"), shell: trustedShell() };
+  const commandUser = refreshingIndex(user, tools, () => checkout.takeIndexRefresh());
   return {
     dirs,
-    user,
+    user: commandUser,
     async handOver() {
+      await checkout.bringCommitted();
       const written = takeTreeWrites(dirs.workTree);
       try {
         await user.give(owned, /* @__PURE__ */ new Map([[dirs.workTree, written]]));
@@ -65021,10 +65277,11 @@ function createBoundary(options) {
       await checkout.syncAgent();
     },
     async takeBack(takeOptions) {
-      let killed = await user.killAll();
+      const capture = takeOptions?.capture ?? false;
+      let killed = capture && user.mode === "namespace" ? 0 : await user.killAll();
       distrustTreeWritesSoFar(dirs.workTree);
       try {
-        if (takeOptions?.capture) await checkout.capture();
+        if (capture) await checkout.capture();
       } finally {
         killed += await user.killAll();
         await user.take(owned);
@@ -65052,7 +65309,7 @@ async function createIsolatedParts(options) {
   const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
   const privateGit = new Git({
     gitDir: dirs.gitDir,
-    stateDir: path17.join(options.workerDir, "git"),
+    stateDir: path18.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -65074,10 +65331,10 @@ async function createIsolatedParts(options) {
     workerFiles: [PROGRESS_NOTES_PATH],
     warn: options.warn
   });
-  const boundary = createBoundary({ dirs, user: options.user, checkout: git });
+  const boundary = createBoundary({ dirs, user: options.user, checkout: git, parentEnv: options.parentEnv });
   git.attach(boundary);
   const runnerTemp = options.parentEnv.RUNNER_TEMP;
-  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path17.resolve(dir)}/`);
+  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path18.resolve(dir)}/`);
   options.user.useView({
     shared: [],
     writable: [dirs.workTree, dirs.home, dirs.tmp],
@@ -65138,7 +65395,7 @@ async function createIsolatedParts(options) {
           env: qualityEnv,
           timeoutMs,
           reruns: gate?.reruns ?? 0,
-          runAs: options.user
+          runAs: boundary.user
         });
       } finally {
         await boundary.takeBack();
@@ -65166,6 +65423,7 @@ var init_boundary = __esm({
     init_quality();
     init_toolchain_reach();
     init_trusted_binaries();
+    init_index_refresh();
     init_tree_writes();
     CheckoutError = class extends Error {
       name = "CheckoutError";
@@ -65347,20 +65605,20 @@ function pathRule(glob, never2) {
 }
 function pathGlobTest(glob) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return (path20) => re.test(path20);
+  return (path21) => re.test(path21);
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path20) {
-  const p = path20.trim();
+function unquoteGitPath(path21) {
+  const p = path21.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path20) {
-  const p = unquoteGitPath(path20).replace(/\t.*$/, "");
+function stripPrefix(path21) {
+  const p = unquoteGitPath(path21).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -65388,20 +65646,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path20 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path20) {
-        file2 = path20;
-        paths.add(path20);
+      const path21 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path21) {
+        file2 = path21;
+        paths.add(path21);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path20 = stripPrefix(header2[1]);
-      if (path20) {
-        paths.add(path20);
-        if (line.startsWith("+++")) file2 = path20;
-        else if (!file2) file2 = path20;
+      const path21 = stripPrefix(header2[1]);
+      if (path21) {
+        paths.add(path21);
+        if (line.startsWith("+++")) file2 = path21;
+        else if (!file2) file2 = path21;
       }
       continue;
     }
@@ -65423,8 +65681,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path20) {
-  return path20.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path21) {
+  return path21.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -65455,9 +65713,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path20 of paths) {
+  for (const path21 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path20)) add(rule, "path", path20.length > 200 ? `${path20.slice(0, 199)}\u2026` : path20);
+      if (rule.test(path21)) add(rule, "path", path21.length > 200 ? `${path21.slice(0, 199)}\u2026` : path21);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -65686,19 +65944,19 @@ function findSecretLeaks(diff, secrets) {
         });
     }
   }
-  for (const path20 of paths) {
-    const one2 = new JoinedLines([path20], "");
-    const decoded = [new JoinedLines([percentDecode(path20, false)], "")];
+  for (const path21 of paths) {
+    const one2 = new JoinedLines([path21], "");
+    const decoded = [new JoinedLines([percentDecode(path21, false)], "")];
     for (const secret of prepared) {
       const found = findIn(one2, one2, decoded, secret);
-      if (found) leaks.push({ path: path20, line: null, secret: secret.name, form: found.form });
+      if (found) leaks.push({ path: path21, line: null, secret: secret.name, form: found.form });
     }
   }
   return { leaks: leaks.slice(0, MAX_SECRET_LEAKS), tooShort };
 }
 function describeSecretLeak(leak) {
-  const path20 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
-  const where = leak.line === null ? `the path \`${path20}\`` : `\`${path20}\` line ${leak.line}`;
+  const path21 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
+  const where = leak.line === null ? `the path \`${path21}\`` : `\`${path21}\` line ${leak.line}`;
   const form = leak.form === "plain" ? "" : ` (${leak.form})`;
   return `${where}: the value of ${leak.secret}${form}`;
 }
@@ -66156,7 +66414,7 @@ var init_RuleContext = __esm({
           });
         },
         report(descriptor) {
-          const { message, messageId, data } = descriptor.message;
+          const { message, messageId, data: data2 } = descriptor.message;
           const severityLevel = severity ?? "error";
           if (ruleParentId) {
             contextEvents.report({
@@ -66169,7 +66427,7 @@ var init_RuleContext = __esm({
               message,
               messageId,
               docsUrl: meta3.docs?.url ? `${meta3.docs.url}#${messageId}` : void 0,
-              data
+              data: data2
             });
           } else {
             contextEvents.report({
@@ -66181,7 +66439,7 @@ var init_RuleContext = __esm({
               message,
               messageId,
               docsUrl: meta3.docs?.url ? `${meta3.docs.url}#${messageId}` : void 0,
-              data
+              data: data2
             });
           }
         }
@@ -68692,12 +68950,12 @@ function requireUtil() {
     }
     return rval;
   };
-  var _setItem = function(api, id, key, data) {
+  var _setItem = function(api, id, key, data2) {
     var obj = _getStorageObject(api, id);
     if (obj === null) {
       obj = {};
     }
-    obj[key] = data;
+    obj[key] = data2;
     _setStorageObject(api, id, obj);
   };
   var _getItem = function(api, id, key) {
@@ -68760,7 +69018,7 @@ function requireUtil() {
     }
     return rval;
   };
-  util$1.setItem = function(api, id, key, data, location) {
+  util$1.setItem = function(api, id, key, data2, location) {
     _callStorageFunction(_setItem, arguments, location);
   };
   util$1.getItem = function(api, id, key, location) {
@@ -72357,10 +72615,10 @@ function requirePrng() {
       if (worker === self) {
         ctx.seedFile = function(needed, callback) {
           function listener2(e) {
-            var data = e.data;
-            if (data.forge && data.forge.prng) {
+            var data2 = e.data;
+            if (data2.forge && data2.forge.prng) {
               self.removeEventListener("message", listener2);
-              callback(data.forge.prng.err, data.forge.prng.bytes);
+              callback(data2.forge.prng.err, data2.forge.prng.bytes);
             }
           }
           self.addEventListener("message", listener2);
@@ -72368,9 +72626,9 @@ function requirePrng() {
         };
       } else {
         var listener = function(e) {
-          var data = e.data;
-          if (data.forge && data.forge.prng) {
-            ctx.seedFile(data.forge.prng.needed, function(err, bytes) {
+          var data2 = e.data;
+          if (data2.forge && data2.forge.prng) {
+            ctx.seedFile(data2.forge.prng.needed, function(err, bytes) {
               worker.postMessage({ forge: { prng: { err, bytes } } });
             });
           }
@@ -74590,13 +74848,13 @@ function requirePrime() {
           if (found) {
             return;
           }
-          var data = e.data;
-          if (data.found) {
+          var data2 = e.data;
+          if (data2.found) {
             for (var i2 = 0; i2 < workers.length; ++i2) {
               workers[i2].terminate();
             }
             found = true;
-            return callback(null, new BigInteger(data.prime, 16));
+            return callback(null, new BigInteger(data2.prime, 16));
           }
           if (num.bitLength() > bits) {
             num = generateRandom(bits, rng);
@@ -75281,7 +75539,7 @@ function requireRsa() {
       n,
       e
     };
-    key.encrypt = function(data, scheme, schemeOptions) {
+    key.encrypt = function(data2, scheme, schemeOptions) {
       if (typeof scheme === "string") {
         scheme = scheme.toUpperCase();
       } else if (scheme === void 0) {
@@ -75306,7 +75564,7 @@ function requireRsa() {
       } else if (typeof scheme === "string") {
         throw new Error('Unsupported encryption scheme: "' + scheme + '".');
       }
-      var e2 = scheme.encode(data, key, true);
+      var e2 = scheme.encode(data2, key, true);
       return pki2.rsa.encrypt(e2, key, true);
     };
     key.verify = function(digest, signature, scheme, options) {
@@ -75385,13 +75643,13 @@ function requireRsa() {
       dQ,
       qInv
     };
-    key.decrypt = function(data, scheme, schemeOptions) {
+    key.decrypt = function(data2, scheme, schemeOptions) {
       if (typeof scheme === "string") {
         scheme = scheme.toUpperCase();
       } else if (scheme === void 0) {
         scheme = "RSAES-PKCS1-V1_5";
       }
-      var d4 = pki2.rsa.decrypt(data, key, false, false);
+      var d4 = pki2.rsa.decrypt(data2, key, false, false);
       if (scheme === "RSAES-PKCS1-V1_5") {
         scheme = { decode: _decodePkcs1_v1_5 };
       } else if (scheme === "RSA-OAEP" || scheme === "RSAES-OAEP") {
@@ -79504,11 +79762,11 @@ function requirePkcs12() {
       error63.oid = asn12.derToOid(capture.contentType);
       throw error63;
     }
-    var data = capture.content.value[0];
-    if (data.tagClass !== asn12.Class.UNIVERSAL || data.type !== asn12.Type.OCTETSTRING) {
+    var data2 = capture.content.value[0];
+    if (data2.tagClass !== asn12.Class.UNIVERSAL || data2.type !== asn12.Type.OCTETSTRING) {
       throw new Error("PKCS#12 authSafe content data is not an OCTET STRING.");
     }
-    data = _decodePkcs7Data(data);
+    data2 = _decodePkcs7Data(data2);
     if (capture.mac) {
       var md2 = null;
       var macKeyBytes = 0;
@@ -79550,7 +79808,7 @@ function requirePkcs12() {
       );
       var mac3 = forge2.hmac.create();
       mac3.start(md2, macKey);
-      mac3.update(data.value);
+      mac3.update(data2.value);
       var macValue = mac3.getMac();
       if (macValue.getBytes() !== capture.macDigest) {
         throw new Error("PKCS#12 MAC could not be verified. Invalid password?");
@@ -79558,19 +79816,19 @@ function requirePkcs12() {
     } else if (Array.isArray(obj.value) && obj.value.length > 2) {
       throw new Error("Invalid PKCS#12. macData field present but MAC was not validated.");
     }
-    _decodeAuthenticatedSafe(pfx, data.value, strict, password);
+    _decodeAuthenticatedSafe(pfx, data2.value, strict, password);
     return pfx;
   };
-  function _decodePkcs7Data(data) {
-    if (data.composed || data.constructed) {
+  function _decodePkcs7Data(data2) {
+    if (data2.composed || data2.constructed) {
       var value = forge2.util.createBuffer();
-      for (var i = 0; i < data.value.length; ++i) {
-        value.putBytes(data.value[i].value);
+      for (var i = 0; i < data2.value.length; ++i) {
+        value.putBytes(data2.value[i].value);
       }
-      data.composed = data.constructed = false;
-      data.value = value.getBytes();
+      data2.composed = data2.constructed = false;
+      data2.value = value.getBytes();
     }
-    return data;
+    return data2;
   }
   function _decodeAuthenticatedSafe(pfx, authSafe, strict, password) {
     authSafe = asn12.fromDer(authSafe, strict);
@@ -79590,16 +79848,16 @@ function requirePkcs12() {
         encrypted: false
       };
       var safeContents = null;
-      var data = capture.content.value[0];
+      var data2 = capture.content.value[0];
       switch (asn12.derToOid(capture.contentType)) {
         case pki2.oids.data:
-          if (data.tagClass !== asn12.Class.UNIVERSAL || data.type !== asn12.Type.OCTETSTRING) {
+          if (data2.tagClass !== asn12.Class.UNIVERSAL || data2.type !== asn12.Type.OCTETSTRING) {
             throw new Error("PKCS#12 SafeContents Data is not an OCTET STRING.");
           }
-          safeContents = _decodePkcs7Data(data).value;
+          safeContents = _decodePkcs7Data(data2).value;
           break;
         case pki2.oids.encryptedData:
-          safeContents = _decryptSafeContents(data, password);
+          safeContents = _decryptSafeContents(data2, password);
           obj.encrypted = true;
           break;
         default:
@@ -79611,11 +79869,11 @@ function requirePkcs12() {
       pfx.safeContents.push(obj);
     }
   }
-  function _decryptSafeContents(data, password) {
+  function _decryptSafeContents(data2, password) {
     var capture = {};
     var errors = [];
     if (!asn12.validate(
-      data,
+      data2,
       forge2.pkcs7.asn1.encryptedDataValidator,
       capture,
       errors
@@ -81659,18 +81917,18 @@ function requireTls() {
       records2 = [record2];
     } else {
       records2 = [];
-      var data = record2.fragment.bytes();
-      while (data.length > tls.MaxFragment) {
+      var data2 = record2.fragment.bytes();
+      while (data2.length > tls.MaxFragment) {
         records2.push(tls.createRecord(c, {
           type: record2.type,
-          data: forge2.util.createBuffer(data.slice(0, tls.MaxFragment))
+          data: forge2.util.createBuffer(data2.slice(0, tls.MaxFragment))
         }));
-        data = data.slice(tls.MaxFragment);
+        data2 = data2.slice(tls.MaxFragment);
       }
-      if (data.length > 0) {
+      if (data2.length > 0) {
         records2.push(tls.createRecord(c, {
           type: record2.type,
-          data: forge2.util.createBuffer(data)
+          data: forge2.util.createBuffer(data2)
         }));
       }
     }
@@ -82054,10 +82312,10 @@ function requireTls() {
         tls.flush(c);
       }
     };
-    c.process = function(data) {
+    c.process = function(data2) {
       var rval = 0;
-      if (data) {
-        c.input.putBytes(data);
+      if (data2) {
+        c.input.putBytes(data2);
       }
       if (!c.fail) {
         if (c.record !== null && c.record.ready && c.record.fragment.isEmpty()) {
@@ -82075,10 +82333,10 @@ function requireTls() {
       }
       return rval;
     };
-    c.prepare = function(data) {
+    c.prepare = function(data2) {
       tls.queue(c, tls.createRecord(c, {
         type: tls.ContentType.application_data,
-        data: forge2.util.createBuffer(data)
+        data: forge2.util.createBuffer(data2)
       }));
       return tls.flush(c);
     };
@@ -85320,7 +85578,7 @@ var init_index_BDnqZat0 = __esm({
 });
 
 // node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
-import path18 from "node:path";
+import path19 from "node:path";
 function requireLodash_uniq() {
   if (hasRequiredLodash_uniq) return lodash_uniq;
   hasRequiredLodash_uniq = 1;
@@ -85413,20 +85671,20 @@ function requireLodash_uniq() {
     return this.has(key) && delete this.__data__[key];
   }
   function hashGet(key) {
-    var data = this.__data__;
+    var data2 = this.__data__;
     if (nativeCreate) {
-      var result = data[key];
+      var result = data2[key];
       return result === HASH_UNDEFINED ? void 0 : result;
     }
-    return hasOwnProperty2.call(data, key) ? data[key] : void 0;
+    return hasOwnProperty2.call(data2, key) ? data2[key] : void 0;
   }
   function hashHas(key) {
-    var data = this.__data__;
-    return nativeCreate ? data[key] !== void 0 : hasOwnProperty2.call(data, key);
+    var data2 = this.__data__;
+    return nativeCreate ? data2[key] !== void 0 : hasOwnProperty2.call(data2, key);
   }
   function hashSet(key, value) {
-    var data = this.__data__;
-    data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+    var data2 = this.__data__;
+    data2[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
     return this;
   }
   Hash.prototype.clear = hashClear;
@@ -85446,31 +85704,31 @@ function requireLodash_uniq() {
     this.__data__ = [];
   }
   function listCacheDelete(key) {
-    var data = this.__data__, index3 = assocIndexOf(data, key);
+    var data2 = this.__data__, index3 = assocIndexOf(data2, key);
     if (index3 < 0) {
       return false;
     }
-    var lastIndex = data.length - 1;
+    var lastIndex = data2.length - 1;
     if (index3 == lastIndex) {
-      data.pop();
+      data2.pop();
     } else {
-      splice2.call(data, index3, 1);
+      splice2.call(data2, index3, 1);
     }
     return true;
   }
   function listCacheGet(key) {
-    var data = this.__data__, index3 = assocIndexOf(data, key);
-    return index3 < 0 ? void 0 : data[index3][1];
+    var data2 = this.__data__, index3 = assocIndexOf(data2, key);
+    return index3 < 0 ? void 0 : data2[index3][1];
   }
   function listCacheHas(key) {
     return assocIndexOf(this.__data__, key) > -1;
   }
   function listCacheSet(key, value) {
-    var data = this.__data__, index3 = assocIndexOf(data, key);
+    var data2 = this.__data__, index3 = assocIndexOf(data2, key);
     if (index3 < 0) {
-      data.push([key, value]);
+      data2.push([key, value]);
     } else {
-      data[index3][1] = value;
+      data2[index3][1] = value;
     }
     return this;
   }
@@ -85582,8 +85840,8 @@ function requireLodash_uniq() {
     return new Set2(values);
   };
   function getMapData(map2, key) {
-    var data = map2.__data__;
-    return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+    var data2 = map2.__data__;
+    return isKeyable(key) ? data2[typeof key == "string" ? "string" : "hash"] : data2.map;
   }
   function getNative(object2, key) {
     var value = getValue(object2, key);
@@ -85729,20 +85987,20 @@ function requireLodash_uniqwith() {
     return this.has(key) && delete this.__data__[key];
   }
   function hashGet(key) {
-    var data = this.__data__;
+    var data2 = this.__data__;
     if (nativeCreate) {
-      var result = data[key];
+      var result = data2[key];
       return result === HASH_UNDEFINED ? void 0 : result;
     }
-    return hasOwnProperty2.call(data, key) ? data[key] : void 0;
+    return hasOwnProperty2.call(data2, key) ? data2[key] : void 0;
   }
   function hashHas(key) {
-    var data = this.__data__;
-    return nativeCreate ? data[key] !== void 0 : hasOwnProperty2.call(data, key);
+    var data2 = this.__data__;
+    return nativeCreate ? data2[key] !== void 0 : hasOwnProperty2.call(data2, key);
   }
   function hashSet(key, value) {
-    var data = this.__data__;
-    data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+    var data2 = this.__data__;
+    data2[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
     return this;
   }
   Hash.prototype.clear = hashClear;
@@ -85762,31 +86020,31 @@ function requireLodash_uniqwith() {
     this.__data__ = [];
   }
   function listCacheDelete(key) {
-    var data = this.__data__, index3 = assocIndexOf(data, key);
+    var data2 = this.__data__, index3 = assocIndexOf(data2, key);
     if (index3 < 0) {
       return false;
     }
-    var lastIndex = data.length - 1;
+    var lastIndex = data2.length - 1;
     if (index3 == lastIndex) {
-      data.pop();
+      data2.pop();
     } else {
-      splice2.call(data, index3, 1);
+      splice2.call(data2, index3, 1);
     }
     return true;
   }
   function listCacheGet(key) {
-    var data = this.__data__, index3 = assocIndexOf(data, key);
-    return index3 < 0 ? void 0 : data[index3][1];
+    var data2 = this.__data__, index3 = assocIndexOf(data2, key);
+    return index3 < 0 ? void 0 : data2[index3][1];
   }
   function listCacheHas(key) {
     return assocIndexOf(this.__data__, key) > -1;
   }
   function listCacheSet(key, value) {
-    var data = this.__data__, index3 = assocIndexOf(data, key);
+    var data2 = this.__data__, index3 = assocIndexOf(data2, key);
     if (index3 < 0) {
-      data.push([key, value]);
+      data2.push([key, value]);
     } else {
-      data[index3][1] = value;
+      data2[index3][1] = value;
     }
     return this;
   }
@@ -85901,8 +86159,8 @@ function requireLodash_uniqwith() {
     return new Set2(values);
   };
   function getMapData(map2, key) {
-    var data = map2.__data__;
-    return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+    var data2 = map2.__data__;
+    return isKeyable(key) ? data2[typeof key == "string" ? "string" : "hash"] : data2.map;
   }
   function getNative(object2, key) {
     var value = getValue(object2, key);
@@ -86105,20 +86363,20 @@ function requireLodash_sortby() {
       return this.has(key) && delete this.__data__[key];
     }
     function hashGet(key) {
-      var data = this.__data__;
+      var data2 = this.__data__;
       if (nativeCreate) {
-        var result = data[key];
+        var result = data2[key];
         return result === HASH_UNDEFINED ? void 0 : result;
       }
-      return hasOwnProperty2.call(data, key) ? data[key] : void 0;
+      return hasOwnProperty2.call(data2, key) ? data2[key] : void 0;
     }
     function hashHas(key) {
-      var data = this.__data__;
-      return nativeCreate ? data[key] !== void 0 : hasOwnProperty2.call(data, key);
+      var data2 = this.__data__;
+      return nativeCreate ? data2[key] !== void 0 : hasOwnProperty2.call(data2, key);
     }
     function hashSet(key, value) {
-      var data = this.__data__;
-      data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+      var data2 = this.__data__;
+      data2[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
       return this;
     }
     Hash.prototype.clear = hashClear;
@@ -86138,31 +86396,31 @@ function requireLodash_sortby() {
       this.__data__ = [];
     }
     function listCacheDelete(key) {
-      var data = this.__data__, index3 = assocIndexOf(data, key);
+      var data2 = this.__data__, index3 = assocIndexOf(data2, key);
       if (index3 < 0) {
         return false;
       }
-      var lastIndex = data.length - 1;
+      var lastIndex = data2.length - 1;
       if (index3 == lastIndex) {
-        data.pop();
+        data2.pop();
       } else {
-        splice2.call(data, index3, 1);
+        splice2.call(data2, index3, 1);
       }
       return true;
     }
     function listCacheGet(key) {
-      var data = this.__data__, index3 = assocIndexOf(data, key);
-      return index3 < 0 ? void 0 : data[index3][1];
+      var data2 = this.__data__, index3 = assocIndexOf(data2, key);
+      return index3 < 0 ? void 0 : data2[index3][1];
     }
     function listCacheHas(key) {
       return assocIndexOf(this.__data__, key) > -1;
     }
     function listCacheSet(key, value) {
-      var data = this.__data__, index3 = assocIndexOf(data, key);
+      var data2 = this.__data__, index3 = assocIndexOf(data2, key);
       if (index3 < 0) {
-        data.push([key, value]);
+        data2.push([key, value]);
       } else {
-        data[index3][1] = value;
+        data2[index3][1] = value;
       }
       return this;
     }
@@ -86293,11 +86551,11 @@ function requireLodash_sortby() {
     function baseForOwn(object2, iteratee) {
       return object2 && baseFor(object2, iteratee, keys);
     }
-    function baseGet(object2, path20) {
-      path20 = isKey(path20, object2) ? [path20] : castPath(path20);
-      var index3 = 0, length = path20.length;
+    function baseGet(object2, path21) {
+      path21 = isKey(path21, object2) ? [path21] : castPath(path21);
+      var index3 = 0, length = path21.length;
       while (object2 != null && index3 < length) {
-        object2 = object2[toKey(path20[index3++])];
+        object2 = object2[toKey(path21[index3++])];
       }
       return index3 && index3 == length ? object2 : void 0;
     }
@@ -86352,15 +86610,15 @@ function requireLodash_sortby() {
       }
       object2 = Object(object2);
       while (index3--) {
-        var data = matchData[index3];
-        if (data[2] ? data[1] !== object2[data[0]] : !(data[0] in object2)) {
+        var data2 = matchData[index3];
+        if (data2[2] ? data2[1] !== object2[data2[0]] : !(data2[0] in object2)) {
           return false;
         }
       }
       while (++index3 < length) {
-        data = matchData[index3];
-        var key = data[0], objValue = object2[key], srcValue = data[1];
-        if (data[2]) {
+        data2 = matchData[index3];
+        var key = data2[0], objValue = object2[key], srcValue = data2[1];
+        if (data2[2]) {
           if (objValue === void 0 && !(key in object2)) {
             return false;
           }
@@ -86424,13 +86682,13 @@ function requireLodash_sortby() {
         return object2 === source || baseIsMatch(object2, source, matchData);
       };
     }
-    function baseMatchesProperty(path20, srcValue) {
-      if (isKey(path20) && isStrictComparable(srcValue)) {
-        return matchesStrictComparable(toKey(path20), srcValue);
+    function baseMatchesProperty(path21, srcValue) {
+      if (isKey(path21) && isStrictComparable(srcValue)) {
+        return matchesStrictComparable(toKey(path21), srcValue);
       }
       return function(object2) {
-        var objValue = get(object2, path20);
-        return objValue === void 0 && objValue === srcValue ? hasIn(object2, path20) : baseIsEqual(srcValue, objValue, void 0, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
+        var objValue = get(object2, path21);
+        return objValue === void 0 && objValue === srcValue ? hasIn(object2, path21) : baseIsEqual(srcValue, objValue, void 0, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
       };
     }
     function baseOrderBy(collection, iteratees, orders) {
@@ -86446,9 +86704,9 @@ function requireLodash_sortby() {
         return compareMultiple(object2, other, orders);
       });
     }
-    function basePropertyDeep(path20) {
+    function basePropertyDeep(path21) {
       return function(object2) {
-        return baseGet(object2, path20);
+        return baseGet(object2, path21);
       };
     }
     function baseRest(func, start) {
@@ -86667,8 +86925,8 @@ function requireLodash_sortby() {
       return result;
     }
     function getMapData(map2, key) {
-      var data = map2.__data__;
-      return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+      var data2 = map2.__data__;
+      return isKeyable(key) ? data2[typeof key == "string" ? "string" : "hash"] : data2.map;
     }
     function getMatchData(object2) {
       var result = keys(object2), length = result.length;
@@ -86703,11 +86961,11 @@ function requireLodash_sortby() {
         return result;
       };
     }
-    function hasPath2(object2, path20, hasFunc) {
-      path20 = isKey(path20, object2) ? [path20] : castPath(path20);
-      var result, index3 = -1, length = path20.length;
+    function hasPath2(object2, path21, hasFunc) {
+      path21 = isKey(path21, object2) ? [path21] : castPath(path21);
+      var result, index3 = -1, length = path21.length;
       while (++index3 < length) {
-        var key = toKey(path20[index3]);
+        var key = toKey(path21[index3]);
         if (!(result = object2 != null && hasFunc(object2, key))) {
           break;
         }
@@ -86862,12 +87120,12 @@ function requireLodash_sortby() {
     function toString2(value) {
       return value == null ? "" : baseToString(value);
     }
-    function get(object2, path20, defaultValue) {
-      var result = object2 == null ? void 0 : baseGet(object2, path20);
+    function get(object2, path21, defaultValue) {
+      var result = object2 == null ? void 0 : baseGet(object2, path21);
       return result === void 0 ? defaultValue : result;
     }
-    function hasIn(object2, path20) {
-      return object2 != null && hasPath2(object2, path20, baseHasIn);
+    function hasIn(object2, path21) {
+      return object2 != null && hasPath2(object2, path21, baseHasIn);
     }
     function keys(object2) {
       return isArrayLike(object2) ? arrayLikeKeys(object2) : baseKeys(object2);
@@ -86875,8 +87133,8 @@ function requireLodash_sortby() {
     function identity(value) {
       return value;
     }
-    function property(path20) {
-      return isKey(path20) ? baseProperty(toKey(path20)) : basePropertyDeep(path20);
+    function property(path21) {
+      return isKey(path21) ? baseProperty(toKey(path21)) : basePropertyDeep(path21);
     }
     module.exports = sortBy;
   })(lodash_sortby, lodash_sortby.exports);
@@ -86991,7 +87249,7 @@ async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
   }
   try {
     const fs2 = await import("node:fs");
-    const path20 = await import("node:path");
+    const path21 = await import("node:path");
     const p12String = fs2.readFileSync(source.filePath).toString("base64");
     const forge2 = (await Promise.resolve().then(() => (init_index_BDnqZat0(), index_BDnqZat0_exports)).then(function(n) {
       return n.i;
@@ -87001,7 +87259,7 @@ async function reportIfFoundPrivateKeyP12Format({ source, context, t }) {
     forge2.pkcs12.pkcs12FromAsn1(p12Asn1, "notasecret");
     context.report({
       message: t("PrivateKeyP12", {
-        FILE_NAME: source.filePath ? path20.basename(source.filePath) : ""
+        FILE_NAME: source.filePath ? path21.basename(source.filePath) : ""
       }),
       range: [0, source.content.length]
     });
@@ -87018,7 +87276,7 @@ function reportIfFoundPrivateKeyJSONFormat({ source, context, t }) {
     }
     context.report({
       message: t("PrivateKeyJSON", {
-        FILE_NAME: source.filePath ? path18.basename(source.filePath) : ""
+        FILE_NAME: source.filePath ? path19.basename(source.filePath) : ""
       }),
       range: [0, source.content.length]
     });
@@ -88274,12 +88532,12 @@ var init_module3 = __esm({
 function shortRule(id) {
   return id.replace(/^@secretlint\/secretlint-rule-/, "");
 }
-function shortPath(path20) {
-  const clean = path20.replace(/[`\r\n]/g, "?");
+function shortPath(path21) {
+  const clean = path21.replace(/[`\r\n]/g, "?");
   return clean.length > 120 ? `\u2026${clean.slice(-119)}` : clean;
 }
-function sourceName(path20) {
-  return `added-lines/${path20}${/\.p12$/i.test(path20) ? ".txt" : ""}`;
+function sourceName(path21) {
+  return `added-lines/${path21}${/\.p12$/i.test(path21) ? ".txt" : ""}`;
 }
 async function credentialPatternHits(diff) {
   const byFile = /* @__PURE__ */ new Map();
@@ -88293,14 +88551,14 @@ async function credentialPatternHits(diff) {
   }
   const hits = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const [path20, file2] of byFile) {
+  for (const [path21, file2] of byFile) {
     const result = await lintSource({
-      source: { filePath: sourceName(path20), content: file2.lines.join("\n"), contentType: "text" },
+      source: { filePath: sourceName(path21), content: file2.lines.join("\n"), contentType: "text" },
       options: { config: CONFIG, maskSecrets: true, noPhysicFilePath: true }
     });
     for (const message of result.messages) {
       const line = file2.numbers[message.loc.start.line - 1] ?? message.loc.start.line;
-      const match = `${shortPath(path20)}:${line}: ${shortRule(message.ruleId)} ${message.messageId}`;
+      const match = `${shortPath(path21)}:${line}: ${shortRule(message.ruleId)} ${message.messageId}`;
       if (seen.has(match)) continue;
       seen.add(match);
       hits.push({ rule: SECRET_PATTERN_RULE, where: "diff", match, neverAutoApprove: true });
@@ -88434,7 +88692,7 @@ var init_dashboard_state = __esm({
   "src/core/dashboard/dashboard-state.ts"() {
     "use strict";
     init_zod();
-    init_config_schema();
+    init_iteration_limit();
     init_config_section_schemas();
     init_last_good_config();
     init_session();
@@ -88696,7 +88954,7 @@ var init_dashboard_state = __esm({
       /** The tracking issue a pin was requested for (0: the one being created). */
       pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
       /**
-       * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+       * Open epics by parent issue number (src/core/reconcile/epic-pooling.ts): when and by which writer the parent's ready
        * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
        * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
        * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is
@@ -88859,8 +89117,11 @@ function interpret(rest, line, context) {
       const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
       return { kind: "command", command: { name, issue: issue3, instructions: onLine }, line };
     }
-    default:
-      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+    default: {
+      const meant = nearestWord(word, COMMAND_WORDS);
+      const unknown2 = `unknown command \`${word.slice(0, 40)}\``;
+      return invalid(meant ? `${unknown2}; did you mean \`/autopilot ${meant}\`?` : unknown2);
+    }
   }
 }
 function iterationsOption(words) {
@@ -88906,21 +89167,39 @@ function commandLineEntries(body) {
   }
   return out;
 }
-var PREFIX, MAX_INSTRUCTIONS;
+var PREFIX, MAX_INSTRUCTIONS, COMMAND_WORDS;
 var init_commands = __esm({
   "src/core/tasks/commands.ts"() {
     "use strict";
-    init_config_schema();
+    init_iteration_limit();
     init_markdown();
+    init_nearest_word();
     init_world();
     PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
     MAX_INSTRUCTIONS = 4e3;
+    COMMAND_WORDS = [
+      "start",
+      "pause",
+      "resume",
+      "stop",
+      "report",
+      "help",
+      "status",
+      "retry",
+      "skip",
+      "run",
+      "rollback",
+      "cleanup",
+      "approve",
+      "fix",
+      "follow-up"
+    ];
   }
 });
 
-// src/core/session/stats.ts
-var init_stats = __esm({
-  "src/core/session/stats.ts"() {
+// src/core/time/duration.ts
+var init_duration = __esm({
+  "src/core/time/duration.ts"() {
     "use strict";
   }
 });
@@ -88956,7 +89235,7 @@ var init_dashboard_markdown = __esm({
     init_commands();
     init_markdown();
     init_session();
-    init_stats();
+    init_duration();
     init_worker_result();
     init_dashboard_state();
     blocked = stopped("Blocked", (view) => view.blocked);
@@ -88965,7 +89244,7 @@ var init_dashboard_markdown = __esm({
   }
 });
 
-// src/core/session/backoff.ts
+// src/core/time/backoff.ts
 function exponentialBackoff(base, factor, attempt, cap) {
   const b = nonNegative(base);
   const f = nonNegative(factor);
@@ -88979,7 +89258,7 @@ function nonNegative(value) {
   return Number.isNaN(value) || value < 0 ? 0 : value;
 }
 var init_backoff = __esm({
-  "src/core/session/backoff.ts"() {
+  "src/core/time/backoff.ts"() {
     "use strict";
   }
 });
@@ -89128,6 +89407,7 @@ ${escaped.join("\n")}
 `;
   let held2 = [];
   let timer = null;
+  let groupOpen = false;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -89143,6 +89423,18 @@ ${escaped.join("\n")}
       else timer ??= setTimeout(flush, BLOCK_WAIT_MS);
     },
     flush,
+    group(title) {
+      flush();
+      if (groupOpen) sink.endGroup();
+      sink.startGroup(safeLogText(title.replace(/[\r\n\u0085\u2028\u2029]+/g, " "), 200));
+      groupOpen = true;
+    },
+    endGroup() {
+      flush();
+      if (!groupOpen) return;
+      sink.endGroup();
+      groupOpen = false;
+    },
     info(message) {
       flush();
       if (/[\r\n]/.test(message)) sink.write(fenced([safeLogText(message)]));
@@ -89173,7 +89465,9 @@ var init_job_log = __esm({
       write: (text4) => void process.stdout.write(text4),
       debug: (message) => debug(message),
       warning: (message) => warning(message),
-      error: (message) => error(message)
+      error: (message) => error(message),
+      startGroup: (title) => startGroup(title),
+      endGroup: () => endGroup()
     };
     BLOCK_LINES = 200;
     BLOCK_WAIT_MS = 200;
@@ -89283,6 +89577,8 @@ var init_error_blocks = __esm({
       "You(?:'|\u2019)ve hit your (?:[\\w-]+ )?limit\\b",
       "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013]",
       "Usage limit reached for\\b",
+      // Claude Code's notice with no window named ("Limit reached · resets 11:30am (Asia/Calcutta)")
+      "Limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013][ \\t]*resets?\\b",
       // Claude's bare notice, with no reset time (the line ends, or a sentence does)
       "Usage limit reached(?=[ \\t]*(?:$|[.!\xB7\u2219]))",
       // Amazon Bedrock throttling, as the AWS SDKs print it
@@ -89365,6 +89661,12 @@ function parseWallClock(text4, now, defaultZone) {
     year = date5[3] ? Number(date5[3]) : void 0;
     rest = rest.slice(date5[0].length).replace(/^,?\s*(?:at\s+)?/, "");
   }
+  let weekday;
+  const named = /^(sun|mon|tue|wed|thu|fri|sat)(?:day|s|sday|nesday|rsday|r|rs|urday)?\.?,?\s+(?:at\s+)?/i.exec(rest);
+  if (month === void 0 && named && WEEKDAYS.includes(named[1].toLowerCase())) {
+    weekday = WEEKDAYS.indexOf(named[1].toLowerCase());
+    rest = rest.slice(named[0].length);
+  }
   let hour;
   let minute = 0;
   const twelve = /^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?/i.exec(rest);
@@ -89381,6 +89683,7 @@ function parseWallClock(text4, now, defaultZone) {
     rest = rest.slice(twentyFour[0].length);
   }
   if (month === void 0 && hour === void 0) return void 0;
+  if (weekday !== void 0 && hour === void 0) return void 0;
   if ((hour ?? 0) > 23 || minute > 59) return void 0;
   const zoneMatch = /^\s*\(([A-Za-z][\w+\-/]*)\)/.exec(rest) ?? /^\s+(UTC|GMT)\b/.exec(rest);
   const zone = zoneMatch ? zoneMatch[1] : defaultZone;
@@ -89395,9 +89698,20 @@ function parseWallClock(text4, now, defaultZone) {
     }
     return new Date(t2);
   }
-  let t = zonedToUtc(today.year, today.month, today.day, hour, minute, zone);
+  const ahead = weekday === void 0 ? 0 : (weekday - new Date(Date.UTC(today.year, today.month - 1, today.day)).getUTCDay() + 7) % 7;
+  const first = new Date(Date.UTC(today.year, today.month - 1, today.day + ahead));
+  let t = zonedToUtc(
+    first.getUTCFullYear(),
+    first.getUTCMonth() + 1,
+    first.getUTCDate(),
+    hour,
+    minute,
+    zone
+  );
   if (t < now.getTime() - GRACE_MS) {
-    const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+    const tomorrow = new Date(
+      Date.UTC(today.year, today.month - 1, today.day + ahead + (weekday === void 0 ? 1 : 7))
+    );
     t = zonedToUtc(
       tomorrow.getUTCFullYear(),
       tomorrow.getUTCMonth() + 1,
@@ -89466,13 +89780,14 @@ function zonedToUtc(year, month, day, hour, minute, zone) {
   const second = offsetAt(t, zone);
   return second === first ? t : guess - second;
 }
-var GOOGLE, GRACE_MS, MONTHS, UNIT_MS, DURATION_PART, formatters;
+var GOOGLE, GRACE_MS, MONTHS, WEEKDAYS, UNIT_MS, DURATION_PART, formatters;
 var init_reset_time = __esm({
   "src/core/agent/reset-time.ts"() {
     "use strict";
     GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
     GRACE_MS = 60 * 60 * 1e3;
     MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
     UNIT_MS = {
       ms: 1,
       s: 1e3,
@@ -89759,6 +90074,8 @@ var init_classify = __esm({
       { kind: "usage_limit", re: /\busage limit (?:has been )?reached\b/i },
       { kind: "usage_limit", re: /\bYou(?:'|’)ve hit your (?:[\w-]+ )?limit\b/i },
       { kind: "usage_limit", re: /\b(?:5-hour|five-hour|weekly|daily|session|monthly)\s+limit reached\b/i },
+      // Claude Code's current notice names no window: "Limit reached · resets 11:30am (Asia/Calcutta)"
+      { kind: "usage_limit", re: /\blimit reached[ \t]*[∙·•\-–][ \t]*resets?\b/i },
       { kind: "usage_limit", re: /\busage_limit_(?:reached|exceeded)\b/ },
       // Gemini Code Assist's per-user allowance (an administrator can allow overages)
       { kind: "usage_limit", re: /\bIndividual quota reached\b/ },
@@ -89933,7 +90250,7 @@ var init_task_plan = __esm({
   "src/core/tasks/task-plan.ts"() {
     "use strict";
     init_sanitize();
-    init_task_text();
+    init_sha256();
     MAX_PLAN = 2e4;
     MARKER = /<!-- autopilot:plan digest=([0-9a-f]{64}) -->/;
   }
@@ -90797,10 +91114,10 @@ function qualityScopes(changed, workspaces, rootCommands) {
   const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
   const touched = /* @__PURE__ */ new Set();
   let shared2 = false;
-  for (const path20 of paths) {
+  for (const path21 of paths) {
     let owned = false;
     tests.forEach((globs, i) => {
-      if (globs.some((test) => test(path20))) {
+      if (globs.some((test) => test(path21))) {
         touched.add(i);
         owned = true;
       }
@@ -91269,7 +91586,7 @@ var init_job = __esm({
         const { git } = this.deps;
         const prompt = await this.prompt(issue3, iteration, feedback, qualityFailures, mode);
         const headBefore = this.knownHead ?? await git.headSha();
-        this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
+        this.log.group(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
         const run3 = await this.deps.agent({
           agent,
           prompt,
@@ -91939,6 +92256,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           } catch {
           }
         }
+        this.log.endGroup();
         this.log.info(`result: ${outcome} \u2014 ${reason}`);
         await this.updateProgress();
         return this.snapshot();
@@ -92004,13 +92322,13 @@ var run_job_exports = {};
 __export(run_job_exports, {
   runJob: () => runJob
 });
-import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
+import { mkdtemp as mkdtemp3, readFile as readFile4 } from "node:fs/promises";
 import os8 from "node:os";
-import path19 from "node:path";
+import path20 from "node:path";
 import { setTimeout as delay3 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path19.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile4(path20.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -92026,7 +92344,7 @@ function withOverrides(config2, warnings, overrides) {
 async function defaultBranchFromEvent(env) {
   if (!env.GITHUB_EVENT_PATH) return null;
   try {
-    const event = JSON.parse(await readFile3(env.GITHUB_EVENT_PATH, "utf8"));
+    const event = JSON.parse(await readFile4(env.GITHUB_EVENT_PATH, "utf8"));
     return event.repository?.default_branch ?? null;
   } catch {
     return null;
@@ -92043,7 +92361,7 @@ async function runJob(start) {
   try {
     return await runWith(start, coreLog);
   } finally {
-    coreLog.flush();
+    coreLog.endGroup();
   }
 }
 async function runWith(start, coreLog) {
@@ -92106,7 +92424,7 @@ async function runWith(start, coreLog) {
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   const weaker = weakerIsolationText(config2.isolation);
   if (weaker) warning(weaker);
-  const scratch = await mkdtemp3(path19.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path20.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,

@@ -1,5 +1,5 @@
 /**
- * What a scenario run needs before anything starts: the controller app (src/app/http-server.ts) and the bundled
+ * What a scenario run needs before anything starts: the controller app (src/app/hosted/http-server.ts) and the bundled
  * worker action. `findMissingParts` lists what is not there yet, so the run can say so instead of failing late.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { parse as parseYaml } from "yaml";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 import { trustedBinary } from "../../src/worker/isolation/trusted-binaries.js";
 
-/** What the runner needs of the controller app (src/app/http-server.ts). */
+/** What the runner needs of the controller app (src/app/hosted/http-server.ts). */
 export interface ControllerServer {
   url: string;
   /** The webhook endpoint, when it is not `url` itself. */
@@ -41,7 +41,7 @@ export class MissingPartsError extends Error {
   }
 }
 
-const CONTROLLER_MODULE = join(PACKAGE_ROOT, "src", "app", "http-server.ts");
+const CONTROLLER_MODULE = join(PACKAGE_ROOT, "src", "app", "hosted", "http-server.ts");
 
 /**
  * Lists what is missing to run scenarios: the controller app, the bundled worker action, and bubblewrap, which
@@ -66,7 +66,7 @@ export async function findMissingParts(
   if (!factory) {
     if (!existsSync(CONTROLLER_MODULE)) {
       missing.push(
-        "the controller app: src/app/http-server.ts exporting startControllerServer({ appId, privateKey, webhookSecret, baseUrl, port, tickMs }) → { url, stop(), tick() }",
+        "the controller app: src/app/hosted/http-server.ts exporting startControllerServer({ appId, privateKey, webhookSecret, baseUrl, port, tickMs }) → { url, stop(), tick() }",
       );
     } else {
       try {
@@ -77,11 +77,11 @@ export async function findMissingParts(
           factory = mod.startControllerServer as StartControllerServer;
         else
           missing.push(
-            "the controller app: src/app/http-server.ts does not export a startControllerServer function",
+            "the controller app: src/app/hosted/http-server.ts does not export a startControllerServer function",
           );
       } catch (error) {
         missing.push(
-          `the controller app: src/app/http-server.ts fails to load: ${(error as Error).message.split("\n")[0]}`,
+          `the controller app: src/app/hosted/http-server.ts fails to load: ${(error as Error).message.split("\n")[0]}`,
         );
       }
     }

@@ -21,7 +21,7 @@ export interface RunScenarioOptions {
   onProgress?: (event: ProgressEvent) => void;
   /** The action run by the worker workflow (default: this repository, i.e. dist/worker/index.js). */
   actionDir?: string;
-  /** The controller factory (default: `startControllerServer` from src/app/http-server.ts). */
+  /** The controller factory (default: `startControllerServer` from src/app/hosted/http-server.ts). */
   startController?: StartControllerServer;
   /** Stop early (Ctrl-C is wired by default, see `handleSignals`). */
   signal?: AbortSignal;

@@ -182,7 +182,7 @@ export const ScenarioSchema = z
         mode: z.enum(["hosted", "actions"]).default("hosted"),
         /**
          * The hosted controller processes are replicas sharing their work through a Redis server the harness
-         * starts (src/app/replica-work.ts), and each webhook goes to one live replica in turn, as a load
+         * starts (src/app/hosted/replica-work.ts), and each webhook goes to one live replica in turn, as a load
          * balancer sends it, instead of to every one.
          */
         sharedWork: z.boolean().default(false),

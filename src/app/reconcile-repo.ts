@@ -61,7 +61,7 @@ export interface ReconcileOptions {
   /** REST base URL, to pick the process-wide circuit (default https://api.github.com). */
   baseUrl?: string;
   /** Most writing effects per run (default 100); the rest wait for the next reconcile. */
-  operationBudget?: number;
+  operationLimit?: number;
   /** A `workflow_dispatch` of the controller workflow: start a session with these overrides. */
   start?: { actor: string; overrides?: ConfigOverrides | null } | null;
   /** The outgoing alert webhook's queue (src/app/alert-webhook.ts); none: alerts are comments only. */
@@ -183,7 +183,7 @@ async function reconcileOnce(
     circuit: circuitOf(options),
     memory: memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
-    ...(options.operationBudget !== undefined ? { operationBudget: options.operationBudget } : {}),
+    ...(options.operationLimit !== undefined ? { operationLimit: options.operationLimit } : {}),
     now: () => now().getTime(),
   });
 

@@ -4,12 +4,16 @@
  * Idempotent: an identical file is left alone, a changed one is reported with its diff and kept unless
  * --upgrade (the workflows) or --force (the workflows and the issue form) replaces it. `.github/autopilot.yml`
  * is the team's own: written when absent, never rewritten; what this version offers is reported instead.
+ * Every action is pinned by commit SHA, Autopilot's own to the commit this copy runs from (running-commit.ts),
+ * with a warning when that commit is not a release (release-check.ts); `.github/dependabot.yml` is offered to
+ * keep the pins current (pin-updates.ts).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { describeAgentBranchFindings } from "../core/gates/agent-branch-secrets.js";
 import { DEFAULT_CONFIG } from "../core/config/index.js";
+import { DEPENDABOT_PATH } from "../core/dependabot-file.js";
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES } from "../core/presets/index.js";
 import {
   type FileRefresh,
@@ -26,9 +30,12 @@ import { keptSettingsReport } from "./kept-settings-report.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { detectQualityCommands } from "../worker/processes/quality.js";
 import { detectSetupCommands } from "../worker/processes/setup-commands.js";
+import { currentInvocation } from "./invocation.js";
+import { pinUpdates, pinUpdatesLine } from "./pin-updates.js";
+import { releaseWarnings } from "./release-check.js";
+import { describeOrigin, readRunningCommit } from "./running-commit.js";
 import {
   apiUrl,
-  cliCommand,
   currentRelease,
   findToken,
   keySecretCommand,
@@ -83,6 +90,9 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   let agent = options.agent ?? installed.agent ?? DEFAULT_PRESET;
   let quality = detected;
   let createLabels = true;
+  const updates = pinUpdates(dir);
+  // Offered to a new setup, not added by an upgrade (which refreshes the workflows only).
+  let addDependabot = updates.kind === "none" && !options.upgrade;
   if (!options.yes) {
     const q = asker(io);
     try {
@@ -109,6 +119,13 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
                 .map((c) => c.trim())
                 .filter(Boolean);
         createLabels = /^y/i.test(await q.ask("Create the labels on GitHub (needs a token)?", "yes"));
+        if (addDependabot)
+          addDependabot = /^y/i.test(
+            await q.ask(
+              `Add ${DEPENDABOT_PATH}, so Dependabot proposes each new release of the actions the workflows pin?`,
+              "yes",
+            ),
+          );
       }
     } finally {
       q.close();
@@ -142,7 +159,31 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     );
     return 2;
   }
-  const release = { source, version: current.version };
+  const running = readRunningCommit(PACKAGE_ROOT, io.env);
+  if (!running.ok) {
+    io.err(
+      `init pins the workflows to the commit of the Autopilot it runs from, and cannot tell it: ${running.reason}. Run it from a clone of Autopilot or with \`npx github:${source} init\` (npm records the commit it installs), or set AUTOPILOT_COMMIT to the full SHA of the commit this copy is. Nothing was written.`,
+    );
+    return 2;
+  }
+  const release = { source, version: current.version, commit: running.commit.sha };
+  const cli = currentInvocation(io.env, source);
+  const releaseRun =
+    running.commit.from === "checkout"
+      ? `\`git -C ${PACKAGE_ROOT} checkout vX.Y.Z\`, then ${cli} init again`
+      : `\`npx github:${source}#vX.Y.Z init\``;
+  io.out(
+    `pin        ${source}@${running.commit.sha} # v${release.version} (from ${describeOrigin(running.commit.from)})`,
+  );
+  for (const warning of await releaseWarnings({
+    commit: running.commit,
+    source,
+    version: release.version,
+    fromRelease: releaseRun,
+    baseUrl: apiUrl(io.env),
+    token: findToken(io.env),
+  }))
+    io.err(`warning: ${warning}`);
   const templates = join(PACKAGE_ROOT, "templates", "workflows");
   const desired = desiredFiles({
     mode: mode as InstallMode,
@@ -153,6 +194,8 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     workerTemplate: readFileSync(join(templates, "autopilot-worker.yml"), "utf8"),
     controllerTemplate: readFileSync(join(templates, "autopilot-controller.yml"), "utf8"),
     issueForm: readFileSync(join(PACKAGE_ROOT, "templates", "issue-forms", "autopilot-task.yml"), "utf8"),
+    // Init's own file, once written, is planned again so a second run reports it unchanged.
+    dependabot: addDependabot || (updates.kind === "dependabot" && updates.ours),
   });
   const existing = new Map(
     desired.map((f) => {
@@ -194,6 +237,8 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     io.out(`${step.action === "create" ? "created   " : "overwrote "} ${step.path}`);
     if (step.action === "overwrite") for (const line of step.diff.split("\n")) io.out(`    ${line}`);
   }
+  const updatesLine = pinUpdatesLine(updates, addDependabot);
+  if (updatesLine) io.out(updatesLine);
 
   const repo = options.repo ?? originRepo(dir);
   let labelsDone = false;
@@ -240,7 +285,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     labelsCreated: labelsDone,
     changedFiles: changed,
     keySecretCommand: keySecretCommand(),
-    cli: cliCommand(source),
+    cli,
   }).forEach((step, i) => {
     io.out(`  ${i + 1}. ${step}`);
   });

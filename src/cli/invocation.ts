@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { isPlaceholderSource } from "../core/setup-files.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 
 /** What the invocation is read from (tests hand in their own). */
@@ -32,12 +33,14 @@ function nodeCommand(script: string, cwd: string): string {
 /** The command prefix that runs this Autopilot again, as the user started it. */
 export function invokingCommand(facts: InvocationFacts): string {
   const { env, script, cwd, packageRoot } = facts;
+  // A source set to the templates' placeholder (AUTOPILOT_SOURCE=OWNER/autopilot) names no published copy.
+  const source = facts.source && !isPlaceholderSource(facts.source) ? facts.source : null;
   const bin = join(packageRoot, "bin", "autopilot.js");
   // `npx …` and `npm exec …` run the bin as the script "npx" (npm's libnpmexec).
   if (env.npm_lifecycle_event === "npx") {
     if (facts.npxSpec) return `npx ${facts.npxSpec}`;
     if (basename(dirname(packageRoot)) === "node_modules") return "npx autopilot";
-    if (facts.source) return `npx github:${facts.source}`;
+    if (source) return `npx github:${source}`;
     return nodeCommand(bin, cwd);
   }
   // `npm start -- …` / `npm run sandbox -- …` in a clone of Autopilot: its other commands run with node.
@@ -50,7 +53,7 @@ export function invokingCommand(facts: InvocationFacts): string {
     if (basename(script) === "autopilot.js") return nodeCommand(script, cwd);
   }
   // Embedded (a test calling main()): the published source when known, else this copy's bin.
-  return facts.source ? `npx github:${facts.source}` : nodeCommand(bin, cwd);
+  return source ? `npx github:${source}` : nodeCommand(bin, cwd);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `autopilot serve`: src/app/serve.ts reads the environment (the variables docs/CONTROLLER.md lists, with its
+ * `autopilot serve`: src/app/hosted/serve.ts reads the environment (the variables docs/CONTROLLER.md lists, with its
  * defaults) and starts the controller; this registers the App first when there are no credentials, waits for
  * Ctrl-C and stops it.
  */
@@ -12,7 +12,7 @@ export async function serveCommand(io: CliIo): Promise<number> {
     const registered = await registerForServe(io);
     if (registered !== EXIT.ok) return registered;
   }
-  const { serve: startServe } = await import("../app/serve.js");
+  const { serve: startServe } = await import("../app/hosted/serve.js");
   let server: Awaited<ReturnType<typeof startServe>>;
   try {
     server = await startServe({

@@ -53,11 +53,6 @@ function readPackageFacts(): PackageFacts {
   return JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as PackageFacts;
 }
 
-/** How the user runs this Autopilot's commands: `npx github:OWNER/NAME` (the placeholder when unknown). */
-export function cliCommand(source: string | null): string {
-  return `npx github:${source ?? "OWNER/autopilot"}`;
-}
-
 /** GITHUB_TOKEN, GH_TOKEN, or what the GitHub CLI is logged in with; null when none. */
 export function findToken(env: NodeJS.ProcessEnv): string | null {
   const fromEnv = env.GITHUB_TOKEN || env.GH_TOKEN;

@@ -97,7 +97,7 @@ export type Effect =
     }
   | { type: "pinIssue"; issue: number };
 
-/** Writes count against the per-run operation budget; reads do not appear here at all. */
+/** Writes count against the per-run operation limit; reads do not appear here at all. */
 export function describeEffect(effect: Effect): string {
   switch (effect.type) {
     case "setStateLabel":

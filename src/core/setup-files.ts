@@ -6,6 +6,7 @@
  */
 import { parse } from "yaml";
 import type { AutopilotConfig } from "./config/index.js";
+import { DEPENDABOT_PATH, renderDependabotFile } from "./dependabot-file.js";
 import {
   DEFAULT_PRESET,
   getPreset,
@@ -23,11 +24,20 @@ const READY_MIN_WORDS = 15;
 
 export type InstallMode = "actions" | "app";
 
-/** Where the action is published and which release the files pin, e.g. `acme/autopilot` and `0.1.0`. */
+/**
+ * Where the action is published and what the files pin: the commit of the Autopilot that wrote them (a tag can be
+ * moved or deleted; a commit SHA is the only immutable reference to an action,
+ * https://docs.github.com/actions/reference/security/secure-use#using-third-party-actions) and its version,
+ * written beside the SHA as the comment Dependabot keeps up to date
+ * (https://docs.github.com/code-security/dependabot/working-with-dependabot/keeping-your-actions-up-to-date-with-dependabot).
+ */
 interface Release {
   /** `owner/name` of the repository holding Autopilot's action.yml. */
   source: string;
+  /** package.json's version, e.g. `0.2.0`. */
   version: string;
+  /** The full commit SHA of the copy that runs (src/cli/running-commit.ts). */
+  commit: string;
 }
 
 /**
@@ -88,7 +98,6 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Pins `uses: OWNER/autopilot…@v1` to the release, drops the "replace OWNER" notes, installs the agent. */
 /**
  * The worker template's last step, the reconcile of the run's end (the controller action with `ending-run`),
  * belongs to Actions mode: with the hosted app it would reconcile beside the app. It runs from its comment
@@ -101,21 +110,26 @@ export function withoutEndReconcile(workerTemplate: string): string {
   return workerTemplate.replace(END_RECONCILE_STEP, "\n");
 }
 
+/**
+ * Pins `uses: OWNER/autopilot…@v1` to the release's commit with its version as a comment
+ * (`acme/autopilot@<sha> # v0.2.0`), drops the "replace OWNER" notes, installs the agent. The template's other
+ * actions are pinned by SHA already.
+ */
 export function pinWorkflow(template: string, release: Release, agent: PresetName): string {
-  const tag = `v${release.version}`;
   let text = template
     .replace(/^# Autopilot (worker|controller): (.*)\. Copy this file to (\S+)\.$/m, "# Autopilot $1: $2.")
     .replace(/^\s*# Replace OWNER\/autopilot .*\n/gm, "")
     .replace(/uses: OWNER\/autopilot(\/controller)?@v1\b/g, (_m, sub: string | undefined) => {
-      return `uses: ${release.source}${sub ?? ""}@${tag}`;
+      return `uses: ${release.source}${sub ?? ""}@${release.commit} # v${release.version}`;
     });
   const install = agentInstallLine(agent);
   if (install) text = text.replace(TEMPLATE_INSTALL_RUN, (_m, prefix: string) => `${prefix}${install}`);
   return text;
 }
 
+/** The schema file of the pinned commit, raw: it resolves whatever tags exist. */
 function schemaUrl(release: Release): string {
-  return `https://raw.githubusercontent.com/${release.source}/v${release.version}/schema/autopilot.schema.json`;
+  return `https://raw.githubusercontent.com/${release.source}/${release.commit}/schema/autopilot.schema.json`;
 }
 
 /** `.github/autopilot.yml`: the schema comment for editors, the agent, and the quality commands found. */
@@ -131,7 +145,7 @@ export function renderConfigFile(options: {
   const lines = [
     `# yaml-language-server: $schema=${schemaUrl(options.release)}`,
     `# Autopilot's settings for this repository; every key is optional. Reference:`,
-    `# https://github.com/${options.release.source}/blob/v${options.release.version}/docs/CONFIGURATION.md`,
+    `# https://github.com/${options.release.source}/blob/${options.release.commit}/docs/CONFIGURATION.md (v${options.release.version})`,
     "agents:",
     "  primary:",
     `    preset: ${options.agent}`,
@@ -180,6 +194,18 @@ const SETUP_REGISTRIES: readonly [RegExp, readonly string[]][] = [
   [/^(uv|poetry|python -m pip) /, ["pypi.org", "files.pythonhosted.org"]],
   [/^go /, ["proxy.golang.org", "sum.golang.org"]],
   [/^cargo /, ["index.crates.io", "static.crates.io"]],
+  // The wrapper's distribution, the plugin portal (which redirects to its artifacts host) and Maven Central.
+  [
+    /^(\.\/gradlew|gradle) /,
+    [
+      "services.gradle.org",
+      "downloads.gradle.org",
+      "plugins.gradle.org",
+      "plugins-artifacts.gradle.org",
+      "repo.maven.apache.org",
+    ],
+  ],
+  [/^(\.\/mvnw|mvn) /, ["repo.maven.apache.org"]],
 ];
 
 /** The registries the setup commands need, in order, each once. */
@@ -222,10 +248,11 @@ export function labelSpecs(labels: AutopilotConfig["labels"]): LabelSpec[] {
 
 /**
  * What a file init writes is, which decides whether init may replace it: `workflow` (the pinned workflows, which
- * an upgrade moves to the new version), `template` (the issue form, a starting point the user may edit) and
- * `settings` (`.github/autopilot.yml`, the user's own: written when absent, never replaced).
+ * an upgrade moves to the new version), `template` (the issue form, a starting point the user may edit),
+ * `settings` (`.github/autopilot.yml`, the user's own: written when absent, never replaced) and `offer`
+ * (`.github/dependabot.yml`, written when absent and accepted; a repository's own is never replaced).
  */
-type FileKind = "workflow" | "template" | "settings";
+type FileKind = "workflow" | "template" | "settings" | "offer";
 
 interface DesiredFile {
   path: string;
@@ -259,6 +286,8 @@ export function desiredFiles(options: {
   controllerTemplate: string;
   /** templates/issue-forms/autopilot-task.yml. */
   issueForm: string;
+  /** Offer `.github/dependabot.yml` for the pins (src/core/dependabot-file.ts). */
+  dependabot?: boolean;
 }): DesiredFile[] {
   const files: DesiredFile[] = [
     {
@@ -290,6 +319,8 @@ export function desiredFiles(options: {
       readySections: requiredFormFields(options.issueForm),
     }),
   });
+  if (options.dependabot)
+    files.push({ path: DEPENDABOT_PATH, kind: "offer", content: renderDependabotFile() });
   return files;
 }
 
@@ -317,7 +348,8 @@ export function planFiles(
     const current = existing.get(file.path) ?? null;
     if (current === null) return { path: file.path, action: "create", content: file.content };
     if (current === file.content) return { path: file.path, action: "unchanged" };
-    if (file.kind === "settings") return { path: file.path, action: "kept", kind: file.kind, current };
+    if (file.kind === "settings" || file.kind === "offer")
+      return { path: file.path, action: "kept", kind: file.kind, current };
     const replaced =
       refresh === "workflows-and-templates" || (refresh === "workflows" && file.kind === "workflow");
     if (replaced)
@@ -374,7 +406,7 @@ export function remainingSteps(options: {
   changedFiles: readonly string[];
   /** The shell command that pipes the App's key from `.env` into `gh secret set AUTOPILOT_APP_PRIVATE_KEY`. */
   keySecretCommand: string;
-  /** How the user runs Autopilot's commands: `npx github:OWNER/NAME` (the npm registry's `autopilot` is not this). */
+  /** How the user runs Autopilot's commands, as they ran init (src/cli/invocation.ts): never a placeholder. */
   cli: string;
 }): string[] {
   const repo = options.repo ?? "OWNER/NAME";

@@ -1,10 +1,10 @@
 /**
  * The gateway: the only code that calls GitHub. One instance per reconcile (it holds that reconcile's
- * snapshot, request counts and operation budget); the circuit breaker and the per-repository memory outlive
+ * snapshot, request counts and operation limit); the circuit breaker and the per-repository memory outlive
  * it and are shared by every gateway in the process.
  *
  * - `snapshot()` observes the world (src/github/snapshot/snapshot.ts).
- * - `execute(effects)` acts: in order, idempotently, dry-run aware, within a per-run operation budget, with
+ * - `execute(effects)` acts: in order, idempotently, dry-run aware, within a per-run operation limit, with
  *   writes held back by an open circuit queued and replayed (before newer effects) once it closes; a write
  *   refused by a secondary rate limit pauses the repository's writes (src/github/transport/circuit.ts `pauseWrites`): it
  *   and every later write of the reconcile are queued the same way, without a request, and replayed by the
@@ -41,14 +41,8 @@ import {
   isOutage,
   retryAfterOf,
 } from "./transport/errors.js";
-import {
-  alreadyDone,
-  effectTarget,
-  executeEffect,
-  isBudgetExempt,
-  labelBatchOf,
-  recordLabels,
-} from "./execution/executor.js";
+import { alreadyDone, effectTarget, executeEffect, isLimitExempt } from "./execution/executor.js";
+import { labelBatchOf, recordLabels } from "./execution/label-effects.js";
 import type { EffectOutcome, ExecContext } from "./execution/effect-context.js";
 import {
   loginOf,
@@ -60,7 +54,7 @@ import {
   takeSnapshot,
 } from "./snapshot/snapshot.js";
 
-const DEFAULT_OPERATION_BUDGET = 100;
+const DEFAULT_OPERATION_LIMIT = 100;
 
 export interface GatewayOptions {
   client: OctokitSurface;
@@ -71,7 +65,7 @@ export interface GatewayOptions {
   /** Log every write as "would …" and skip it. */
   dryRun?: boolean;
   /** Most effects that write in one run; the rest wait for the next reconcile. */
-  operationBudget?: number;
+  operationLimit?: number;
   /** The breaker for this GitHub host; default: the process-wide one for api.github.com. */
   circuit?: GitHubCircuit;
   /** What earlier reconciles of this repository learned; default: process-wide per repository (repo-memories.ts). */
@@ -110,7 +104,7 @@ export class Gateway {
   readonly memory: RepoMemory;
   /** Settable after the snapshot: the config file may ask for a dry run. */
   dryRun: boolean;
-  readonly operationBudget: number;
+  readonly operationLimit: number;
   private readonly client: OctokitSurface;
   private readonly log: GatewayLog;
   private readonly botLogin: string;
@@ -127,7 +121,7 @@ export class Gateway {
     this.botLogin = options.botLogin;
     this.log = options.log ?? silentLog;
     this.dryRun = options.dryRun ?? false;
-    this.operationBudget = options.operationBudget ?? DEFAULT_OPERATION_BUDGET;
+    this.operationLimit = options.operationLimit ?? DEFAULT_OPERATION_LIMIT;
     this.circuit = options.circuit ?? circuitFor("https://api.github.com");
     this.memory = options.memory ?? memoryFor(options.repo);
     this.revisionOf = options.revisionOf ?? (() => null);
@@ -305,7 +299,7 @@ export class Gateway {
     const deferred = report.outcomes.filter((x) => x.deferredBy === "operation-budget");
     if (deferred.length > 0) {
       this.log.warn(
-        `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred
+        `operation limit of ${this.operationLimit} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred
           .map((x) => describeEffect(x.effect))
           .join("; ")})`,
       );
@@ -327,12 +321,12 @@ export class Gateway {
       this.log.info(`[dry run] would ${describeEffect(effect)}`);
       return { effect, status: "dry-run" };
     }
-    if (!isBudgetExempt(effect) && this.operationsUsed >= this.operationBudget) {
+    if (!isLimitExempt(effect) && this.operationsUsed >= this.operationLimit) {
       return {
         effect,
         status: "deferred",
         deferredBy: "operation-budget",
-        detail: `operation budget of ${this.operationBudget} used up`,
+        detail: `operation limit of ${this.operationLimit} used up`,
       };
     }
     if (this.circuit.state === "open") {
@@ -353,7 +347,7 @@ export class Gateway {
         replaying,
       );
     }
-    if (!isBudgetExempt(effect)) this.operationsUsed++;
+    if (!isLimitExempt(effect)) this.operationsUsed++;
     try {
       const outcome = await executeEffect(ctx, effect);
       this.circuit.writeWentThrough(key, this.now());
@@ -374,7 +368,7 @@ export class Gateway {
 
   /**
    * The ref deletions among `effects` in one request (src/github/execution/ref-deletions.ts), under the same rules as
-   * `runOne`: not in a dry run, within the operation budget (it counts as one operation), with the breaker
+   * `runOne`: not in a dry run, within the operation limit (it counts as one operation), with the breaker
    * closed. Whatever it does not carry out goes through `runOne` as usual.
    */
   private async deleteTogether(ctx: ExecContext, effects: Effect[]): Promise<Map<Effect, EffectOutcome>> {
@@ -425,7 +419,7 @@ export class Gateway {
 
   /** Whether effects may go together now: what `runOne` asks before any write (each is then asked again). */
   private mayWriteTogether(): boolean {
-    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationLimit)
       return false;
     return !this.circuit.writePause(repoKey(this.repo), this.now());
   }

@@ -12,6 +12,13 @@
  * arrive than a block holds, after a short pause, or before anything else is written (order kept). A message of
  * the worker's that spans lines (the output of a setup command) is such a block too; its one-line messages,
  * which quote the agent at most, are escaped only.
+ *
+ * Each iteration's output is folded in a group (`::group::` … `::endgroup::`,
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-commands#grouping-log-lines). The
+ * worker opens and ends groups only between blocks: `group` and `endGroup` first write what is held, closed by
+ * its token, so a group marker is never inside a stopped region (where the runner would not run it). The agent
+ * cannot end the worker's group: its `::endgroup::` is escaped and fenced like any other line of its output.
+ * The runner does not nest groups, so opening one ends the one open before it.
  */
 import { randomBytes } from "node:crypto";
 import * as core from "@actions/core";
@@ -31,6 +38,8 @@ export interface LogSink {
   debug(message: string): void;
   warning(message: string): void;
   error(message: string): void;
+  startGroup(title: string): void;
+  endGroup(): void;
 }
 
 const STDOUT: LogSink = {
@@ -38,6 +47,8 @@ const STDOUT: LogSink = {
   debug: (message) => core.debug(message),
   warning: (message) => core.warning(message),
   error: (message) => core.error(message),
+  startGroup: (title) => core.startGroup(title),
+  endGroup: () => core.endGroup(),
 };
 
 /** Lines of output held at most before they are written. */
@@ -50,6 +61,7 @@ export function createJobLog(sink: LogSink = STDOUT): JobLog {
   const fenced = (escaped: string[]) => `::stop-commands::${token}\n${escaped.join("\n")}\n::${token}::\n`;
   let held: string[] = [];
   let timer: NodeJS.Timeout | null = null;
+  let groupOpen = false;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -65,6 +77,19 @@ export function createJobLog(sink: LogSink = STDOUT): JobLog {
       else timer ??= setTimeout(flush, BLOCK_WAIT_MS);
     },
     flush,
+    group(title) {
+      flush();
+      if (groupOpen) sink.endGroup();
+      // One line: the title is the worker's own text, but a line break in it would end the command early.
+      sink.startGroup(safeLogText(title.replace(/[\r\n\u0085\u2028\u2029]+/g, " "), 200));
+      groupOpen = true;
+    },
+    endGroup() {
+      flush();
+      if (!groupOpen) return;
+      sink.endGroup();
+      groupOpen = false;
+    },
     info(message) {
       flush();
       if (/[\r\n]/.test(message)) sink.write(fenced([safeLogText(message)]));

@@ -575,7 +575,8 @@ class WorkerLoop {
     const { git } = this.deps;
     const prompt = await this.prompt(issue, iteration, feedback, qualityFailures, mode);
     const headBefore = this.knownHead ?? (await git.headSha());
-    this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
+    // Each iteration's output folds under its own heading in the job log; `finish` ends the last one.
+    this.log.group(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
     const run = await this.deps.agent({
       agent,
       prompt,
@@ -1391,6 +1392,7 @@ class WorkerLoop {
         /* keep what the last push recorded */
       }
     }
+    this.log.endGroup();
     this.log.info(`result: ${outcome} — ${reason}`);
     await this.updateProgress();
     return this.snapshot();

@@ -83,12 +83,13 @@ interface JobStart {
 
 /** Runs the job for inputs already read; throws what should fail the job (the caller reports it). */
 export async function runJob(start: JobStart): Promise<WorkerRun> {
-  // One log, with its own stop-commands token, per job; whatever it holds is written before the job's end.
+  // One log, with its own stop-commands token, per job; whatever it holds is written, and its group ended,
+  // before the job's end.
   const coreLog = createJobLog();
   try {
     return await runWith(start, coreLog);
   } finally {
-    coreLog.flush();
+    coreLog.endGroup();
   }
 }
 

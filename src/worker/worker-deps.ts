@@ -94,6 +94,10 @@ export interface WorkerLog {
   info(message: string): void;
   warning(message: string): void;
   error(message: string): void;
+  /** Opens a folded group of the log (one per iteration), ending the one open before it. */
+  group(title: string): void;
+  /** Ends the open group, if any. */
+  endGroup(): void;
 }
 
 export interface WorkerDeps {

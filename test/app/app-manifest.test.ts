@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { CONTROLLER_EVENTS } from "../../src/app/app.js";
+import { CONTROLLER_EVENTS } from "../../src/app/hosted/webhook-handlers.js";
 
 describe("app.yml, the manifest a maintainer registers the App from", () => {
   const manifest = parse(readFileSync(new URL("../../app.yml", import.meta.url), "utf8")) as {

@@ -4,13 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  ACTIONS_HELD_WRITES_WAIT_SECONDS,
-  heldWritesWait,
-  parseEndingRun,
-  parseOverrides,
-  runController,
-} from "../../src/app/controller-action.js";
+import { runController } from "../../src/app/actions/controller-action.js";
+import { ACTIONS_HELD_WRITES_WAIT_SECONDS, heldWritesWait } from "../../src/app/actions/reconcile-rounds.js";
+import { parseEndingRun, parseOverrides } from "../../src/app/actions/run-inputs.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { GitHubCircuit, resetCircuits } from "../../src/github/transport/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";

@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/hosted/http-server.js";
 import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
 
 export const SECRET = "webhook-secret";

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/hosted/http-server.js";
 
 let server: ControllerServer | null = null;
 afterEach(async () => {

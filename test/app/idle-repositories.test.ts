@@ -4,7 +4,7 @@
  * Every request the controller makes is in the sandbox's accounting.
  */
 import { afterEach, expect, it } from "vitest";
-import type { ControllerServer } from "../../src/app/http-server.js";
+import type { ControllerServer } from "../../src/app/hosted/http-server.js";
 import type { Sandbox } from "../../sandbox/emulator/index.js";
 import { controllerOn, sandboxWithRepos } from "./sandbox-repos-fixture.js";
 

@@ -121,7 +121,7 @@ function world(scope: nock.Scope, config: string, body: string): void {
 
 /** One controller job in Actions, as a fresh process runs it. */
 async function actionsJob(): Promise<void> {
-  const { runController } = await import("../../src/app/controller-action.js");
+  const { runController } = await import("../../src/app/actions/controller-action.js");
   const eventPath = path.join(dir, "schedule.json");
   writeFileSync(eventPath, JSON.stringify({ schedule: "*/5 * * * *" }));
   await runController({

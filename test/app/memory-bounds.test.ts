@@ -1,5 +1,5 @@
 /**
- * Bounded memory (src/app/memory-bounds.ts): the caches a long-lived controller keeps drop their least recently
+ * Bounded memory (src/app/hosted/memory-bounds.ts): the caches a long-lived controller keeps drop their least recently
  * used entries past their bounds, a dropped entry costs a read and never a decision, and what must not be lost
  * (writes held for a secondary rate limit, a pause in force, a waiting run) survives any pressure.
  */
@@ -8,7 +8,7 @@ import {
   applyMemoryBounds,
   DEFAULT_MEMORY_BOUNDS,
   memoryBoundsFromEnv,
-} from "../../src/app/memory-bounds.js";
+} from "../../src/app/hosted/memory-bounds.js";
 import { reconcile } from "../../src/app/reconcile-repo.js";
 import { RepoScheduler } from "../../src/app/scheduler.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";

@@ -1,11 +1,11 @@
 /**
- * `GET /metrics` of the hosted controller (src/app/controller-metrics.ts), scraped as Prometheus would, against
+ * `GET /metrics` of the hosted controller (src/app/hosted/controller-metrics.ts), scraped as Prometheus would, against
  * the offline sandbox with real reconciles: a task dispatched shows as in progress, the reconciles and their
  * GitHub requests are counted, the installation's rate limit is reported; without the bearer token nothing is
  * shown, and without a configured token there is no endpoint.
  */
 import { afterEach, expect, it } from "vitest";
-import type { ControllerServer } from "../../src/app/http-server.js";
+import type { ControllerServer } from "../../src/app/hosted/http-server.js";
 import type { Sandbox } from "../../sandbox/emulator/index.js";
 import { controllerOn, sandboxWithRepos } from "./sandbox-repos-fixture.js";
 

@@ -1,5 +1,5 @@
 /**
- * The replicas' shared work (src/app/replica-work.ts) on a real Redis server: one reconcile at a time per
+ * The replicas' shared work (src/app/hosted/replica-work.ts) on a real Redis server: one reconcile at a time per
  * repository whichever replica asked, no request lost to a run in progress, a killed replica's job run by
  * another, one tick per interval for all, and what ticks choose by seen by every replica.
  */
@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ReplicaWork, type RepoWork } from "../../src/app/replica-work.js";
+import { ReplicaWork, type RepoWork } from "../../src/app/hosted/replica-work.js";
 import { type RedisServer, startRedis } from "../../sandbox/scenario/controllers/redis-server.js";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -1,12 +1,12 @@
 /**
- * Two replicas of the hosted controller sharing their work through a real Redis server (src/app/replica-work.ts),
+ * Two replicas of the hosted controller sharing their work through a real Redis server (src/app/hosted/replica-work.ts),
  * against the offline sandbox: real reconciles, real webhooks. A delivery to one replica is worked on once,
  * by either; a tick on one replica chooses from what the other learned.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import type { ControllerServer } from "../../src/app/http-server.js";
-import { ReplicaWork } from "../../src/app/replica-work.js";
+import type { ControllerServer } from "../../src/app/hosted/http-server.js";
+import { ReplicaWork } from "../../src/app/hosted/replica-work.js";
 import type { Sandbox } from "../../sandbox/emulator/index.js";
 import { controllerOn, sandboxWithRepos } from "./sandbox-repos-fixture.js";
 import { type RedisServer, startRedis } from "../../sandbox/scenario/controllers/redis-server.js";

@@ -6,7 +6,7 @@ import {
   type ControllerServer,
   type ControllerServerOptions,
   startControllerServer,
-} from "../../src/app/http-server.js";
+} from "../../src/app/hosted/http-server.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";

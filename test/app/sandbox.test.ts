@@ -3,7 +3,7 @@
  * GraphQL answers (the sandbox checks every request against GitHub's descriptions), real worker dispatches.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/hosted/http-server.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";

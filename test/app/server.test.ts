@@ -1,7 +1,7 @@
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { serve } from "../../src/app/serve.js";
+import { serve } from "../../src/app/hosted/serve.js";
 import { webhookExample } from "../github/fixtures.js";
 import {
   API,

@@ -1,16 +1,16 @@
 /**
  * The hosted controller's pieces around its tick choice: the environment `autopilot serve` reads it from, the
- * events that count a repository active, and each installation's budget as GitHub's answers report it.
+ * events that count a repository active, and each installation's rate limit as GitHub's answers report it.
  */
 import { describe, expect, it } from "vitest";
-import { activityEvent } from "../../src/app/activity-events.js";
+import { activityEvent } from "../../src/app/hosted/activity-events.js";
 import {
   DEFAULT_RECONCILE_COST,
-  InstallationBudgets,
+  InstallationRateLimits,
   reconcileCost,
-} from "../../src/app/installation-budgets.js";
-import { RepoActivityBook } from "../../src/app/activity-book.js";
-import { tickPolicyFrom } from "../../src/app/serve.js";
+} from "../../src/app/hosted/installation-rate-limits.js";
+import { RepoActivityBook } from "../../src/app/hosted/activity-book.js";
+import { tickPolicyFrom } from "../../src/app/hosted/serve.js";
 
 describe("tickPolicyFrom", () => {
   it("reads the variables that are set and leaves the rest to the defaults", () => {
@@ -73,24 +73,24 @@ describe("RepoActivityBook", () => {
   });
 });
 
-describe("InstallationBudgets", () => {
+describe("InstallationRateLimits", () => {
   it("keeps the lowest count of a window and the newest window, per resource, with the mean cost", () => {
-    const budgets = new InstallationBudgets();
+    const limits = new InstallationRateLimits();
     const reading = (remaining: number, resetAt = 5000) => ({
       resource: "core",
       limit: 5000,
       remaining,
       resetAt,
     });
-    budgets.note(42, reading(300));
-    budgets.note(42, reading(310)); // an earlier answer arriving late
-    expect(budgets.budgets(42)).toEqual([{ ...reading(300), cost: DEFAULT_RECONCILE_COST }]);
-    budgets.note(42, reading(4990, 9000));
-    budgets.note(42, reading(100, 5000)); // the old window
-    budgets.noteCost(42, { core: 2 });
-    budgets.noteCost(42, { core: 4 });
-    expect(budgets.budgets(42)).toEqual([{ ...reading(4990, 9000), cost: 3 }]);
-    expect(budgets.budgets(7)).toEqual([]);
+    limits.note(42, reading(300));
+    limits.note(42, reading(310)); // an earlier answer arriving late
+    expect(limits.rateLimits(42)).toEqual([{ ...reading(300), cost: DEFAULT_RECONCILE_COST }]);
+    limits.note(42, reading(4990, 9000));
+    limits.note(42, reading(100, 5000)); // the old window
+    limits.noteCost(42, { core: 2 });
+    limits.noteCost(42, { core: 4 });
+    expect(limits.rateLimits(42)).toEqual([{ ...reading(4990, 9000), cost: 3 }]);
+    expect(limits.rateLimits(7)).toEqual([]);
   });
 
   it("reads a reconcile's cost from its result: REST requests apart from GraphQL points", () => {

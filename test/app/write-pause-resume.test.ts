@@ -6,7 +6,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/hosted/http-server.js";
 import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
 import { circuitFor, resetCircuits } from "../../src/github/transport/circuit.js";
 import { repoKey } from "../../src/github/transport/octokit-surface.js";

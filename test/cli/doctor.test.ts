@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_EVENTS } from "../../src/app/app.js";
+import { CONTROLLER_EVENTS } from "../../src/app/hosted/webhook-handlers.js";
 import { main } from "../../src/cli/main.js";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
@@ -25,7 +25,7 @@ const owner = "acme";
 function goodFiles(): Record<string, string> {
   const files = desiredFiles({
     mode: "actions",
-    release: { source: "acme/autopilot", version: "0.1.0" },
+    release: { source: "acme/autopilot", version: "0.1.0", commit: "c".repeat(40) },
     agent: "claude-code",
     qualityCommands: ["npm test"],
     workerTemplate: readFileSync("templates/workflows/autopilot-worker.yml", "utf8"),

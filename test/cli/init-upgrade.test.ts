@@ -17,6 +17,9 @@ const CONTROLLER = ".github/workflows/autopilot-controller.yml";
 const CONFIG = ".github/autopilot.yml";
 const ISSUE_FORM = ".github/ISSUE_TEMPLATE/autopilot-task.yml";
 const VERSION = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
+/** What init pins Autopilot's actions to: the commit of this checkout, its version beside it. */
+const PIN = `@${execFileSync(systemGit(), ["rev-parse", "HEAD"], { encoding: "utf8" }).trim()} # v${VERSION}`;
+const OLD_PIN = `@${"0".repeat(40)} # v0.0.1`;
 
 /** A team's settings, set over months: none of them is what init writes. */
 const CUSTOMIZED = `# Our settings — reviewed by the platform team.
@@ -52,7 +55,7 @@ async function customizedRepo(): Promise<void> {
   expect(await main(["init", "--mode", "app", "--agent", "codex", "--yes", "--dir", dir], io())).toBe(0);
   writeFileSync(join(dir, CONFIG), CUSTOMIZED);
   // What an older release's init wrote: the workflow pinned to v0.0.1.
-  writeFileSync(join(dir, WORKER), read(WORKER).replace(`@v${VERSION}`, "@v0.0.1"));
+  writeFileSync(join(dir, WORKER), read(WORKER).replaceAll(PIN, OLD_PIN));
   out = [];
   err = [];
 }
@@ -68,7 +71,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("autopilot init --upgrade", { timeout: 120_000 }, () => {
   it("re-pins the workflows and keeps every setting: .github/autopilot.yml byte for byte, the mode and the agent", async () => {
     await customizedRepo();
-    const fresh = read(WORKER).replace("@v0.0.1", `@v${VERSION}`);
+    const fresh = read(WORKER).replaceAll(OLD_PIN, PIN);
+    expect(fresh).not.toBe(read(WORKER));
     expect(await main(["init", "--upgrade", "--yes", "--dir", dir], io()), err.join("\n")).toBe(0);
     expect(read(CONFIG)).toBe(CUSTOMIZED);
     expect(read(WORKER)).toBe(fresh);
@@ -97,7 +101,7 @@ describe("autopilot init --upgrade", { timeout: 120_000 }, () => {
     writeFileSync(join(dir, ISSUE_FORM), form.replace("Goal", "Objective"));
     expect(await main(["init", "--force", "--yes", "--dir", dir], io()), err.join("\n")).toBe(0);
     expect(read(CONFIG)).toBe(CUSTOMIZED);
-    expect(read(WORKER)).toContain(`@v${VERSION}`);
+    expect(read(WORKER)).toContain(PIN);
     expect(read(ISSUE_FORM)).toBe(form);
   });
 

@@ -17,6 +17,9 @@ const WORKER = ".github/workflows/autopilot-worker.yml";
 const CONTROLLER = ".github/workflows/autopilot-controller.yml";
 const CONFIG = ".github/autopilot.yml";
 const ISSUE_FORM = ".github/ISSUE_TEMPLATE/autopilot-task.yml";
+const DEPENDABOT = ".github/dependabot.yml";
+/** The commit init pins Autopilot's actions to when it runs from this checkout. */
+const HEAD = execFileSync(systemGit(), ["rev-parse", "HEAD"], { encoding: "utf8" }).trim();
 
 interface IssueForm {
   name?: unknown;
@@ -161,12 +164,12 @@ describe("autopilot init", { timeout: 240_000 }, () => {
       const text = readFileSync(join(dir, file), "utf8");
       expect(text).not.toContain("OWNER/");
       expect(text).toMatch(
-        new RegExp(`uses: acme/autopilot(/controller)?@v${version.replace(/\./g, "\\.")}\\n`),
+        new RegExp(`uses: acme/autopilot(/controller)?@${HEAD} # v${version.replace(/\./g, "\\.")}\\n`),
       );
     }
     const config = readFileSync(join(dir, CONFIG), "utf8");
     expect(config.split("\n")[0]).toBe(
-      `# yaml-language-server: $schema=https://raw.githubusercontent.com/acme/autopilot/v${version}/schema/autopilot.schema.json`,
+      `# yaml-language-server: $schema=https://raw.githubusercontent.com/acme/autopilot/${HEAD}/schema/autopilot.schema.json`,
     );
     const parsed = parseConfig(config);
     expect(parsed.ok).toBe(true);
@@ -269,7 +272,7 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     const code = await main(["init", "--dir", dir], io({ AUTOPILOT_SOURCE: undefined }, answers));
     expect(code, err.join("\n")).toBe(0);
     expect(out.join("\n")).toContain("Where is Autopilot published");
-    expect(readFileSync(join(dir, WORKER), "utf8")).toMatch(/uses: acme\/autopilot@v/);
+    expect(readFileSync(join(dir, WORKER), "utf8")).toContain(`uses: acme/autopilot@${HEAD} # v`);
     expect(readFileSync(join(dir, WORKER), "utf8")).not.toContain("OWNER/");
   });
 
@@ -288,18 +291,18 @@ describe("autopilot init", { timeout: 240_000 }, () => {
 
   it("a second run changes nothing", async () => {
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
-    const before = [WORKER, CONTROLLER, CONFIG, ISSUE_FORM].map((f) => [
+    const before = [WORKER, CONTROLLER, CONFIG, ISSUE_FORM, DEPENDABOT].map((f) => [
       readFileSync(join(dir, f), "utf8"),
       statSync(join(dir, f)).mtimeMs,
     ]);
     out = [];
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
-    const after = [WORKER, CONTROLLER, CONFIG, ISSUE_FORM].map((f) => [
+    const after = [WORKER, CONTROLLER, CONFIG, ISSUE_FORM, DEPENDABOT].map((f) => [
       readFileSync(join(dir, f), "utf8"),
       statSync(join(dir, f)).mtimeMs,
     ]);
     expect(after).toEqual(before);
-    expect(out.filter((l) => l.startsWith("unchanged"))).toHaveLength(4);
+    expect(out.filter((l) => l.startsWith("unchanged"))).toHaveLength(5);
     expect(out.join("\n")).not.toContain("git add");
   });
 

@@ -64,6 +64,11 @@ describe("the invoking command", () => {
     expect(invokingCommand(facts({ source: "acme/autopilot" }))).toBe("npx github:acme/autopilot");
     expect(invokingCommand(facts({}))).toBe("node bin/autopilot.js");
     expect(invokingCommand(facts({ cwd: "/srv/far/away" }))).toBe(`node ${join(clone, "bin/autopilot.js")}`);
+    // A source set to the placeholder init refuses (AUTOPILOT_SOURCE=OWNER/autopilot) is not named either.
+    expect(invokingCommand(facts({ source: "OWNER/autopilot" }))).toBe("node bin/autopilot.js");
+    expect(invokingCommand(facts({ env: { npm_lifecycle_event: "npx" }, source: "owner/autopilot" }))).toBe(
+      "node bin/autopilot.js",
+    );
   });
 
   it("reads npx's spec from the package.json npx keeps beside the package", () => {

@@ -52,11 +52,11 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 }, 300_000);
 
-function autopilot(args: string[], cwd = root) {
+function autopilot(args: string[], cwd = root, env: NodeJS.ProcessEnv = {}) {
   return spawnSync(bin, args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, AUTOPILOT_NO_GH: "1", GITHUB_TOKEN: "" },
+    env: { ...process.env, AUTOPILOT_NO_GH: "1", GITHUB_TOKEN: "", GH_TOKEN: "", ...env },
   });
 }
 
@@ -95,10 +95,23 @@ describe("autopilot installed from its package without dev dependencies", { time
   it("init --yes writes the workflows and config from the packaged templates", () => {
     const repo = join(root, "repo");
     execFileSync(systemGit(), ["init", "-q", repo]);
-    const result = autopilot(["init", "--yes", "--dir", repo, "--source", "acme/autopilot"]);
+    // A tarball holds no commit to pin (npm records none for it): init says so and writes nothing.
+    const refused = autopilot(["init", "--yes", "--dir", repo, "--source", "acme/autopilot"]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain("cannot tell it");
+    expect(refused.stderr).toContain("AUTOPILOT_COMMIT");
+    expect(existsSync(join(repo, ".github"))).toBe(false);
+    // Named by a build (the Docker image's REVISION) or by hand, it is pinned.
+    const sha = "0123456789abcdef0123456789abcdef01234567";
+    const result = autopilot(["init", "--yes", "--dir", repo, "--source", "acme/autopilot"], root, {
+      AUTOPILOT_COMMIT: sha,
+      // No GitHub to ask whether it is a release: the warning says so, and init goes on.
+      GITHUB_API_URL: "http://127.0.0.1:9",
+    });
     expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`could not ask acme/autopilot whether ${sha.slice(0, 12)} is release`);
     expect(readFileSync(join(repo, ".github/workflows/autopilot-worker.yml"), "utf8")).toContain(
-      "uses: acme/autopilot@v",
+      `uses: acme/autopilot@${sha} # v`,
     );
     expect(existsSync(join(repo, ".github/workflows/autopilot-controller.yml"))).toBe(true);
     expect(readFileSync(join(repo, ".github/autopilot.yml"), "utf8")).toContain("yaml-language-server");

@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { serve } from "../../src/app/serve.js";
+import { serve } from "../../src/app/hosted/serve.js";
 import { EXIT, main } from "../../src/cli/main.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

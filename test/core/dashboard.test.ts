@@ -1,20 +1,20 @@
+import { GITHUB_BODY_LIMIT } from "../../src/core/text/github-body-limit.js";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configDigest, parseConfig } from "../../src/core/config/index.js";
 import {
-  BODY_BUDGET,
+  BODY_CAP,
   compactState,
   DashboardStateSchema,
   emptyState,
-  GITHUB_BODY_LIMIT,
   HISTORY_BATCH,
   newTaskRecord,
   parseDashboard,
   rebuildState,
   renderDashboard,
   renderStateBlock,
-  STATE_BUDGET,
+  STATE_CAP,
   TRACKING_MARKER,
   utf8Length,
 } from "../../src/core/dashboard/index.js";
@@ -347,7 +347,7 @@ describe("GitHub's 65,536-character body limit", () => {
         `${Object.keys(d.state.tasks).length} task records, decided in ${ms} ms`,
     );
     expect(body.length).toBeLessThan(GITHUB_BODY_LIMIT);
-    expect(utf8Length(body)).toBeLessThanOrEqual(BODY_BUDGET);
+    expect(utf8Length(body)).toBeLessThanOrEqual(BODY_CAP);
     expect(parsed.corrupt).toBe(false);
     expect(parsed.state).toEqual(d.state);
     expect(body).toContain(TRACKING_MARKER);
@@ -369,7 +369,7 @@ describe("GitHub's 65,536-character body limit", () => {
     }
     const view = emptyView();
     const body = renderDashboard(huge, view, T0);
-    expect(utf8Length(body)).toBeLessThanOrEqual(BODY_BUDGET);
+    expect(utf8Length(body)).toBeLessThanOrEqual(BODY_CAP);
     expect(parseDashboard(body).corrupt).toBe(false);
   });
 });
@@ -437,7 +437,7 @@ describe("compaction", () => {
       dispatchedAt: T0.toISOString(),
     };
     const c = compactState(state);
-    expect(renderStateBlock(c.state).length).toBeLessThanOrEqual(STATE_BUDGET);
+    expect(renderStateBlock(c.state).length).toBeLessThanOrEqual(STATE_CAP);
     expect(c.state.tasks["999"]).toBeDefined();
     expect(c.state.tasks["400"]).toBeDefined();
     expect(c.state.tasks["1"]).toBeUndefined();
@@ -467,7 +467,7 @@ describe("trimming the state keeps the tasks still on their way", () => {
       notices: ["gate-101"],
     };
     const c = compactState(state);
-    expect(renderStateBlock(c.state).length).toBeLessThanOrEqual(STATE_BUDGET);
+    expect(renderStateBlock(c.state).length).toBeLessThanOrEqual(STATE_CAP);
     expect(c.state.tasks["1"]).toMatchObject({
       feedbackRounds: 2,
       feedbackSha: "abc",

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   fenceUntrusted,
-  parseSignal,
-  parseWorkerResult,
   sanitizeUntrustedText,
   splitMarkdownCode,
   truncateWithNote,
-} from "../../src/core/index.js";
+} from "../../src/core/text/sanitize.js";
+import { parseSignal } from "../../src/core/agent/signals.js";
+import { parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 
 describe("sanitizeUntrustedText removes what a reader of the issue cannot see", () => {
   it.each<[string, string, string]>([

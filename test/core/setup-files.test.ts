@@ -36,9 +36,11 @@ describe("setup files (pure)", () => {
       "        uses: OWNER/autopilot/controller@v1",
       "",
     ].join("\n");
-    const pinned = pinWorkflow(template, { source: "acme/ap", version: "1.2.3" }, "gemini");
-    expect(pinned).toContain("uses: acme/ap@v1.2.3\n");
-    expect(pinned).toContain("uses: acme/ap/controller@v1.2.3\n");
+    const commit = "0123456789abcdef0123456789abcdef01234567";
+    const pinned = pinWorkflow(template, { source: "acme/ap", version: "1.2.3", commit }, "gemini");
+    // By the commit's SHA, the version beside it as Dependabot reads and moves it.
+    expect(pinned).toContain(`uses: acme/ap@${commit} # v1.2.3\n`);
+    expect(pinned).toContain(`uses: acme/ap/controller@${commit} # v1.2.3\n`);
     expect(pinned).toContain(
       `run: npm install -g @google/gemini-cli@${getPreset("gemini").install?.version}\n`,
     );
@@ -73,7 +75,7 @@ describe("setup files (pure)", () => {
         "python -m pip install --user -r requirements.txt",
         "go mod download",
       ]);
-      const release = { source: "acme/ap", version: "1.0.0" };
+      const release = { source: "acme/ap", version: "1.0.0", commit: "a".repeat(40) };
       const text = renderConfigFile({ release, agent: "claude-code", qualityCommands: ["npm test"], setup });
       const parsed = parseConfig(text);
       expect(parsed.ok && parsed.config.setup).toEqual(setup);
@@ -96,13 +98,14 @@ describe("setup files (pure)", () => {
     }
   });
 
-  it("plans: absent → create, same → unchanged, different → conflict with a diff (overwrite only when refreshed); the settings are never replaced", () => {
+  it("plans: absent → create, same → unchanged, different → conflict with a diff (overwrite only when refreshed); the settings and a repository's own Dependabot file are never replaced", () => {
     const desired = [
       { path: "a", content: "x\n", kind: "workflow" as const },
       { path: "b", content: "y\n", kind: "workflow" as const },
       { path: "c", content: "one\ntwo\n", kind: "workflow" as const },
       { path: "form", content: "new form\n", kind: "template" as const },
       { path: "settings", content: "mode: auto\n", kind: "settings" as const },
+      { path: "dependabot", content: "version: 2\n", kind: "offer" as const },
     ];
     const existing = new Map<string, string | null>([
       ["a", null],
@@ -110,15 +113,17 @@ describe("setup files (pure)", () => {
       ["c", "one\nthree\n"],
       ["form", "my form\n"],
       ["settings", "mode: semi-auto\n"],
+      ["dependabot", "version: 2\nupdates: []\n"],
     ]);
     const actions = (refresh: FileRefresh) => planFiles(desired, existing, refresh).map((p) => p.action);
-    expect(actions("none")).toEqual(["create", "unchanged", "conflict", "conflict", "kept"]);
-    expect(actions("workflows")).toEqual(["create", "unchanged", "overwrite", "kept", "kept"]);
+    expect(actions("none")).toEqual(["create", "unchanged", "conflict", "conflict", "kept", "kept"]);
+    expect(actions("workflows")).toEqual(["create", "unchanged", "overwrite", "kept", "kept", "kept"]);
     expect(actions("workflows-and-templates")).toEqual([
       "create",
       "unchanged",
       "overwrite",
       "overwrite",
+      "kept",
       "kept",
     ]);
     expect(lineDiff("one\nthree\n", "one\ntwo\n")).toBe("- three\n+ two");

@@ -735,7 +735,7 @@ describe("GitHub's secondary rate limit (the content-creation limit) met by the 
   });
 });
 
-describe("dry run and the operation budget", () => {
+describe("dry run and the operation limit", () => {
   it("logs every write as 'would …' and makes none in a dry run", async () => {
     const lines: string[] = [];
     const gw = github.gateway({
@@ -758,7 +758,7 @@ describe("dry run and the operation budget", () => {
 
   it("defers effects beyond the per-run budget to the next reconcile, but still records the state", async () => {
     const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) }, [], {
-      operationBudget: 2,
+      operationLimit: 2,
     });
     const scope = nock(API)
       .post(`${R}/issues/1/labels`)

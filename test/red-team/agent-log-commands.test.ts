@@ -4,7 +4,7 @@
  * of a line, `##[` anywhere in one), hidden behind U+0085 (white space to .NET, not to JavaScript's `\s`) or
  * behind a carriage return (a line break to the runner). The log is read back with a parser that reads it as the
  * runner does (test/helpers/runner-commands.ts): the only commands it runs are the worker's own — the stop and
- * resume markers around the agent's output, and the worker's own warnings.
+ * resume markers around the agent's output, the worker's own warnings, and the group around each iteration.
  */
 import { describe, expect, it } from "vitest";
 import { createJobLog, type LogSink } from "../../src/worker/job-log.js";
@@ -39,6 +39,8 @@ function recorder(): { sink: LogSink; text: () => string } {
       debug: command("debug"),
       warning: command("warning"),
       error: command("error"),
+      startGroup: command("group"),
+      endGroup: () => command("endgroup")(""),
     },
     text: () => written,
   };
@@ -136,6 +138,45 @@ describe("what the agent prints, on its way to the job log", () => {
       "stop-commands",
       token,
     ]);
+  });
+
+  it("folds each iteration in a group whose markers run outside every block, and the agent cannot end it", () => {
+    const log = recorder();
+    const jobLog = createJobLog(log.sink);
+    jobLog.group("iteration 1/50: running claude-code");
+    for (const line of ["::endgroup::", " \u0085::endgroup::", "##[endgroup]", "::group::the agent's own"])
+      jobLog.output(line);
+    // Still held (no flush, no pause) when the next iteration starts: written, closed, before its group.
+    jobLog.output("the last line of iteration 1");
+    jobLog.group("iteration 2/50: running claude-code\n::error::a title cannot add a command");
+    jobLog.output("iteration 2's line");
+    jobLog.endGroup();
+    jobLog.info("result: complete");
+    jobLog.endGroup();
+
+    const text = log.text();
+    const [token] = blockTokens(text) as [string];
+    expect(commandsRun(text).map((c) => c.name)).toEqual([
+      "group",
+      "stop-commands",
+      token,
+      "endgroup",
+      "group",
+      "stop-commands",
+      token,
+      "endgroup",
+    ]);
+    expect(
+      commandsRun(text)
+        .filter((c) => c.name === "group")
+        .map((c) => c.data),
+    ).toEqual([
+      "iteration 1/50: running claude-code",
+      "iteration 2/50: running claude-code ::error::a title cannot add a command",
+    ]);
+    expect(text.indexOf("the last line of iteration 1")).toBeLessThan(text.indexOf("::group::iteration 2"));
+    // The worker's own line after the last iteration is outside every group.
+    expect(text.lastIndexOf("::endgroup::")).toBeLessThan(text.indexOf("result: complete"));
   });
 
   it("is fenced with a new token in every job", () => {

@@ -8,7 +8,7 @@ import { request } from "node:http";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_BODY_LIMIT } from "../../src/app/webhook-body-limit.js";
+import { WEBHOOK_BODY_LIMIT } from "../../src/app/hosted/webhook-body-limit.js";
 import { API, calls, SECRET, startServer, useControllerServer } from "../app/controller-server-fixture.js";
 import { webhookExample } from "../github/fixtures.js";
 

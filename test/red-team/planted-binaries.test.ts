@@ -87,6 +87,8 @@ function capturingLog(): WorkerLog & { lines: string[] } {
     info: (message) => lines.push(message),
     warning: (message) => lines.push(`warning: ${message}`),
     error: (message) => lines.push(`error: ${message}`),
+    group: (title) => lines.push(title),
+    endGroup() {},
   };
 }
 

@@ -418,6 +418,10 @@ const silentLog: WorkerLog & { lines: string[] } = {
   error(message) {
     silentLog.lines.push(`error: ${message}`);
   },
+  group(title) {
+    silentLog.lines.push(title);
+  },
+  endGroup() {},
 };
 
 export function config(overrides: Record<string, unknown> = {}): AutopilotConfig {

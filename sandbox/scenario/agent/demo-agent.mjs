@@ -283,6 +283,11 @@ switch (behavior) {
     finish("COMPLETE");
     break;
 
+  case "objective": // the objective marker (`completion: objective`) naming how each requirement is met
+    applyWork(entry.files, "done");
+    finish(`OBJECTIVE_MET: ${entry.objective ?? "every requirement of the issue is met"}`);
+    break;
+
   case "broken": // writes the broken variant and claims completion: the quality gate catches it
     writeFiles(entry.broken ?? entry.files);
     say("Claimed done without running the tests");

@@ -18,6 +18,8 @@ export const DEMO_AGENT_PATH = join(dirname(fileURLToPath(import.meta.url)), "de
 export const DEMO_BEHAVIORS = [
   /** Edits `files` (and `append`) and signals COMPLETE. */
   "complete",
+  /** Edits `files` like `complete`, then gives the objective marker with `objective` (`completion: objective`). */
+  "objective",
   /** Writes `broken` and signals COMPLETE; the quality gate fails it. */
   "broken",
   /** First run writes `broken` and claims COMPLETE; the next run (with the failure in its prompt) fixes it. */
@@ -107,6 +109,8 @@ export const DemoAgentEntrySchema = z
     resetInSeconds: z.number().positive().optional(),
     /** The agent's final message before the signal. */
     summary: z.string().optional(),
+    /** The statement of `objective`'s marker: how each requirement of the issue is met. */
+    objective: z.string().min(1).optional(),
     /** The plan a planning run (the plan gate) proposes; a list: one per planning run, the last repeats. */
     plan: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
     /**

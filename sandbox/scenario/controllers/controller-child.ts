@@ -3,8 +3,8 @@
  * reads its options as JSON from AUTOPILOT_CONTROLLER_OPTIONS, starts `startControllerServer`, prints
  * `LISTENING <webhookUrl>` on stdout, and runs until killed.
  */
-import { startControllerServer } from "../../../src/app/http-server.js";
-import { ReplicaWork } from "../../../src/app/replica-work.js";
+import { startControllerServer } from "../../../src/app/hosted/http-server.js";
+import { ReplicaWork } from "../../../src/app/hosted/replica-work.js";
 
 const { redisUrl, redisPrefix, ...options } = JSON.parse(
   process.env.AUTOPILOT_CONTROLLER_OPTIONS ?? "{}",

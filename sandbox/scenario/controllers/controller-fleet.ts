@@ -7,7 +7,7 @@
  *   an instance can be SIGKILLed right after its Nth write — mid-reconcile, between two effects — and a fresh
  *   process started in its place (nothing of the old process's memory survives, as after a crash).
  *   With `sharedWork` the instances are replicas sharing their work through a Redis server started here
- *   (src/app/replica-work.ts), and each webhook goes to one live instance in turn, as a load balancer sends it.
+ *   (src/app/hosted/replica-work.ts), and each webhook goes to one live instance in turn, as a load balancer sends it.
  * - `sendBadSignatureWebhook` posts a webhook signed with the wrong secret to a controller and returns the answer.
  */
 import { type ChildProcess, spawn } from "node:child_process";

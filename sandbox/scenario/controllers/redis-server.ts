@@ -1,5 +1,5 @@
 /**
- * A real Redis server for replicas that share their work (src/app/replica-work.ts), started by the scenario
+ * A real Redis server for replicas that share their work (src/app/hosted/replica-work.ts), started by the scenario
  * harness (`controllers: { sharedWork: true }`) and by the tests: Debian's redis-server, which .ci/run installs,
  * on 127.0.0.1 at a free port, keeping nothing on disk, stopped by `stop()`.
  */

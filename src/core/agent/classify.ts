@@ -148,6 +148,8 @@ const RULES: readonly Rule[] = [
   { kind: "usage_limit", re: /\busage limit (?:has been )?reached\b/i },
   { kind: "usage_limit", re: /\bYou(?:'|’)ve hit your (?:[\w-]+ )?limit\b/i },
   { kind: "usage_limit", re: /\b(?:5-hour|five-hour|weekly|daily|session|monthly)\s+limit reached\b/i },
+  // Claude Code's current notice names no window: "Limit reached · resets 11:30am (Asia/Calcutta)"
+  { kind: "usage_limit", re: /\blimit reached[ \t]*[∙·•\-–][ \t]*resets?\b/i },
   { kind: "usage_limit", re: /\busage_limit_(?:reached|exceeded)\b/ },
   // Gemini Code Assist's per-user allowance (an administrator can allow overages)
   { kind: "usage_limit", re: /\bIndividual quota reached\b/ },

@@ -41,6 +41,8 @@ const ANCHORS = [
   "You(?:'|’)ve hit your (?:[\\w-]+ )?limit\\b",
   "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[∙·•\\-–]",
   "Usage limit reached for\\b",
+  // Claude Code's notice with no window named ("Limit reached · resets 11:30am (Asia/Calcutta)")
+  "Limit reached[ \\t]*[∙·•\\-–][ \\t]*resets?\\b",
   // Claude's bare notice, with no reset time (the line ends, or a sentence does)
   "Usage limit reached(?=[ \\t]*(?:$|[.!·∙]))",
   // Amazon Bedrock throttling, as the AWS SDKs print it

@@ -8,7 +8,7 @@
  *
  * What the agent process's exit means is in agent-exit.ts; the controller's side is in task.ts.
  */
-import { exponentialBackoff } from "../session/backoff.js";
+import { exponentialBackoff } from "../time/backoff.js";
 import type { CompletionMode } from "./completion-mode.js";
 
 // ---------------------------------------------------------------------------------------------------------

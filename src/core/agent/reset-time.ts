@@ -10,6 +10,8 @@ export const GOOGLE =
 
 const GRACE_MS = 60 * 60 * 1000;
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+/** As Date's getUTCDay counts them (Sunday 0). */
+const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 export function epochToDate(value: unknown): Date | undefined {
   const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
@@ -75,7 +77,8 @@ export function parseResetTime(text: string, now: Date | undefined, timeZone: st
 
 /**
  * "3:30am (Asia/Calcutta)", "5pm", "15:00 UTC", "Jul 31, 2am (UTC)", "Sep 15 at 7pm",
- * "Apr 28th, 2026 10:03 PM", "Aug 18" at the start of `text`, as the next such moment after `now`.
+ * "Apr 28th, 2026 10:03 PM", "Aug 18", "Wednesday 6:50pm" at the start of `text`, as the next such moment after
+ * `now`.
  */
 function parseWallClock(text: string, now: Date, defaultZone: string): Date | undefined {
   let rest = text;
@@ -88,6 +91,14 @@ function parseWallClock(text: string, now: Date, defaultZone: string): Date | un
     day = Number(date[2]);
     year = date[3] ? Number(date[3]) : undefined;
     rest = rest.slice(date[0].length).replace(/^,?\s*(?:at\s+)?/, "");
+  }
+  // A weekday instead of a date ("resets Wednesday 6:50pm"): its next occurrence, with a time only.
+  let weekday: number | undefined;
+  const named =
+    /^(sun|mon|tue|wed|thu|fri|sat)(?:day|s|sday|nesday|rsday|r|rs|urday)?\.?,?\s+(?:at\s+)?/i.exec(rest);
+  if (month === undefined && named && WEEKDAYS.includes(named[1]!.toLowerCase())) {
+    weekday = WEEKDAYS.indexOf(named[1]!.toLowerCase());
+    rest = rest.slice(named[0].length);
   }
   let hour: number | undefined;
   let minute = 0;
@@ -105,6 +116,7 @@ function parseWallClock(text: string, now: Date, defaultZone: string): Date | un
     rest = rest.slice(twentyFour[0].length);
   }
   if (month === undefined && hour === undefined) return undefined;
+  if (weekday !== undefined && hour === undefined) return undefined;
   if ((hour ?? 0) > 23 || minute > 59) return undefined;
   const zoneMatch = /^\s*\(([A-Za-z][\w+\-/]*)\)/.exec(rest) ?? /^\s+(UTC|GMT)\b/.exec(rest);
   const zone = zoneMatch ? zoneMatch[1]! : defaultZone;
@@ -119,9 +131,24 @@ function parseWallClock(text: string, now: Date, defaultZone: string): Date | un
     }
     return new Date(t);
   }
-  let t = zonedToUtc(today.year, today.month, today.day, hour!, minute, zone);
+  const ahead =
+    weekday === undefined
+      ? 0
+      : (weekday - new Date(Date.UTC(today.year, today.month - 1, today.day)).getUTCDay() + 7) % 7;
+  const first = new Date(Date.UTC(today.year, today.month - 1, today.day + ahead));
+  let t = zonedToUtc(
+    first.getUTCFullYear(),
+    first.getUTCMonth() + 1,
+    first.getUTCDate(),
+    hour!,
+    minute,
+    zone,
+  );
   if (t < now.getTime() - GRACE_MS) {
-    const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+    // Past already: the next day for a time alone, the next week for a weekday.
+    const tomorrow = new Date(
+      Date.UTC(today.year, today.month - 1, today.day + ahead + (weekday === undefined ? 1 : 7)),
+    );
     t = zonedToUtc(
       tomorrow.getUTCFullYear(),
       tomorrow.getUTCMonth() + 1,

@@ -4,6 +4,7 @@
  * editors and docs/CONFIGURATION.md are generated from it by `scripts/gen-schema.ts`.
  */
 import { z } from "zod";
+import { MAX_ITERATIONS } from "../tasks/iteration-limit.js";
 import { AlertsSchema } from "./alerts-schema.js";
 import { EXPECTED } from "./config-constants.js";
 import {
@@ -33,12 +34,6 @@ import { QualitySchema } from "./quality-schema.js";
 /** A git branch-name prefix: no whitespace, control characters, `..`, `//`, `@{`, or any of ~^:?*[\ . */
 const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 const WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
-
-/**
- * The most agent iterations one task may be given: the file's `maxIterations`, a task's own limit
- * (`/autopilot retry #N --iterations M`), and a worker's `config` input are all held to it.
- */
-export const MAX_ITERATIONS = 500;
 
 export const ConfigSchema = z
   .strictObject({

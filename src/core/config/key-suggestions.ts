@@ -1,19 +1,7 @@
 /** Unknown keys: the known key a typo most likely meant ("did you mean …?"). */
 import { asNode, internalJsonSchema, type JsonNode, schemaAt } from "./config-json-schema.js";
+import { editDistance, typoLimit } from "../text/nearest-word.js";
 import { formatPath } from "./key-paths.js";
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 const normalizeKey = (key: string) => key.toLowerCase().replace(/[-_\s]/g, "");
 
@@ -21,7 +9,7 @@ function isClose(unknownKey: string, known: string): number | null {
   const a = normalizeKey(unknownKey);
   const b = normalizeKey(known);
   if (a === b) return 0;
-  const limit = b.length <= 4 ? 1 : b.length <= 8 ? 2 : 3;
+  const limit = typoLimit(b);
   const distance = editDistance(a, b);
   if (distance <= limit) return distance;
   if (a.length >= 4 && b.startsWith(a)) return limit + 1; // `timeout` → `timeoutMinutes`

@@ -11,7 +11,7 @@
  *
  * Pure: the callers read the file, the state and (when needed) the file at a commit.
  */
-import { sha256Hex } from "../tasks/task-text.js";
+import { sha256Hex } from "../text/sha256.js";
 import type { ConfigError } from "./config-error.js";
 import { type AutopilotConfig, DEFAULT_CONFIG } from "./config-schema.js";
 import { parseConfig } from "./load-config.js";

@@ -3,7 +3,7 @@ import {
   type DashboardState,
   HISTORY_BATCH,
   type HistoryEntry,
-  STATE_BUDGET,
+  STATE_CAP,
   type TaskRecord,
 } from "./dashboard-state.js";
 import { dropDefaults, renderStateBlock } from "./state-block.js";
@@ -40,7 +40,7 @@ export function compactState(
   let measured: { state: DashboardState; length: number } | null = null;
   const tooBig = () => {
     if (measured?.state !== next) measured = { state: next, length: stateBlockLength(next, sizes) };
-    return measured.length > STATE_BUDGET;
+    return measured.length > STATE_CAP;
   };
   // The last good configuration's text goes before anything else: its commit still names it (the
   // controller reads the file there when it needs it), while every other record exists nowhere else.
@@ -78,7 +78,7 @@ export function compactState(
     const offRamped = settled.filter(([, r]) => !onItsWay(r));
     for (const [key, record] of offRamped) tasks[key] = { ...record, reason: undefined, notices: undefined };
     next = { ...next, tasks };
-    let excess = stateBlockLength(next, sizes) - STATE_BUDGET;
+    let excess = stateBlockLength(next, sizes) - STATE_CAP;
     for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
       if (excess <= 0) break;
       excess -= JSON.stringify(dropDefaults(tasks[key]!)).length + key.length + 4;

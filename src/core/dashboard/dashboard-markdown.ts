@@ -11,7 +11,7 @@ import {
   table,
 } from "../text/markdown.js";
 import { describeReason, type SessionState } from "../session/session.js";
-import { formatDuration } from "../session/stats.js";
+import { formatDuration } from "../time/duration.js";
 import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../tasks/worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";

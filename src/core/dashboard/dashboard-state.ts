@@ -8,7 +8,7 @@
  * comment on the tracking issue (compact-state.ts).
  */
 import { z } from "zod";
-import { MAX_ITERATIONS } from "../config/config-schema.js";
+import { MAX_ITERATIONS } from "../tasks/iteration-limit.js";
 import { MAX_BEST_OF_CANDIDATES } from "../config/config-section-schemas.js";
 import { LAST_GOOD_TEXT_CAP } from "../config/last-good-config.js";
 import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
@@ -16,12 +16,10 @@ import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
 export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 export const TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
 
-/** GitHub refuses issue and comment bodies over 65,536 characters. */
-export const GITHUB_BODY_LIMIT = 65_536;
 /** What the rendered body is kept under (UTF-8 bytes, so it holds for characters of any width). */
-export const BODY_BUDGET = 64_000;
+export const BODY_CAP = 64_000;
 /** The state block is compacted (history moved out, older records trimmed) above this many characters. */
-export const STATE_BUDGET = 24_000;
+export const STATE_CAP = 24_000;
 /** Finished tasks waiting to be written out as one history comment. */
 export const HISTORY_BATCH = 20;
 
@@ -334,7 +332,7 @@ export const DashboardStateSchema = z.object({
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: z.number().int().nonnegative().nullable().default(null),
   /**
-   * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+   * Open epics by parent issue number (src/core/reconcile/epic-pooling.ts): when and by which writer the parent's ready
    * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
    * those it did not because of how they were linked (src/core/tasks/sub-issue-links.ts: `linkedBy` absent when
    * the link was not read, null for a deleted account), and a digest of the progress comment last written (it is

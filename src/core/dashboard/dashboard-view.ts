@@ -65,7 +65,7 @@ export interface DashboardView {
   failed: ReasonLine[];
   /** Labeled ready by someone without write access: not in the pool. */
   notInPool: ReasonLine[];
-  /** Epics (src/core/reconcile/epics.ts): parents whose ready label pooled their sub-issues, with their progress. */
+  /** Epics (src/core/reconcile/epic-pooling.ts): parents whose ready label pooled their sub-issues, with their progress. */
   epics?: ReasonLine[];
   cycles: number[][];
   graph: { nodes: { issue: number; status: TaskStatus | "waiting" }[]; edges: [number, number][] };

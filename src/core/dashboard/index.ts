@@ -5,17 +5,16 @@
 export { compactState } from "./compact-state.js";
 export { renderHistoryComment } from "./dashboard-markdown.js";
 export {
-  BODY_BUDGET,
+  BODY_CAP,
   type ConfigOverrides,
   JobOverridesSchema,
   type DashboardState,
   DashboardStateSchema,
   emptyState,
-  GITHUB_BODY_LIMIT,
   HISTORY_BATCH,
   type HistoryEntry,
   newTaskRecord,
-  STATE_BUDGET,
+  STATE_CAP,
   type TaskRecord,
   TRACKING_ISSUE_TITLE,
   TRACKING_MARKER,

@@ -15,7 +15,7 @@
  */
 import { squeezeState, withoutConfigText } from "./compact-state.js";
 import { renderVisible, type Limits } from "./dashboard-markdown.js";
-import { BODY_BUDGET, type DashboardState } from "./dashboard-state.js";
+import { BODY_CAP, type DashboardState } from "./dashboard-state.js";
 import type { DashboardView } from "./dashboard-view.js";
 import { compactJson, renderStateBlock } from "./state-block.js";
 import { changeHash } from "../text/change-hash.js";
@@ -38,7 +38,7 @@ export function renderDashboard(state: DashboardState, view: DashboardView, now:
     const block = renderStateBlock(fitted);
     for (const limits of LIMIT_STEPS) {
       const body = `${renderVisible(fitted, view, now, limits)}\n${block}\n`;
-      if (utf8Length(body) <= BODY_BUDGET) return body;
+      if (utf8Length(body) <= BODY_CAP) return body;
     }
     fitted = round < 0 ? withoutConfigText(fitted) : squeezeState(fitted, round);
   }

@@ -2,7 +2,7 @@
  * The supply-chain rules of the controller's human gate: a change to what runs when the project's dependencies
  * are installed or built, or to where they are downloaded from, needs a person — the same way a workflow change
  * does. The check is an allow-list: it accepts what it can show is known good and gates everything else,
- * including any lockfile or manifest it cannot read. docs/SECURITY.md ("Supply-chain gate") has the table of
+ * including any lockfile or manifest it cannot read. docs/SECURITY.md ("Supply-chain gate") has the list of
  * ecosystems, files and checks.
  *
  * Three rules, each with its own switch in `humanGate.supplyChain`:

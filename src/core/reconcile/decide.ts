@@ -16,7 +16,7 @@
  *     (`cleanup.staleBranchDays`);
  *  5. the budget, then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
  *     (with `mode: auto`); then the epics: a writer's ready label on a parent pools its open sub-issues, their
- *     checklist on the parent, the parent closed when all are done (epics.ts);
+ *     checklist on the parent, the parent closed when all are done (epic-pooling.ts);
  *  6. session bookkeeping (checkpointed pauses/stops, completion), then the alerts of tasks that entered an
  *     off-ramp (task-alerts.ts);
  *  7. history compaction and the tracking issue write (only when the dashboard changed).
@@ -27,7 +27,7 @@ import { processAnswers } from "./answers.js";
 import { processCheckboxes } from "./commands/checkboxes.js";
 import { processDiscards } from "./commands/rollback.js";
 import { processClosedIssues } from "./closed-issues.js";
-import { processEpics } from "./epics.js";
+import { processEpics } from "./epic-pooling.js";
 import { processComments } from "./commands/comment-commands.js";
 import type { DecideInput, Decision } from "./context.js";
 import { checkDispatchLocks } from "./runs/dispatch-locks.js";

@@ -28,7 +28,7 @@ export function statusOf(ctx: Reconciling, n: number): TaskStatus | null {
   const known = ctx.statusByIssue.get(n);
   if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
   const labeled = taskStatusFromLabels({ state: issue.state, labels }, ctx.config.labels);
-  // An epic (a ready parent of sub-issues, src/core/reconcile/epics.ts) is not a task: its sub-issues are.
+  // An epic (a ready parent of sub-issues, src/core/reconcile/epic-pooling.ts) is not a task: its sub-issues are.
   const status = isEpicParent(issue, labeled) ? null : labeled;
   ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
   return status;

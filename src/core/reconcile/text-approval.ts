@@ -11,7 +11,7 @@ import { note, type Reconciling, taskRecord } from "./context.js";
 import { incidentOnce } from "./messages.js";
 import { clearStateLabels, statusOf } from "./task-labels.js";
 import { cancelRun, liveRunsOf } from "./runs/worker-runs.js";
-import { epicApprovedAt } from "./epics.js";
+import { epicApprovedAt } from "./epic-pooling.js";
 
 /** Freezes the approved text (when not yet frozen) and hands its digest to the dispatch. */
 export function freezeText(
@@ -56,7 +56,7 @@ export function processTaskText(ctx: Reconciling): void {
           ? { digest: null, since: record.followUp.since }
           : {
               digest: null,
-              // A sub-issue an epic pooled was approved by the writer's label on its parent (epics.ts).
+              // A sub-issue an epic pooled was approved by the writer's label on its parent (epic-pooling.ts).
               since: epicApprovedAt(ctx, n) ?? issue.readyLabeledAt ?? record?.text?.since ?? null,
             };
     const verdict = judgeTaskText({

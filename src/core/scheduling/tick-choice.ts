@@ -34,7 +34,7 @@ export interface RepoStanding {
 }
 
 /** One rate-limit resource as GitHub's latest answer reported it, with what one reconcile costs of it. */
-export interface ResourceBudget {
+export interface ResourceRateLimit {
   /** `core`, `graphql` (`x-ratelimit-resource`). */
   resource: string;
   limit: number;
@@ -68,7 +68,7 @@ interface TickInput {
   nowMs: number;
   /** Milliseconds to the next tick; 0 when none is planned (the budget is then not paced). */
   tickMs: number;
-  budgets: readonly ResourceBudget[];
+  rateLimits: readonly ResourceRateLimit[];
   policy: TickPolicy;
 }
 
@@ -81,15 +81,15 @@ interface TickChoice {
   deferred: Record<ActivityKind, number>;
 }
 
-/** How many reconciles the budgets allow now: the least over the resources that bind. */
+/** How many reconciles the rate limits allow now: the least over the resources that bind. */
 export function reconcilesAllowed(
-  budgets: readonly ResourceBudget[],
+  rateLimits: readonly ResourceRateLimit[],
   nowMs: number,
   tickMs: number,
   reserveFraction: number,
 ): number {
   let allowed = Number.POSITIVE_INFINITY;
-  for (const b of budgets) {
+  for (const b of rateLimits) {
     const untilReset = b.resetAt - nowMs;
     if (untilReset <= 0) continue;
     const usable = b.remaining - Math.ceil(b.limit * reserveFraction);
@@ -113,7 +113,7 @@ function leastRecent(a: RepoStanding, b: RepoStanding): number {
 
 export function chooseTickRepos(input: TickInput): TickChoice {
   const { policy, nowMs } = input;
-  const allowed = reconcilesAllowed(input.budgets, nowMs, input.tickMs, policy.reserveFraction);
+  const allowed = reconcilesAllowed(input.rateLimits, nowMs, input.tickMs, policy.reserveFraction);
   const of = (kind: ActivityKind) => input.repos.filter((r) => r.activity === kind).sort(leastRecent);
   const woken = (r: RepoStanding) => r.wakeAtMs !== undefined && r.wakeAtMs <= nowMs;
   const active = input.repos

@@ -1,6 +1,6 @@
 /**
  * The figures one controller run leaves behind, the same ones `autopilot serve` shows Prometheus
- * (src/app/controller-metrics.ts): the session's tasks by status, iterations, tokens, cost and merges; the
+ * (src/app/hosted/controller-metrics.ts): the session's tasks by status, iterations, tokens, cost and merges; the
  * reconciles the run made and how long they took; the requests they made to GitHub by API; and GitHub's last
  * reading of each rate-limit resource. The Actions controller writes them to its job summary (as a table) and to
  * a JSON file its workflow keeps as an artifact (templates/workflows/autopilot-controller.yml), so a run's

@@ -11,7 +11,6 @@
  * runs again. The controller also pauses the session when the running totals cross it.
  */
 import { z } from "zod";
-import type { DashboardState } from "../dashboard/index.js";
 import type { WorkerResult } from "../tasks/worker-result.js";
 
 interface Usage {
@@ -37,6 +36,22 @@ interface SessionSpend {
   counted: Record<string, Usage>;
 }
 
+interface Spent {
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+/**
+ * What the spend is counted from: the dashboard state's history and task records (src/core/dashboard/
+ * dashboard-state.ts `DashboardState` has this shape; named here so the session topic does not import the
+ * dashboard, which imports it).
+ */
+interface SpendRecords {
+  history: Spent;
+  tasks: Record<string, Spent & { dispatchId?: string | null | undefined }>;
+}
+
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /**
@@ -44,7 +59,7 @@ const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
  * running worker of its live dispatch, what that worker reported beyond the task's record. A worker's totals
  * include its task's earlier attempts, which the record already holds: only the difference is new.
  */
-export function sessionSpend(state: DashboardState, results: Iterable<WorkerResult>): SessionSpend {
+export function sessionSpend(state: SpendRecords, results: Iterable<WorkerResult>): SessionSpend {
   let tokens = state.history.tokensIn + state.history.tokensOut;
   let usd = state.history.costUsd;
   for (const record of Object.values(state.tasks)) {

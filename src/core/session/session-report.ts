@@ -8,7 +8,7 @@
  * must fit GitHub's 65,536-character body limit at any number of tasks, so the lists are cut to a byte budget
  * and a closing line says how many tasks were left out, by outcome; the totals always count every task.
  */
-import { GITHUB_BODY_LIMIT } from "../dashboard/dashboard-state.js";
+import { GITHUB_BODY_LIMIT } from "../text/github-body-limit.js";
 import {
   escapeInline,
   formatCount,
@@ -18,7 +18,8 @@ import {
   quietLogin,
   table,
 } from "../text/markdown.js";
-import { formatDuration, type SessionStatistics } from "./stats.js";
+import type { SessionStatistics } from "./stats.js";
+import { formatDuration } from "../time/duration.js";
 
 /** A task's outcome in the report, in the order the report lists them (what needs people first). */
 export const REPORT_OUTCOMES = [
@@ -100,13 +101,13 @@ export interface SessionReport {
  * body limit (`GITHUB_BODY_LIMIT`, comments as issues), leaving room for the quoted command line and the hidden
  * key marker that go around it.
  */
-export const REPORT_BUDGET = GITHUB_BODY_LIMIT - 5_536;
+export const REPORT_CAP = GITHUB_BODY_LIMIT - 5_536;
 /** At most this share of the budget goes to the "waits for" list, so the table of outcomes is never crowded out. */
 const WAITS_SHARE = 0.45;
 
 /** The budget left for a report that shares its comment with `text` (the completion notice and history). */
 export function reportRoomBeside(text: string): number {
-  return Math.max(MIN_REPORT_ROOM, REPORT_BUDGET - bytes(text));
+  return Math.max(MIN_REPORT_ROOM, REPORT_CAP - bytes(text));
 }
 /** A report always gets this much room: its head and a few lines. */
 const MIN_REPORT_ROOM = 4_000;
@@ -114,7 +115,7 @@ const MIN_REPORT_ROOM = 4_000;
 const TITLE_MAX = 80;
 const REASON_MAX = 200;
 
-export function renderSessionReport(report: SessionReport, budget = REPORT_BUDGET): string {
+export function renderSessionReport(report: SessionReport, budget = REPORT_CAP): string {
   const tasks = [...report.tasks].sort(
     (a, b) => REPORT_OUTCOMES.indexOf(a.outcome) - REPORT_OUTCOMES.indexOf(b.outcome) || a.issue - b.issue,
   );

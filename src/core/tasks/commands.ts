@@ -21,8 +21,9 @@
  * polite refusal (per login, remembered in the session state) and nothing changes. Comments by Autopilot's
  * own bot are never commands.
  */
-import { MAX_ITERATIONS } from "../config/config-schema.js";
+import { MAX_ITERATIONS } from "./iteration-limit.js";
 import { proseLines } from "../text/markdown.js";
+import { nearestWord } from "../text/nearest-word.js";
 import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
 
@@ -78,6 +79,25 @@ function commandInstructions(body: string, lineIndex: number, onLine: string): s
     .join("\n");
   return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
 }
+
+/** Every command word `interpret` takes (what an unknown one is compared with). */
+const COMMAND_WORDS = [
+  "start",
+  "pause",
+  "resume",
+  "stop",
+  "report",
+  "help",
+  "status",
+  "retry",
+  "skip",
+  "run",
+  "rollback",
+  "cleanup",
+  "approve",
+  "fix",
+  "follow-up",
+];
 
 function interpret(rest: string, line: string, context: CommandContext): ParsedCommand {
   const words = rest.trim().split(/\s+/).filter(Boolean);
@@ -135,8 +155,11 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
       const onLine = given !== null ? afterWord.slice(words[1]!.length).trim() : afterWord;
       return { kind: "command", command: { name, issue, instructions: onLine }, line };
     }
-    default:
-      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+    default: {
+      const meant = nearestWord(word, COMMAND_WORDS);
+      const unknown = `unknown command \`${word.slice(0, 40)}\``;
+      return invalid(meant ? `${unknown}; did you mean \`/autopilot ${meant}\`?` : unknown);
+    }
   }
 }
 

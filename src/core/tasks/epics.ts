@@ -1,6 +1,6 @@
 /**
  * Epics, the pure part: an open issue with native sub-issues that carries the ready label is an epic, not a task
- * (no worker is dispatched for it). A writer's label on it pools its open sub-issues (src/core/reconcile/epics.ts
+ * (no worker is dispatched for it). A writer's label on it pools its open sub-issues (src/core/reconcile/epic-pooling.ts
  * gives each the ready label as if that writer had); this module says which sub-issues are pooled, renders the
  * checklist of their progress kept in one comment on the parent, and says when the epic is done.
  */

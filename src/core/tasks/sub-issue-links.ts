@@ -5,7 +5,7 @@
  * sub-issue is no approval by itself: the writer who labeled the parent approved the sub-issues it held then,
  * those linked before the label. One linked since counts only when a person with write access linked it; an
  * outsider's old issue a triager links after the label is not the writer's choice, whenever it was opened.
- * src/core/reconcile/epics.ts pools by this; src/github/permissions.ts looks up the linkers it asks about.
+ * src/core/reconcile/epic-pooling.ts pools by this; src/github/permissions.ts looks up the linkers it asks about.
  */
 import type { SubIssueLink } from "../world.js";
 

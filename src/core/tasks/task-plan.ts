@@ -5,7 +5,7 @@
  * the comment after the approval (by anyone who may edit it) is noticed, never handed on.
  */
 import { fenceBlock, sanitizeUntrustedText } from "../text/sanitize.js";
-import { sha256Hex } from "./task-text.js";
+import { sha256Hex } from "../text/sha256.js";
 
 /** The longest plan kept (the rest is cut, and the comment says so). */
 const MAX_PLAN = 20_000;

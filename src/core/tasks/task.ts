@@ -9,7 +9,7 @@
  *
  * The worker's decisions inside a job are in iteration.ts and agent-exit.ts.
  */
-import { exponentialBackoff } from "../session/backoff.js";
+import { exponentialBackoff } from "../time/backoff.js";
 import type { WorkerOutcome } from "./worker-result.js";
 
 // ---------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ export type OutcomeStatus =
   | "skipped"
   /** Dry run: logged as "would …". */
   | "dry-run"
-  /** Over the per-run operation budget: left for the next reconcile. */
+  /** Over the per-run operation limit: left for the next reconcile. */
   | "deferred"
   /** Held back by the open circuit breaker; replayed when it closes. */
   | "queued"

@@ -1,186 +1,76 @@
 /**
  * Carries out the core's effects, one after another, each safe to repeat: a duplicate webhook delivery or a
  * replayed queued write leaves GitHub as executing it once would. Every check that makes an effect a no-op
- * uses the reconcile's snapshot, so most repeats cost no request at all. The effects with more to them have
- * modules of their own beside this one: the dispatch (dispatch-effect.ts), a refused merge (merge-outcome.ts),
- * the tracking issue (tracking-issue-effects.ts); what they all share is effect-context.ts.
+ * uses the reconcile's snapshot, so most repeats cost no request at all.
+ *
+ * Each effect type is one entry of EFFECTS: what it acts on (`target`, so a fresh effect can supersede a
+ * queued one), whether the snapshot shows it done (`alreadyDone`, no request) and how it is carried out
+ * (`execute`). The effects with more to them have modules of their own beside this one: the labels
+ * (label-effects.ts), comments and the pin (comment-effects.ts), the dispatch (dispatch-effect.ts), a refused
+ * merge (merge-outcome.ts), the tracking issue (tracking-issue-effects.ts); what they all share is
+ * effect-context.ts. A new effect type is one entry here (docs/ARCHITECTURE.md, CONTRIBUTING.md).
  */
-import { describeError } from "../transport/errors.js";
-import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
-import { graphqlAllowingNotFound } from "../snapshot/snapshot.js";
 import type { Effect } from "../../core/effects.js";
 import { statusOf } from "../transport/errors.js";
-import { withdrawMerge } from "./merge-mechanisms.js";
-import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label-batch.js";
-import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
 import { promoteCandidate, promotionDone } from "./candidate-promotion.js";
-import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
-import { progressUnchanged, writeProgressComment } from "./progress-comment.js";
+import {
+  commentAlreadyWritten,
+  commentTarget,
+  pin,
+  pinAlreadyDone,
+  writeComment,
+} from "./comment-effects.js";
+import { dispatch, releaseDispatchLocks } from "./dispatch-effect.js";
 import type { EffectOutcome, ExecContext } from "./effect-context.js";
 import { branchPrefixOf, repoParams } from "./effect-context.js";
+import { labelsAlreadyDone, setLabels } from "./label-effects.js";
+import { withdrawMerge } from "./merge-mechanisms.js";
 import { refusedMerge } from "./merge-outcome.js";
-import { dispatch, releaseDispatchLocks } from "./dispatch-effect.js";
+import { progressUnchanged, writeProgressComment } from "./progress-comment.js";
+import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
+import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
 import { writeTracking } from "./tracking-issue-effects.js";
 
-/** Stable identity of what an effect acts on, so a fresh effect can supersede a queued one. */
-export function effectTarget(effect: Effect): string {
-  switch (effect.type) {
-    case "setStateLabel":
-      return `state#${effect.issue}`;
-    case "addLabels":
-    case "removeLabels":
-      return `${effect.type}#${effect.issue}:${[...effect.labels].sort().join(",")}`;
-    case "comment":
-      return `comment#${effect.issue}:${effect.key ?? effect.body}`;
-    case "react":
-      return `react:${effect.commentId}:${effect.content}`;
-    case "progressComment":
-      return `progress#${effect.issue}:${effect.marker}`;
-    case "dispatchWorker":
-      return `dispatch#${effect.issue}`;
-    case "cancelRun":
-      return `cancel:${effect.runId}`;
-    case "mergePr":
-      return `merge#${effect.pr}`;
-    case "withdrawMerge":
-      return `withdraw#${effect.pr}:${effect.what}`;
-    case "closeIssue":
-      return `close#${effect.issue}`;
-    case "deleteBranch":
-      return `branch:${effect.branch}`;
-    case "promoteCandidate":
-      return `promote#${effect.issue}`;
-    case "closePull":
-      return `close-pull#${effect.pr}`;
-    case "reopenIssue":
-      return `reopen#${effect.issue}`;
-    case "revertPull":
-      return `revert#${effect.pr}`;
-    case "releaseDispatchLocks":
-      return `locks#${effect.issue}`;
-    case "writeTrackingIssue":
-      return "tracking";
-    case "pinIssue":
-      return `pin#${effect.issue}`;
-  }
+type EffectOf<T extends Effect["type"]> = Extract<Effect, { type: T }>;
+
+interface EffectEntry<E extends Effect> {
+  /** Stable identity of what the effect acts on. */
+  target(effect: E): string;
+  /** Why the effect would change nothing, judged from the snapshot (no request); null when it would. */
+  alreadyDone(ctx: ExecContext, effect: E): string | null;
+  /** Carries it out (not dry run, within the operation limit, breaker permitting). Outage errors propagate. */
+  execute(ctx: ExecContext, effect: E): Promise<EffectOutcome>;
 }
 
-/**
- * Writes the controller itself must make even over budget: the state record, and an epic's progress comment
- * (the state records it as written: one left for later would not be decided again until its text changes).
- */
-export function isBudgetExempt(effect: Effect): boolean {
-  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
-}
+type EffectTable = { [T in Effect["type"]]: EffectEntry<EffectOf<T>> };
 
-function commentMarker(key: string): string {
-  return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
-}
+const notDone = () => null;
 
-/** An issue's labels as the snapshot and this run's writes know them; null when the snapshot does not have it. */
-function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
-  const known = ctx.run.labels.get(issue);
-  if (known) return known;
-  const node =
-    ctx.world?.issues.find((i) => i.number === issue) ??
-    ctx.world?.pulls.find((p) => p.number === issue) ??
-    null;
-  if (!node) return null;
-  const set = new Set(node.labels);
-  ctx.run.labels.set(issue, set);
-  return set;
-}
-
-/** Effects that would change nothing, judged from the snapshot (no request). */
-export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
-  const world = ctx.world;
-  switch (effect.type) {
-    case "setStateLabel": {
-      const labels = labelsOf(ctx, effect.issue);
-      if (!labels) return null;
-      const adds = effect.add !== null && !labels.has(effect.add);
-      const removes = effect.remove.some((l) => l !== effect.add && labels.has(l));
-      return adds || removes ? null : "labels already as wanted";
-    }
-    case "addLabels": {
-      const labels = labelsOf(ctx, effect.issue);
-      return labels && effect.labels.every((l) => labels.has(l)) ? "labels already present" : null;
-    }
-    case "removeLabels": {
-      const labels = labelsOf(ctx, effect.issue);
-      return labels && effect.labels.every((l) => !labels.has(l)) ? "labels already absent" : null;
-    }
-    case "comment": {
-      if (!effect.key) return null;
-      const marker = commentMarker(effect.key);
-      if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
-      // Only Autopilot's own comment counts: a key copied into someone else's comment must not silence it.
-      const exists = ctx.facts?.allComments.some(
-        (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(marker),
-      );
-      return exists ? "a comment with this key exists" : null;
-    }
-    case "progressComment":
-      return progressUnchanged(ctx.facts?.allComments ?? [], effect);
-    case "dispatchWorker": {
-      const run = world?.runs.find((r) => r.dispatchId === effect.dispatchId);
-      return run ? `run ${run.id} already carries dispatch id ${effect.dispatchId}` : null;
-    }
-    case "cancelRun": {
-      const run = world?.runs.find((r) => r.id === effect.runId);
-      return run && run.status === "completed" ? "run already completed" : null;
-    }
-    case "mergePr": {
-      const pr = world?.pulls.find((p) => p.number === effect.pr);
-      return pr?.state === "merged" ? "already merged" : null;
-    }
-    case "withdrawMerge": {
-      const pr = world?.pulls.find((p) => p.number === effect.pr);
-      if (pr && pr.state !== "open") return `PR #${effect.pr} is ${pr.state}`;
-      if (effect.what === "auto-merge" && pr && !pr.autoMerge) return "auto-merge already off";
-      if (effect.what === "queue" && pr && !pr.mergeQueue) return "not in the merge queue";
-      return null;
-    }
-    case "closeIssue": {
-      const issue = world?.issues.find((i) => i.number === effect.issue);
-      return issue?.state === "closed" ? "already closed" : null;
-    }
-    case "closePull":
-    case "reopenIssue":
-    case "revertPull":
-      return recoveryAlreadyDone(world, branchPrefixOf(ctx), effect);
-    case "promoteCandidate":
-      return promotionDone(world, effect);
-    case "writeTrackingIssue": {
-      const tracking = world?.trackingIssue;
-      if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
-        return "tracking issue body unchanged";
-      }
-      return null;
-    }
-    case "releaseDispatchLocks":
-      // A complete lock list without any of the task's locks: nothing to delete.
-      return existingRefsOf(ctx, effect)?.length === 0 ? "no lock left" : null;
-    case "pinIssue": {
-      const tracking = world?.trackingIssue;
-      const number = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
-      return tracking && tracking.number === number && tracking.pinned ? "already pinned" : null;
-    }
-    default:
-      return null;
-  }
-}
-
-/** Executes one effect (not dry run, within budget, breaker permitting). Outage errors propagate. */
-export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<EffectOutcome> {
-  switch (effect.type) {
-    case "setStateLabel":
-    case "addLabels":
-    case "removeLabels":
-      return setLabels(ctx, effect);
-    case "comment":
-      return comment(ctx, effect);
-    case "react":
+const EFFECTS: EffectTable = {
+  setStateLabel: {
+    target: (e) => `state#${e.issue}`,
+    alreadyDone: labelsAlreadyDone,
+    execute: setLabels,
+  },
+  addLabels: {
+    target: (e) => `${e.type}#${e.issue}:${[...e.labels].sort().join(",")}`,
+    alreadyDone: labelsAlreadyDone,
+    execute: setLabels,
+  },
+  removeLabels: {
+    target: (e) => `${e.type}#${e.issue}:${[...e.labels].sort().join(",")}`,
+    alreadyDone: labelsAlreadyDone,
+    execute: setLabels,
+  },
+  comment: {
+    target: commentTarget,
+    alreadyDone: commentAlreadyWritten,
+    execute: writeComment,
+  },
+  react: {
+    target: (e) => `react:${e.commentId}:${e.content}`,
+    alreadyDone: notDone,
+    async execute(ctx, effect) {
       await ctx.write(() =>
         ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
           ...repoParams(ctx),
@@ -189,16 +79,34 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         }),
       );
       return { effect, status: "done" };
-    case "progressComment": {
+    },
+  },
+  progressComment: {
+    target: (e) => `progress#${e.issue}:${e.marker}`,
+    alreadyDone: (ctx, e) => progressUnchanged(ctx.facts?.allComments ?? [], e),
+    async execute(ctx, effect) {
       const written = await writeProgressComment(
         { ...ctx, comments: ctx.facts?.allComments ?? [], botId: ctx.world?.botId ?? null },
         effect,
       );
       return { effect, ...written };
-    }
-    case "dispatchWorker":
-      return dispatch(ctx, effect);
-    case "cancelRun":
+    },
+  },
+  dispatchWorker: {
+    target: (e) => `dispatch#${e.issue}`,
+    alreadyDone(ctx, effect) {
+      const run = ctx.world?.runs.find((r) => r.dispatchId === effect.dispatchId);
+      return run ? `run ${run.id} already carries dispatch id ${effect.dispatchId}` : null;
+    },
+    execute: dispatch,
+  },
+  cancelRun: {
+    target: (e) => `cancel:${e.runId}`,
+    alreadyDone(ctx, effect) {
+      const run = ctx.world?.runs.find((r) => r.id === effect.runId);
+      return run && run.status === "completed" ? "run already completed" : null;
+    },
+    async execute(ctx, effect) {
       try {
         await ctx.write(() =>
           ctx.client.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", {
@@ -211,7 +119,15 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         if (statusOf(error) === 409) return { effect, status: "skipped", detail: "run already finished" };
         throw error;
       }
-    case "mergePr":
+    },
+  },
+  mergePr: {
+    target: (e) => `merge#${e.pr}`,
+    alreadyDone(ctx, effect) {
+      const pr = ctx.world?.pulls.find((p) => p.number === effect.pr);
+      return pr?.state === "merged" ? "already merged" : null;
+    },
+    async execute(ctx, effect) {
       try {
         await ctx.write(() =>
           ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
@@ -227,9 +143,26 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         if (status === 405 || status === 409 || status === 422) return refusedMerge(ctx, effect, error);
         throw error;
       }
-    case "withdrawMerge":
-      return withdrawMerge(ctx, effect);
-    case "closeIssue":
+    },
+  },
+  withdrawMerge: {
+    target: (e) => `withdraw#${e.pr}:${e.what}`,
+    alreadyDone(ctx, effect) {
+      const pr = ctx.world?.pulls.find((p) => p.number === effect.pr);
+      if (pr && pr.state !== "open") return `PR #${effect.pr} is ${pr.state}`;
+      if (effect.what === "auto-merge" && pr && !pr.autoMerge) return "auto-merge already off";
+      if (effect.what === "queue" && pr && !pr.mergeQueue) return "not in the merge queue";
+      return null;
+    },
+    execute: withdrawMerge,
+  },
+  closeIssue: {
+    target: (e) => `close#${e.issue}`,
+    alreadyDone(ctx, effect) {
+      const issue = ctx.world?.issues.find((i) => i.number === effect.issue);
+      return issue?.state === "closed" ? "already closed" : null;
+    },
+    async execute(ctx, effect) {
       await ctx.write(() =>
         ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
           ...repoParams(ctx),
@@ -239,7 +172,12 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         }),
       );
       return { effect, status: "done" };
-    case "deleteBranch":
+    },
+  },
+  deleteBranch: {
+    target: (e) => `branch:${e.branch}`,
+    alreadyDone: notDone,
+    async execute(ctx, effect) {
       if (effect.expectOid) {
         const done = await deleteBranchAt(ctx, effect.branch, effect.expectOid);
         return done.deleted
@@ -260,136 +198,76 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
           return { effect, status: "skipped", detail: "branch already gone" };
         throw error;
       }
-    case "closePull":
-    case "reopenIssue":
-    case "revertPull":
-      return executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, effect);
-    case "promoteCandidate":
-      return promoteCandidate(ctx, effect);
-    case "releaseDispatchLocks":
-      return releaseDispatchLocks(ctx, effect);
-    case "writeTrackingIssue":
-      return writeTracking(ctx, effect);
-    case "pinIssue":
-      return pin(ctx, effect);
-  }
+    },
+  },
+  promoteCandidate: {
+    target: (e) => `promote#${e.issue}`,
+    alreadyDone: (ctx, e) => promotionDone(ctx.world, e),
+    execute: promoteCandidate,
+  },
+  closePull: {
+    target: (e) => `close-pull#${e.pr}`,
+    alreadyDone: (ctx, e) => recoveryAlreadyDone(ctx.world, branchPrefixOf(ctx), e),
+    execute: (ctx, e) => executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, e),
+  },
+  reopenIssue: {
+    target: (e) => `reopen#${e.issue}`,
+    alreadyDone: (ctx, e) => recoveryAlreadyDone(ctx.world, branchPrefixOf(ctx), e),
+    execute: (ctx, e) => executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, e),
+  },
+  revertPull: {
+    target: (e) => `revert#${e.pr}`,
+    alreadyDone: (ctx, e) => recoveryAlreadyDone(ctx.world, branchPrefixOf(ctx), e),
+    execute: (ctx, e) => executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, e),
+  },
+  releaseDispatchLocks: {
+    target: (e) => `locks#${e.issue}`,
+    // A complete lock list without any of the task's locks: nothing to delete.
+    alreadyDone: (ctx, e) => (existingRefsOf(ctx, e)?.length === 0 ? "no lock left" : null),
+    execute: releaseDispatchLocks,
+  },
+  writeTrackingIssue: {
+    target: () => "tracking",
+    alreadyDone(ctx, effect) {
+      const tracking = ctx.world?.trackingIssue;
+      return effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body
+        ? "tracking issue body unchanged"
+        : null;
+    },
+    execute: writeTracking,
+  },
+  pinIssue: {
+    target: (e) => `pin#${e.issue}`,
+    alreadyDone: pinAlreadyDone,
+    execute: pin,
+  },
+};
+
+/** The table's entry for this effect's type (one cast, where TypeScript cannot follow the pairing). */
+function entryOf<E extends Effect>(effect: E): EffectEntry<E> {
+  return EFFECTS[effect.type] as unknown as EffectEntry<E>;
 }
 
-async function setLabels(
-  ctx: ExecContext,
-  effect: Extract<Effect, { type: "setStateLabel" | "addLabels" | "removeLabels" }>,
-): Promise<EffectOutcome> {
-  const { issue, add: toAdd, remove: toRemove } = labelChange(effect, labelsOf(ctx, effect.issue));
-  // In one GraphQL request when the node ids are known (src/github/execution/label-batch.ts), else by name over REST.
-  const moved = (await moveLabelsTogether(labelBatchOf(ctx), [effect], 1)).length > 0;
-  if (!moved && toAdd.length > 0) {
-    const added = await ctx.write(() =>
-      ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        ...repoParams(ctx),
-        issue_number: issue,
-        labels: toAdd,
-      }),
-    );
-    // The answer lists the issue's labels with their node ids: the next transition to these goes in one request.
-    const ids = ctx.facts?.labelIds;
-    if (ids && Array.isArray(added.data))
-      for (const label of added.data as { name?: unknown; node_id?: unknown }[])
-        if (typeof label.name === "string" && typeof label.node_id === "string")
-          ids.set(label.name, label.node_id);
-  }
-  for (const name of moved ? [] : toRemove) {
-    try {
-      await ctx.write(() =>
-        ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          ...repoParams(ctx),
-          issue_number: issue,
-          name,
-        }),
-      );
-    } catch (error) {
-      if (statusOf(error) !== 404) throw error;
-    }
-  }
-  recordLabels(ctx, issue, toAdd, toRemove);
-  return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+/** Stable identity of what an effect acts on, so a fresh effect can supersede a queued one. */
+export function effectTarget(effect: Effect): string {
+  return entryOf(effect).target(effect);
 }
 
-/** What the label writes need of the executor's context (src/github/execution/label-batch.ts). */
-export function labelBatchOf(ctx: ExecContext): LabelBatchContext {
-  return {
-    client: ctx.client,
-    log: ctx.log,
-    write: ctx.write,
-    issueNodeIds: ctx.facts?.issueNodeIds ?? null,
-    labelIds: ctx.facts?.labelIds ?? null,
-    labelsOf: (issue) => labelsOf(ctx, issue),
-  };
+/** Effects that would change nothing, judged from the snapshot (no request). */
+export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
+  return entryOf(effect).alreadyDone(ctx, effect);
 }
 
-/** Records labels written in this run, so later effects judge the issue as it is now. */
-export function recordLabels(ctx: ExecContext, issue: number, add: string[], remove: string[]): void {
-  const set = labelsOf(ctx, issue) ?? new Set<string>();
-  for (const l of add) set.add(l);
-  for (const l of remove) set.delete(l);
-  ctx.run.labels.set(issue, set);
+/** Executes one effect (not dry run, within the operation limit, breaker permitting). Outage errors propagate. */
+export function executeEffect(ctx: ExecContext, effect: Effect): Promise<EffectOutcome> {
+  return entryOf(effect).execute(ctx, effect);
 }
 
-async function comment(
-  ctx: ExecContext,
-  effect: Extract<Effect, { type: "comment" }>,
-): Promise<EffectOutcome> {
-  const marker = effect.key ? commentMarker(effect.key) : null;
-  const body = marker ? `${effect.body}\n\n${marker}` : effect.body;
-  await ctx.write(() =>
-    ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...repoParams(ctx),
-      issue_number: effect.issue,
-      body,
-    }),
-  );
-  if (marker) ctx.run.commentKeys.add(`${effect.issue}:${marker}`);
-  return { effect, status: "done" };
-}
-
-const PINS_FULL = /(maximum|limit|full|too many|more than|cannot pin more|already has \d)/i;
-
-async function pin(ctx: ExecContext, effect: Extract<Effect, { type: "pinIssue" }>): Promise<EffectOutcome> {
-  const number = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
-  if (number === null) return { effect, status: "skipped", detail: "no tracking issue yet" };
-  let nodeId =
-    ctx.facts?.issueNodeIds.get(number) ??
-    (ctx.world?.trackingIssue?.number === number ? ctx.facts?.trackingNodeId : null) ??
-    null;
-  if (!nodeId) {
-    const data = await graphqlAllowingNotFound<{
-      repository: { issue: { id: string; isPinned: boolean | null } | null } | null;
-    }>(ctx, ISSUE_NODE_ID_QUERY, { owner: ctx.repo.owner, name: ctx.repo.name, number });
-    const issue = data.repository?.issue;
-    if (!issue) return { effect, status: "failed", detail: `issue #${number} not found` };
-    if (issue.isPinned) return { effect, status: "skipped", detail: "already pinned" };
-    nodeId = issue.id;
-  }
-  try {
-    await ctx.write(() => ctx.client.graphql(PIN_ISSUE_MUTATION, { issueId: nodeId }));
-    return { effect, status: "done", issue: number };
-  } catch (error) {
-    const e = error as { name?: string; errors?: { message?: string }[] };
-    if (e?.name !== "GraphqlResponseError") throw error;
-    const message = (e.errors ?? []).map((x) => x.message ?? "").join("; ");
-    if (/pin/i.test(message) && PINS_FULL.test(message)) {
-      const note: Effect = {
-        type: "comment",
-        issue: number,
-        key: "pins-full",
-        body:
-          "Autopilot could not pin this dashboard: the repository already has the most pinned issues GitHub " +
-          "allows. Unpin one (or pin this issue by hand) to keep the dashboard at the top of the issue list; " +
-          "Autopilot works the same either way.",
-      };
-      if (!alreadyDone(ctx, note)) await comment(ctx, note as Extract<Effect, { type: "comment" }>);
-      ctx.log.warn(`could not pin #${number}: ${message}`);
-      return { effect, status: "skipped", issue: number, detail: "the repository's pins are full" };
-    }
-    return { effect, status: "failed", detail: message || describeError(error) };
-  }
+/**
+ * Writes the controller itself must make even over the operation limit: the state record, and an epic's
+ * progress comment (the state records it as written: one left for later would not be decided again until its
+ * text changes).
+ */
+export function isLimitExempt(effect: Effect): boolean {
+  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
 }

@@ -1,5 +1,5 @@
 /**
- * The `progressComment` effect (an epic's checklist, src/core/reconcile/epics.ts): Autopilot's one comment on an
+ * The `progressComment` effect (an epic's checklist, src/core/reconcile/epic-pooling.ts): Autopilot's one comment on an
  * issue carrying a hidden marker, edited in place, never a second one. The comment is looked for among those the
  * snapshot read (the issue's last comments), then, when it is not there, in the issue's whole list before one is
  * created. Only a comment Autopilot's own account wrote counts (by account id): a marker copied into someone

@@ -1,6 +1,6 @@
 /**
  * What the controller app reads about the GitHub App itself: its bot login, its installations and the
- * repositories each can reach (src/app/app.ts reconciles them all on every tick).
+ * repositories each can reach (src/app/hosted/controller-tick.ts chooses among them on every tick).
  */
 import type { RepoRef } from "../transport/octokit-surface.js";
 import type { AutopilotOctokit } from "../transport/octokit.js";

@@ -314,7 +314,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
 
   // Issues: the pool, then what it points at (parents, sub-issues, recently closed, referenced).
   // A sub-issue may be in another repository (GitHub allows it); its number names nothing here, and an epic
-  // (src/core/reconcile/epics.ts) would otherwise label this repository's issue of that number.
+  // (src/core/reconcile/epic-pooling.ts) would otherwise label this repository's issue of that number.
   for (const node of poolIssues) {
     const subs = node.subIssues;
     if (subs?.nodes) subs.nodes = subs.nodes.filter((s) => sameRepository(s?.repository, ctx.repo));

@@ -19,7 +19,8 @@ interface OctokitLog {
 }
 
 interface CreateOctokitOptions {
-  auth: string;
+  /** The token; absent, requests go unauthenticated (reads of public repositories only). */
+  auth?: string;
   /** REST base URL: https://api.github.com on GitHub, the sandbox's URL offline. */
   baseUrl?: string;
   userAgent?: string;
@@ -102,7 +103,7 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
   const log = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
   return new AutopilotOctokit({
-    auth: options.auth,
+    ...(options.auth ? { auth: options.auth } : {}),
     baseUrl: options.baseUrl ?? "https://api.github.com",
     userAgent: options.userAgent ?? "autopilot",
     log,

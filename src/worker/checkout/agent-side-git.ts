@@ -6,8 +6,8 @@
  * - `sync` brings the agent's own `.git` to the worker's branch from a bundle the worker wrote into the inbox
  *   (git's fetch from a bundle), and, when the worker moved the branch (its checkout, a clean merge of the
  *   default branch), brings the files there too: a two-way `read-tree -m -u` from the commit the files were at;
- * - `capture` stages the whole work tree (the worker's excludes aside), writes its tree, wraps it in a throwaway
- *   commit on top of the worker's HEAD and sends that commit's new objects as a pack on stdout, which the worker
+ * - `capture` stages the whole work tree (the worker's excludes aside), writes its tree and sends what that tree
+ *   adds to the worker's HEAD's as a pack on stdout, which the worker
  *   takes in with `index-pack --strict` (private-git.ts `receivePack`) and checks from the objects
  *   (handback-check.ts);
  * - `reset` puts the files back to HEAD (after the project's setup or the quality commands), tracked files
@@ -58,8 +58,8 @@ const SYNC_SCRIPT = [
 ].join("\n");
 
 /**
- * $1 the worker's HEAD. Prints the work's tree id, then a pack of what its throwaway commit on $1 adds. Exit 10:
- * the repository cannot serve (no repository, or $1 missing from it).
+ * $1 the worker's HEAD. Prints the work's tree id, then a pack of what that tree adds to $1's. Exit 10: the
+ * repository cannot serve (no repository, or $1's tree missing from it or incomplete).
  */
 const CAPTURE_SCRIPT = [
   PREAMBLE,
@@ -67,9 +67,8 @@ const CAPTURE_SCRIPT = [
   "neutral",
   "g add --all -- .",
   "tree=$(g write-tree)",
-  'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1" 2>/dev/null) || exit 10',
   'printf "%s\\n" "$tree"',
-  'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q',
+  'printf "%s\\n--not\\n%s^{tree}\\n" "$tree" "$1" | g pack-objects --revs --stdout -q || exit 10',
 ].join("\n");
 
 const RESET_SCRIPT = [
@@ -95,7 +94,7 @@ interface AgentSideOptions {
   inbox: string;
   /** The worker's environment (PATH and LANG for the agent-side git). */
   parentEnv: NodeJS.ProcessEnv;
-  /** The author of the throwaway commits (never pushed: the worker makes its own). */
+  /** The identity of the agent's own commits (set in its repository at a first sync; never pushed). */
   author: () => { name: string; email: string };
 }
 
@@ -205,8 +204,10 @@ export class AgentSideGit {
       stdoutTo: split,
     });
     const tree = split.header;
-    if (done.exitCode === NEEDS_SYNC && tree === null) return NEEDS_SYNC;
     if (tree !== null) await received;
+    // What was received of a hand-back that stopped for want of $1's objects is dropped with it (index-pack keeps
+    // nothing of a pack it could not finish).
+    if (done.exitCode === NEEDS_SYNC) return NEEDS_SYNC;
     if (receiveError) throw receiveError;
     if (done.exitCode !== 0 || tree === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
       throw new AgentGitError(

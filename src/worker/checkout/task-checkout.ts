@@ -10,6 +10,8 @@
 import { MAX_HANDBACK_BYTES } from "../../core/gates/handback-rules.js";
 import type { HumanGateHit } from "../../core/tasks/worker-result.js";
 import { AgentGitError, type AgentSideGit, NEEDS_SYNC } from "./agent-side-git.js";
+import { bringCommitObjects, type CommitObjects } from "./agent-objects.js";
+import { canCommitWithFastImport, commitFiles } from "./files-commit.js";
 import { checkHandback } from "./handback-check.js";
 import { blobText, deletedFileContent, inHead, topLevelFiles } from "./git-objects.js";
 import type { BranchSetup, Git } from "./private-git.js";
@@ -60,6 +62,12 @@ export class TaskCheckout {
   private captured: Capture | null = null;
   /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
   private pendingMerge: string | null = null;
+  /** The task branch, once set up. */
+  private branch: string | null = null;
+  /** The worker's last commit and the objects it added, while it is the only change the agent's side lacks. */
+  private step: (CommitObjects & { files: readonly string[] }) | null = null;
+  /** The worker's files the agent's index holds as the last hand-back staged them (index-refresh.ts). */
+  private indexBehind: readonly string[] = [];
 
   constructor(options: {
     git: Git;
@@ -101,6 +109,7 @@ export class TaskCheckout {
 
   async setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup> {
     const setup = await this.git.setupBranch(branch, defaultBranch);
+    this.branch = branch;
     this.moved(setup.head);
     await this.materialize();
     return setup;
@@ -129,14 +138,42 @@ export class TaskCheckout {
   }
 
   /**
+   * At each hand-over, while the tree is still the worker's: when the worker's last commit is all the agent's
+   * `.git` lacks, its objects copied there without any git (agent-objects.ts); the sync then has nothing to do.
+   */
+  async bringCommitted(): Promise<void> {
+    const step = this.step;
+    this.step = null;
+    if (!step || !this.branch || this.filesAt !== null || this.synced !== step.parent) return;
+    if (this.head !== step.commit) return;
+    const brought = await bringCommitObjects({
+      gitDir: this.git.gitDir,
+      workTree: this.workTree,
+      branch: this.branch,
+      step,
+    });
+    if (brought) {
+      this.synced = step.commit;
+      this.indexBehind = step.files;
+    }
+  }
+
+  /** The files the agent's index must take from HEAD before its next command (once: taking them clears them). */
+  takeIndexRefresh(): readonly string[] {
+    const files = this.indexBehind;
+    this.indexBehind = [];
+    return files;
+  }
+
+  /**
    * At each hand-over, once the agent owns its tree again: its `.git` brought to the worker's HEAD from a
    * bundle (incremental when it can be), and its files too when the worker moved the branch.
    */
   async syncAgent(full = false): Promise<void> {
-    const branch = await this.git.currentBranch();
-    if (!branch) return;
     const head = await this.headSha();
     if (!full && head === this.synced && this.filesAt === null) return;
+    const branch = await this.git.currentBranch();
+    if (!branch) return;
     const bundle = path.join(this.inbox, "sync.bundle");
     const attempt = async (since: string | null): Promise<true | string> => {
       await rm(bundle, { force: true });
@@ -157,6 +194,8 @@ export class TaskCheckout {
     if (outcome === true) {
       this.synced = head;
       this.filesAt = null;
+      // The sync's own reset brought the whole index to HEAD.
+      this.indexBehind = [];
       return;
     }
     // Files the worker moved and the agent's side could not follow: the work would start from the wrong files.
@@ -202,6 +241,7 @@ export class TaskCheckout {
   /** HEAD moved by the worker (a commit, a checkout, a merge). */
   private moved(head: string, tree?: string): void {
     this.head = head;
+    this.step = null;
     if (tree) this.trees.set(head, tree);
   }
 
@@ -214,6 +254,7 @@ export class TaskCheckout {
     const current = await this.git.currentBranch();
     if (current === branch) return [];
     await this.git.pointHead(branch, await this.headSha());
+    this.branch = branch;
     return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
   }
 
@@ -249,12 +290,31 @@ export class TaskCheckout {
     const head = await this.headSha();
     const headTree = await this.treeOf(head);
     const usable = this.captured && this.captured.refused.length === 0 ? this.captured.tree : headTree;
-    const tree = await this.git.treeWith(usable, await this.workerFileContents());
-    if (tree === headTree) return null;
+    const files = await this.workerFileContents();
     const parents = [head];
     if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
-    const commit = await this.git.commitTree(tree, parents, message);
+    let commit: string;
+    let tree: string;
+    let step: (CommitObjects & { files: readonly string[] }) | null = null;
+    if (canCommitWithFastImport(files, this.git.author)) {
+      // One process, straight onto the branch (HEAD's); a commit that changed nothing is taken back at once.
+      const ref = this.branch ? `refs/heads/${this.branch}` : undefined;
+      const made = await commitFiles(this.git, { tree: usable, files, parents, message, ref });
+      if (made.tree === headTree) {
+        if (ref) await this.git.run(["update-ref", ref, head, made.commit]);
+        return null;
+      }
+      if (!ref) await this.git.run(["update-ref", "HEAD", made.commit, head]);
+      ({ commit, tree } = made);
+      if (parents.length === 1)
+        step = { parent: head, commit, objects: made.objects, files: [...files.keys()] };
+    } else {
+      tree = await this.git.treeWith(usable, files);
+      if (tree === headTree) return null;
+      commit = await this.git.commitTree(tree, parents, message);
+    }
     this.moved(commit, tree);
+    this.step = step;
     if (parents.length > 1) this.pendingMerge = null;
     this.captured = null;
     return commit;

@@ -105,7 +105,7 @@ export async function treeEntryExists(root: string, relative: string): Promise<b
 export async function writeTreeFile(
   root: string,
   relative: string,
-  content: string,
+  content: string | Uint8Array,
   options: { append?: boolean } = {},
 ): Promise<void> {
   const file = await checkDirs(root, relative, true);

@@ -30,7 +30,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat } from "node:fs/promises";
+import { lchown, lstat } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { type AgentView, bwrapArgs, commandPaths, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
 import { isToolchainName } from "./agent-env.js";
@@ -341,13 +341,11 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
         else named.push(...record);
       }
       const notYetGiven = await notOwnedBy(named, ids.uid, ids.gid);
-      if (notYetGiven.length > 0) {
-        const result = await privileged(chown, ["-h", `${ids.uid}:${ids.gid}`, "--", ...notYetGiven]);
-        if (result.code !== 0)
-          throw new Error(
-            `could not give the agent what the worker wrote: ${result.stderr.trim().slice(0, 500)}`,
-          );
-      }
+      // As root, lchown itself (what `chown -h` calls, without a process per hand-over).
+      for (const entry of notYetGiven)
+        await lchown(entry, ids.uid, ids.gid).catch((error: unknown) => {
+          throw new Error(`could not give the agent what the worker wrote: ${(error as Error).message}`);
+        });
       if (walked.length === 0) return;
       const result = await privileged(find, [
         "-P",

@@ -32,7 +32,8 @@ import {
   runQualityCommands,
 } from "../processes/quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
-import { reportIgnoredPath } from "./trusted-binaries.js";
+import { reportIgnoredPath, trustedShell, workerBinaries } from "./trusted-binaries.js";
+import { refreshingIndex } from "../checkout/index-refresh.js";
 import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "../checkout/tree-writes.js";
 
 export interface BoundaryDirs {
@@ -138,13 +139,24 @@ export interface Boundary {
   close(): Promise<void>;
 }
 
-function createBoundary(options: { dirs: BoundaryDirs; user: AgentUser; checkout: TaskCheckout }): Boundary {
+function createBoundary(options: {
+  dirs: BoundaryDirs;
+  user: AgentUser;
+  checkout: TaskCheckout;
+  parentEnv: NodeJS.ProcessEnv;
+}): Boundary {
   const { dirs, user, checkout } = options;
   const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  // Every command of the agent's user goes through this one (the agent's, the setup's, the quality commands').
+  const tools = { git: workerBinaries(options.parentEnv.PATH).require("git"), shell: trustedShell() };
+  const commandUser = refreshingIndex(user, tools, () => checkout.takeIndexRefresh());
   return {
     dirs,
-    user,
+    user: commandUser,
     async handOver() {
+      // The worker's last commit into the agent's `.git` while the tree is still the worker's: what that writes
+      // is among the writes the give below hands over.
+      await checkout.bringCommitted();
       // What the worker wrote into the work tree since the last hand-over (tree-writes.ts); home and tmp, small
       // and written by the worker without a record (an agent's config directory), are walked.
       const written = takeTreeWrites(dirs.workTree);
@@ -157,11 +169,14 @@ function createBoundary(options: { dirs: BoundaryDirs; user: AgentUser; checkout
       await checkout.syncAgent();
     },
     async takeBack(takeOptions) {
-      let killed = await user.killAll();
+      const capture = takeOptions?.capture ?? false;
+      // Outside a namespace the agent's processes outlive its command: none may change the tree while its side
+      // stages it. In a namespace the kernel ended them with the sandbox, and the capture runs in a sandbox of its
+      // own: the one scan after it is the belt for both.
+      let killed = capture && user.mode === "namespace" ? 0 : await user.killAll();
       distrustTreeWritesSoFar(dirs.workTree);
       try {
-        // None of the agent's processes is left to change the tree while its side stages it.
-        if (takeOptions?.capture) await checkout.capture();
+        if (capture) await checkout.capture();
       } finally {
         killed += await user.killAll();
         await user.take(owned);
@@ -242,7 +257,7 @@ export async function createIsolatedParts(options: {
     workerFiles: [PROGRESS_NOTES_PATH],
     warn: options.warn,
   });
-  const boundary = createBoundary({ dirs, user: options.user, checkout: git });
+  const boundary = createBoundary({ dirs, user: options.user, checkout: git, parentEnv: options.parentEnv });
   git.attach(boundary);
   // What the sandbox shows (agent-namespace.ts): the agent's own directories, its inbox read-only, and neither the
   // worker's private directory nor the runner's temp directory (the job's file commands, the event payload).
@@ -311,7 +326,7 @@ export async function createIsolatedParts(options: {
           env: qualityEnv,
           timeoutMs,
           reruns: gate?.reruns ?? 0,
-          runAs: options.user,
+          runAs: boundary.user,
         });
       } finally {
         await boundary.takeBack();

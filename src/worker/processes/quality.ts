@@ -1,7 +1,8 @@
 /**
  * Quality commands: the configured list, or what the repository shows it uses — package.json scripts (test,
  * lint, typecheck, build) that exist, else the test framework its package.json or config files show (Vitest,
- * Jest, Playwright, Cypress: test-frameworks.ts), pytest, `go test ./...`, `cargo test`, `make test`. Each runs
+ * Jest, Playwright, Cypress: test-frameworks.ts), pytest (with `uv run` or `poetry run` in such a project), `go
+ * test ./...`, `cargo test`, Gradle's `check` or Maven's `verify` (through the project's wrapper), `make test`. Each runs
  * with `sh -c` in the agent's work tree, as the agent's OS user and in the agent's kind of environment (never the
  * GitHub token): the commands run code the agent wrote. A timeout kills its process tree, and its output is kept
  * (the tail) for the next prompt. A failing command is run again up to `reruns` times before it counts (a flaky
@@ -12,6 +13,7 @@ import type { AgentUser } from "../isolation/agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
 import { detectTestFrameworks } from "./test-frameworks.js";
 import { directoryFiles, type ProjectFiles } from "./project-files.js";
+import { jvmBuild, pythonToolchain } from "./toolchain-commands.js";
 import { trustedShell } from "../isolation/trusted-binaries.js";
 
 export interface QualityCommandResult {
@@ -69,10 +71,13 @@ export async function detectQualityCommands(project: string | ProjectFiles): Pro
     (pyproject?.includes("[tool.pytest") ?? false) ||
     (setupCfg?.includes("[tool:pytest]") ?? false) ||
     (toxIni?.includes("[pytest]") ?? false);
-  if (usesPytest) commands.push("python -m pytest -q");
+  // In the environment the setup installed into (toolchain-commands.ts).
+  if (usesPytest) commands.push(`${(await pythonToolchain(files)).run}python -m pytest -q`);
 
   if (await exists("go.mod")) commands.push("go test ./...");
   if (await exists("Cargo.toml")) commands.push("cargo test");
+  const jvm = await jvmBuild(files);
+  if (jvm) commands.push(jvm.check);
 
   const makefile = (await readText("Makefile")) ?? (await readText("makefile"));
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");

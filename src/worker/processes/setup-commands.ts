@@ -1,22 +1,16 @@
 /**
  * The `setup:` commands `autopilot init` proposes: how the project installs its dependencies, read from the lock
  * and manifest files of the ecosystems the quality-command detection knows (quality.ts). One command per
- * ecosystem found, each the install that follows the lockfile exactly where there is one.
+ * ecosystem found, each the install that follows the lockfile exactly where there is one, and each in the
+ * environment the quality commands then run in (toolchain-commands.ts).
  */
-import { stat } from "node:fs/promises";
-import path from "node:path";
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
+import { directoryFiles, type ProjectFiles } from "./project-files.js";
+import { jvmBuild, pythonToolchain } from "./toolchain-commands.js";
 
 /** The install commands for the checkout at `dir` (empty: nothing to install). */
-export async function detectSetupCommands(dir: string): Promise<string[]> {
-  const has = (name: string) => exists(path.join(dir, name));
+export async function detectSetupCommands(project: string | ProjectFiles): Promise<string[]> {
+  const files = typeof project === "string" ? directoryFiles(project) : project;
+  const has = (name: string) => files.has(name);
   const commands: string[] = [];
   if ((await has("package-lock.json")) || (await has("npm-shrinkwrap.json"))) commands.push("npm ci");
   else if (await has("pnpm-lock.yaml")) commands.push("pnpm install --frozen-lockfile");
@@ -25,11 +19,12 @@ export async function detectSetupCommands(dir: string): Promise<string[]> {
     commands.push((await has(".yarnrc.yml")) ? "yarn install --immutable" : "yarn install --frozen-lockfile");
   else if (await has("package.json")) commands.push("npm install --no-audit --no-fund");
 
-  if (await has("uv.lock")) commands.push("uv sync --frozen");
-  else if (await has("poetry.lock")) commands.push("poetry install --no-interaction");
-  else if (await has("requirements.txt")) commands.push("python -m pip install --user -r requirements.txt");
+  const python = await pythonToolchain(files);
+  if (python.install) commands.push(python.install);
 
   if (await has("go.mod")) commands.push("go mod download");
   if (await has("Cargo.toml")) commands.push("cargo fetch");
+  const jvm = await jvmBuild(files);
+  if (jvm) commands.push(jvm.install);
   return commands;
 }

@@ -2,7 +2,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AgentOutputKind, classifyAgentOutput, withDefaultReset } from "../../../src/core/index.js";
+import {
+  type AgentOutputKind,
+  classifyAgentOutput,
+  withDefaultReset,
+} from "../../../src/core/agent/classify.js";
 
 const samples = join(import.meta.dirname, "..", "..", "fixtures", "agent-cli");
 const sample = (name: string) => readFileSync(join(samples, name), "utf8");

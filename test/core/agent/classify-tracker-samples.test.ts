@@ -69,6 +69,39 @@ const CLOCK_TIME_WITH_ZONE: Sample[] = [
   ],
 ];
 
+/**
+ * Claude Code's notice that names no window ("Limit reached", not "5-hour limit reached" or "You've hit your
+ * limit"), as it is printed today and as other tools that wrap Claude Code match it; on NOW (Saturday), a weekday
+ * means its next occurrence.
+ */
+const NO_WINDOW_NAMED: Sample[] = [
+  [
+    "Claude Code, as reported in this project's issue on limits",
+    "Limit reached · resets 11:30am (Asia/Calcutta)",
+    "usage_limit",
+    "2026-06-14T06:00:00.000Z",
+  ],
+  [
+    "Claude Code, a date and 'at' (as wrappers of Claude Code document it)",
+    "⎿  Limit reached · resets Dec 17 at 6am (Europe/Oslo)\n     /upgrade to increase your usage limit.",
+    "usage_limit",
+    "2026-12-17T05:00:00.000Z",
+  ],
+  [
+    "Claude Code, a weekday",
+    "Limit reached • resets Wednesday 6:50pm",
+    "usage_limit",
+    "2026-06-17T18:50:00.000Z",
+  ],
+  [
+    "Claude Code, today's weekday with the time past: a week on",
+    "Limit reached · resets Sat 9am (Europe/Berlin)",
+    "usage_limit",
+    "2026-06-20T07:00:00.000Z",
+  ],
+  ["Claude Code, a duration", "Limit reached · resets in 1d 2h", "usage_limit", "2026-06-14T17:00:00.000Z"],
+];
+
 const OPENAI_COMPATIBLE: Sample[] = [
   [
     // OpenAI's documented billing codes under insufficient_quota (Microsoft Dev Proxy's page on them:
@@ -147,6 +180,14 @@ describe("classifyAgentOutput on reset times given as a clock time with a time-z
     const found = classifyAgentOutput(text, NOW);
     expect(found.kind).toBe(kind);
     expect(found.resetAt?.toISOString()).toBe(resetAt);
+  });
+});
+
+describe("classifyAgentOutput on Claude Code's limit notice that names no window", () => {
+  it.each(NO_WINDOW_NAMED)("%s", (_source, text, kind, resetAt) => {
+    const result = classifyAgentOutput(text, NOW);
+    expect(result.kind).toBe(kind);
+    expect(result.resetAt?.toISOString()).toBe(resetAt);
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AgentOutputKind, classifyAgentOutput } from "../../../src/core/index.js";
+import { type AgentOutputKind, classifyAgentOutput } from "../../../src/core/agent/classify.js";
 
 const samples = join(import.meta.dirname, "..", "..", "fixtures", "agent-cli");
 const sample = (name: string) => readFileSync(join(samples, name), "utf8");

@@ -4,9 +4,8 @@ import {
   DEFAULT_PROMPT_MAX_LENGTH,
   PROGRESS_NOTES_PATH,
   type PromptInput,
-  parseSignal,
-  signalProtocolText,
-} from "../../../src/core/index.js";
+} from "../../../src/core/agent/prompt.js";
+import { parseSignal, signalProtocolText } from "../../../src/core/agent/signals.js";
 
 function input(overrides: Partial<PromptInput> = {}): PromptInput {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSignal, type Signal, signalProtocolText } from "../../../src/core/index.js";
+import { parseSignal, type Signal, signalProtocolText } from "../../../src/core/agent/signals.js";
 
 const complete: Signal = { kind: "complete" };
 const none: Signal = { kind: "none" };

@@ -4,12 +4,12 @@ import {
   DEFAULT_HUMAN_GATE_PATTERNS,
   globToRegExp,
   HUMAN_GATE_MAX_HITS,
-  HumanGateHitSchema,
   type HumanGateOptions,
   matchHumanGate,
   NEVER_AUTO_APPROVE,
   parseUnifiedDiff,
-} from "../../../src/core/index.js";
+} from "../../../src/core/gates/human-gate.js";
+import { HumanGateHitSchema } from "../../../src/core/tasks/worker-result.js";
 
 const ON: HumanGateOptions = { enabled: true, patterns: [], paths: [] };
 const OFF: HumanGateOptions = { enabled: false, patterns: [], paths: [] };

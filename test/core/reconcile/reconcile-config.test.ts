@@ -13,7 +13,7 @@ import {
   renderDashboard,
   parseDashboard,
   renderStateBlock,
-  STATE_BUDGET,
+  STATE_CAP,
 } from "../../../src/core/dashboard/index.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
 import { comment, emptyView, input, issue, minutes, only, pull, result, run, step, world } from "../world.js";
@@ -111,7 +111,7 @@ describe("keeping the last good configuration in the state", () => {
 
   it("drops the text first when the state is too big, keeping the digest and the commit", () => {
     const state = stateWith(60, record("e".repeat(40)));
-    expect(renderStateBlock(state).length).toBeGreaterThan(STATE_BUDGET);
+    expect(renderStateBlock(state).length).toBeGreaterThan(STATE_CAP);
     const compacted = compactState(state).state;
     expect(compacted.lastGoodConfig).toEqual({ digest: configDigest(text), commit: "e".repeat(40) });
     // Nothing else had to go.

@@ -4,7 +4,8 @@
  * decide them: who may give them, what they change, and that a re-delivered comment changes nothing twice.
  */
 import { describe, expect, it } from "vitest";
-import { ConfigSchema, MAX_ITERATIONS } from "../../../src/core/config/config-schema.js";
+import { ConfigSchema } from "../../../src/core/config/config-schema.js";
+import { MAX_ITERATIONS } from "../../../src/core/tasks/iteration-limit.js";
 import { JobOverridesSchema } from "../../../src/core/dashboard/dashboard-state.js";
 import { trustedOpenPulls } from "../../../src/core/gates/pull-trust.js";
 import { discardedBranches } from "../../../src/core/reconcile/commands/rollback.js";

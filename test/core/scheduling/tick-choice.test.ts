@@ -4,7 +4,7 @@ import {
   chooseTickRepos,
   DEFAULT_TICK_POLICY,
   type RepoStanding,
-  type ResourceBudget,
+  type ResourceRateLimit,
   reconcilesAllowed,
   type TickPolicy,
 } from "../../../src/core/scheduling/tick-choice.js";
@@ -22,7 +22,7 @@ function repos(kind: RepoStanding["activity"], n: number, lastReconciledAt: numb
 }
 
 /** A core budget with `remaining` of `limit` left, resetting in half an hour, a reconcile costing `cost`. */
-function core(remaining: number, cost = 1, limit = 5000): ResourceBudget {
+function core(remaining: number, cost = 1, limit = 5000): ResourceRateLimit {
   return { resource: "core", limit, remaining, resetAt: NOW + HOUR / 2, cost };
 }
 
@@ -30,7 +30,7 @@ describe("chooseTickRepos", () => {
   it("takes up an idle repository once the moment a step only time brings has come, not before", () => {
     const sleeping = { key: "org/sweep-later", activity: "idle" as const, lastReconciledAt: NOW - 1000 };
     const choose = (wakeAtMs: number) =>
-      chooseTickRepos({ repos: [{ ...sleeping, wakeAtMs }], nowMs: NOW, tickMs: 0, budgets: [], policy });
+      chooseTickRepos({ repos: [{ ...sleeping, wakeAtMs }], nowMs: NOW, tickMs: 0, rateLimits: [], policy });
     expect(choose(NOW + 60_000).reconcile).toEqual([]);
     expect(choose(NOW).reconcile).toEqual(["org/sweep-later"]);
   });
@@ -42,7 +42,7 @@ describe("chooseTickRepos", () => {
       repos: [...idle, ...active],
       nowMs: NOW,
       tickMs: 0,
-      budgets: [],
+      rateLimits: [],
       policy,
     });
     expect(choice.reconcile.sort()).toEqual(active.map((r) => r.key).sort());
@@ -60,7 +60,7 @@ describe("chooseTickRepos", () => {
       repos: standings,
       nowMs: NOW,
       tickMs: 0,
-      budgets: [core(1003)],
+      rateLimits: [core(1003)],
       policy,
     });
     // 1003 left, 1000 reserved: three reconciles of cost 1.
@@ -75,7 +75,13 @@ describe("chooseTickRepos", () => {
     let now = NOW;
     for (let tick = 0; tick < 12; tick++) {
       const budget = { ...core(1000 + 3 * 7, 7), resetAt: now + HOUR / 2 };
-      const choice = chooseTickRepos({ repos: standings, nowMs: now, tickMs: 0, budgets: [budget], policy });
+      const choice = chooseTickRepos({
+        repos: standings,
+        nowMs: now,
+        tickMs: 0,
+        rateLimits: [budget],
+        policy,
+      });
       expect(choice.reconcile).toHaveLength(3);
       expect(choice.deferred.active).toBe(7);
       for (const r of standings) {
@@ -93,8 +99,8 @@ describe("chooseTickRepos", () => {
   it("spends no more than the remaining budget above the reserve, in every resource", () => {
     const active = repos("active", 40, NOW - HOUR);
     // core: 1100 left, 1000 reserved, 10 a reconcile → 10; graphql: 1020 left, 1000 reserved, 4 a reconcile → 5.
-    const budgets = [core(1100, 10), { ...core(1020, 4), resource: "graphql" }];
-    const choice = chooseTickRepos({ repos: active, nowMs: NOW, tickMs: 0, budgets, policy });
+    const rateLimits = [core(1100, 10), { ...core(1020, 4), resource: "graphql" }];
+    const choice = chooseTickRepos({ repos: active, nowMs: NOW, tickMs: 0, rateLimits, policy });
     expect(choice.allowed).toBe(5);
     expect(choice.reconcile).toHaveLength(5);
     expect(choice.deferred.active).toBe(35);
@@ -106,7 +112,7 @@ describe("chooseTickRepos", () => {
       repos: standings,
       nowMs: NOW,
       tickMs: 0,
-      budgets: [core(1000)],
+      rateLimits: [core(1000)],
       policy,
     });
     expect(choice.reconcile).toEqual([]);
@@ -115,13 +121,13 @@ describe("chooseTickRepos", () => {
 
   it("keeps the reserve it is told to", () => {
     const active = repos("active", 10, NOW - HOUR);
-    const budgets = [core(500, 1, 5000)];
+    const rateLimits = [core(500, 1, 5000)];
     expect(
       chooseTickRepos({
         repos: active,
         nowMs: NOW,
         tickMs: 0,
-        budgets,
+        rateLimits,
         policy: { ...policy, reserveFraction: 0 },
       }).reconcile,
     ).toHaveLength(10);
@@ -130,7 +136,7 @@ describe("chooseTickRepos", () => {
         repos: active,
         nowMs: NOW,
         tickMs: 0,
-        budgets,
+        rateLimits,
         policy: { ...policy, reserveFraction: 0.1 },
       }).reconcile,
     ).toHaveLength(0);
@@ -140,17 +146,17 @@ describe("chooseTickRepos", () => {
     const active = repos("active", 4, NOW - HOUR);
     const spent = { ...core(0), resetAt: NOW - 1 };
     expect(
-      chooseTickRepos({ repos: active, nowMs: NOW, tickMs: 0, budgets: [spent], policy }).reconcile,
+      chooseTickRepos({ repos: active, nowMs: NOW, tickMs: 0, rateLimits: [spent], policy }).reconcile,
     ).toHaveLength(4);
   });
 
   it("paces the share over the time to the reset when ticks are periodic", () => {
     // 4000 usable above the reserve, 30 minutes to the reset, a tick every 5 minutes: a sixth, 666 requests.
-    const budgets = [core(5000, 10)];
-    expect(reconcilesAllowed(budgets, NOW, 300_000, 0.2)).toBe(66);
-    expect(reconcilesAllowed(budgets, NOW, 0, 0.2)).toBe(400);
+    const rateLimits = [core(5000, 10)];
+    expect(reconcilesAllowed(rateLimits, NOW, 300_000, 0.2)).toBe(66);
+    expect(reconcilesAllowed(rateLimits, NOW, 0, 0.2)).toBe(400);
     // The last tick before the reset may take it all.
-    expect(reconcilesAllowed(budgets, NOW + HOUR / 2 - 60_000, 300_000, 0.2)).toBe(400);
+    expect(reconcilesAllowed(rateLimits, NOW + HOUR / 2 - 60_000, 300_000, 0.2)).toBe(400);
   });
 
   it("never paces a tick down to nothing while the budget above the reserve pays for a reconcile", () => {
@@ -165,7 +171,7 @@ describe("chooseTickRepos", () => {
         repos: standings,
         nowMs: now,
         tickMs: 1000,
-        budgets: [budget],
+        rateLimits: [budget],
         policy,
       });
       expect(choice.reconcile).toHaveLength(1);
@@ -185,7 +191,7 @@ describe("chooseTickRepos", () => {
       repos: [...unknown, ...active],
       nowMs: NOW,
       tickMs: 0,
-      budgets: [],
+      rateLimits: [],
       policy: { ...policy, unknownPerTick: 5 },
     });
     expect(choice.reconcile.slice(0, 2)).toEqual(active.map((r) => r.key));
@@ -202,7 +208,7 @@ describe("chooseTickRepos", () => {
       repos: idle,
       nowMs: NOW,
       tickMs: 0,
-      budgets: [],
+      rateLimits: [],
       policy: { ...policy, idlePerTick: 4 },
     });
     expect(choice.reconcile).toEqual(
@@ -225,7 +231,7 @@ describe("chooseTickRepos", () => {
         repos: idle,
         nowMs: now,
         tickMs,
-        budgets: [],
+        rateLimits: [],
         policy: { ...policy, idleSweepMs: sweepMs, idlePerTick: 50 },
       });
       perTick.push(choice.reconcile.length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffSchedule, exponentialBackoff } from "../../../src/core/session/backoff.js";
+import { backoffSchedule, exponentialBackoff } from "../../../src/core/time/backoff.js";
 
 describe("exponentialBackoff", () => {
   it.each([

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { commandHelp, parseCommand } from "../../../src/core/tasks/commands.js";
-import { GITHUB_BODY_LIMIT, parseDashboard } from "../../../src/core/dashboard/index.js";
+import { parseDashboard } from "../../../src/core/dashboard/index.js";
+import { GITHUB_BODY_LIMIT } from "../../../src/core/text/github-body-limit.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
 import {
-  REPORT_BUDGET,
+  REPORT_CAP,
   REPORT_OUTCOMES,
   type ReportTask,
   renderSessionReport,
@@ -199,7 +200,7 @@ describe("the session report's rendering", () => {
       );
     }
     const text = renderSessionReport(report(tasks, { inHistoryComments: 1234 }));
-    expect(Buffer.byteLength(text, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
+    expect(Buffer.byteLength(text, "utf8")).toBeLessThanOrEqual(REPORT_CAP);
     expect(text.length).toBeLessThan(GITHUB_BODY_LIMIT);
     expect(text).toMatch(/\*\*Tasks:\*\* 5,000 — /);
     // The waits list stops within its share and counts the rest: listed + counted = every waiting task.
@@ -226,7 +227,7 @@ describe("the session report's rendering", () => {
     const notice = "Autopilot completed: no ready task is left.";
     const text = renderSessionReport(report(tasks), reportRoomBeside(notice + history));
     const comment = `${notice}\n\n${text}${history}`;
-    expect(Buffer.byteLength(comment, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
+    expect(Buffer.byteLength(comment, "utf8")).toBeLessThanOrEqual(REPORT_CAP);
     expect(text).toMatch(/more tasks are not listed/);
   });
 

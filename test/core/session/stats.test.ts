@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computeStatistics, formatDuration, type TaskRecordLike } from "../../../src/core/session/stats.js";
+import { computeStatistics, type TaskRecordLike } from "../../../src/core/session/stats.js";
+import { formatDuration } from "../../../src/core/time/duration.js";
 
 const now = new Date("2026-03-01T12:00:00Z");
 

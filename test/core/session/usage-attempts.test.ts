@@ -3,7 +3,7 @@
  * previous attempt's result said, src/worker/job.ts), so the controller must count only what is new in each.
  */
 import { describe, expect, it } from "vitest";
-import { decide } from "../../../src/core/index.js";
+import { decide } from "../../../src/core/reconcile/decide.js";
 import type { DashboardState } from "../../../src/core/dashboard/index.js";
 import type { WorkerResult } from "../../../src/core/tasks/worker-result.js";
 import { applyEffects, input, issue, minutes, only, readBack, result, world } from "../world.js";

@@ -65,6 +65,19 @@ describe("parseCommand", () => {
     expect(parseCommand("/autopilot", onTracking)).toMatchObject({ kind: "invalid" });
   });
 
+  it("names the command a typo most likely meant, and none when nothing is near", () => {
+    expect(parseCommand("/autopilot pasue", onTracking)).toMatchObject({
+      kind: "invalid",
+      problem: "unknown command `pasue`; did you mean `/autopilot pause`?",
+    });
+    expect(parseCommand("/autopilot rollbak #3", onTracking)).toMatchObject({
+      problem: expect.stringContaining("did you mean `/autopilot rollback`?"),
+    });
+    expect(parseCommand("/autopilot deploy", onTracking)).toMatchObject({
+      problem: "unknown command `deploy`",
+    });
+  });
+
   it("finds no command in ordinary text, mid-line mentions or look-alike words", () => {
     expect(parseCommand("Thanks! I think we should /autopilot pause soon.", onTracking)).toBeNull();
     expect(parseCommand("/autopilotx start", onTracking)).toBeNull();

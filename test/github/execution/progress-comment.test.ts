@@ -30,7 +30,7 @@ const progress = (text: string): Effect => ({
   body: `${text}\n\n${MARKER}`,
 });
 
-async function withSnapshot(spec: SnapshotSpec, options: { operationBudget?: number } = {}) {
+async function withSnapshot(spec: SnapshotSpec, options: { operationLimit?: number } = {}) {
   const gw = github.gateway({
     revisionOf: (body: string) => parseDashboard(body).state?.revision ?? null,
     ...options,
@@ -96,9 +96,9 @@ describe("an epic's progress comment", () => {
     expect(report.outcomes.map((o) => o.status)).toEqual(["done"]);
   });
 
-  it("is written even past the per-run operation budget (the state records it as written)", async () => {
+  it("is written even past the per-run operation limit (the state records it as written)", async () => {
     const mine = { id: 77, author: BOT, bot: true, mine: true, body: `1 of 2 done\n\n${MARKER}` };
-    const gw = await withSnapshot({ issues: [epic([mine])] }, { operationBudget: 1 });
+    const gw = await withSnapshot({ issues: [epic([mine])] }, { operationLimit: 1 });
     const scope = nock(API)
       .post(`${R}/issues/1/labels`)
       .reply(200, [])

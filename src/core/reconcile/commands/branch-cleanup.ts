@@ -3,7 +3,7 @@
  * task keeps its state (a later `/autopilot retry #N` starts from the default branch). A running task, or one
  * in review or waiting on people, still needs its branch, so it is refused.
  */
-import { epicRefusal } from "../epics.js";
+import { epicRefusal } from "../epic-pooling.js";
 import { note, type Reconciling, taskBranch } from "../context.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
 import { statusOf } from "../task-labels.js";

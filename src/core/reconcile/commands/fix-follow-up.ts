@@ -17,7 +17,7 @@
  * A round a person asked for does not count against `merge.maxFeedbackRounds`, which bounds the rounds Autopilot
  * starts by itself: every one of these is somebody's deliberate act.
  */
-import { epicRefusal } from "../epics.js";
+import { epicRefusal } from "../epic-pooling.js";
 import { instructionsMarker } from "../../contract.js";
 import { MAX_INSTRUCTIONS } from "../../tasks/commands.js";
 import { quietLogin, truncate } from "../../text/markdown.js";

@@ -7,7 +7,7 @@
  */
 import type { DashboardView, ReasonLine } from "../../dashboard/index.js";
 import {
-  REPORT_BUDGET,
+  REPORT_CAP,
   renderSessionReport,
   type ReportOutcome,
   type ReportTask,
@@ -116,7 +116,7 @@ export function reportText(
   ctx: Reconciling,
   view: DashboardView,
   occasion: SessionReport["occasion"],
-  budget = REPORT_BUDGET,
+  budget = REPORT_CAP,
   historyBelow: ReadonlySet<number> = new Set(),
 ): string {
   return renderSessionReport(sessionReport(ctx, view, occasion, historyBelow), budget);

@@ -2,7 +2,7 @@
  * Retry and skip of one task, asked by a command or a ticked dashboard checkbox; a retry may raise the task's
  * own iteration limit (`--iterations M`).
  */
-import { epicRefusal } from "../epics.js";
+import { epicRefusal } from "../epic-pooling.js";
 import type { TaskRecord } from "../../dashboard/index.js";
 import { MERGE_REFUSAL_CAP } from "../../gates/merge-refusal.js";
 import { transitionTask } from "../../tasks/task.js";

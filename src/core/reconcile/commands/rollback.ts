@@ -12,7 +12,7 @@
  * Idempotent: the command's comment is processed once (the state's cursor), a rollback already under way is
  * refused, and the executor does not ask GitHub for a second revert of a PR it already reverted.
  */
-import { epicRefusal } from "../epics.js";
+import { epicRefusal } from "../epic-pooling.js";
 import { revertBranchName, taskBranchName } from "../../contract.js";
 import { quietLogin, truncate } from "../../text/markdown.js";
 import { parseDashboard, type TaskRecord } from "../../dashboard/index.js";

@@ -28,7 +28,7 @@ export interface RunFacts {
   /** No valid configuration yet: nothing is dispatched. */
   configHeld: boolean;
   status: TaskStatus | null;
-  /** An epic's parent (src/core/reconcile/epics.ts): what to say instead of "label it ready"; null otherwise. */
+  /** An epic's parent (src/core/reconcile/epic-pooling.ts): what to say instead of "label it ready"; null otherwise. */
   epic: string | null;
   /** A worker run is queued or running for it (or was dispatched and has not appeared yet). */
   live: boolean;

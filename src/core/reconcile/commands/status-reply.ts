@@ -1,5 +1,5 @@
 /** The answer to `/autopilot status [#N]`: the session in one line, and the task's place on the dashboard. */
-import { epicRefusal } from "../epics.js";
+import { epicRefusal } from "../epic-pooling.js";
 import type { DashboardView, ReasonLine } from "../../dashboard/index.js";
 import { escapeInline, formatTime } from "../../text/markdown.js";
 import type { Reconciling } from "../context.js";

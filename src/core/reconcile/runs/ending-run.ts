@@ -23,7 +23,7 @@ export function withRunEnded(snapshot: WorldSnapshot, runId: number, now: Date):
 /**
  * Whether the snapshot shows the ending run's finished result, the one thing that reconcile is there to act
  * on. The worker wrote it moments before, and a read right after a write may not show it yet: then the step
- * reconciles again shortly (src/app/controller-action.ts), since the controller workflow skips this run's end.
+ * reconciles again shortly (src/app/actions/reconcile-rounds.ts), since the controller workflow skips this run's end.
  * A run without a dispatch id (started by hand without one) has nothing to wait for.
  */
 export function endingResultShown(snapshot: WorldSnapshot, runId: number): boolean {

@@ -20,7 +20,7 @@ import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
 import { enterCandidate } from "./best-of.js";
 import { freezeText } from "../text-approval.js";
-import { awaitsText, epicRefusal } from "../epics.js";
+import { awaitsText, epicRefusal } from "../epic-pooling.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
@@ -33,7 +33,7 @@ export interface Pool {
   ranked: ReturnType<typeof rankTasks>;
   waits: ReasonLine[];
   notInPool: ReasonLine[];
-  /** The epics, one line each (src/core/reconcile/epics.ts fills it after the pool). */
+  /** The epics, one line each (src/core/reconcile/epic-pooling.ts fills it after the pool). */
   epics?: ReasonLine[];
   /** Work that will need a slot later (ranked but not dispatched, or waiting for a reset/backoff). */
   pending: boolean;
@@ -81,7 +81,7 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
       return false;
     }
     if (live.has(n)) return false;
-    // A sub-issue an epic just pooled is dispatched once the snapshot has read its text (epics.ts).
+    // A sub-issue an epic just pooled is dispatched once the snapshot has read its text (epic-pooling.ts).
     if (awaitsText(ctx, n)) return false;
     // The definition of ready (task-readiness.ts): a text too thin to act on waits for a writer to add to it.
     const gaps = readinessGaps(node.issue.body, config.definitionOfReady);

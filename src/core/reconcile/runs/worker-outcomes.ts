@@ -5,7 +5,7 @@
 import type { TaskRecord } from "../../dashboard/index.js";
 import { candidateOfBranch } from "../../contract.js";
 import { truncate } from "../../text/markdown.js";
-import { formatDuration } from "../../session/stats.js";
+import { formatDuration } from "../../time/duration.js";
 import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../../tasks/task.js";
 import type { WorkerResult } from "../../tasks/worker-result.js";
 import { note, type Reconciling, round4 } from "../context.js";

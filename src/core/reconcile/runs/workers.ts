@@ -9,7 +9,7 @@ import type { TaskStatus } from "../../tasks/task.js";
 import type { RunNode } from "../../world.js";
 import type { WorkerOutcome } from "../../tasks/worker-result.js";
 import { jobSilenceLimitMs } from "../../agent/job-silence.js";
-import { formatDuration } from "../../session/stats.js";
+import { formatDuration } from "../../time/duration.js";
 import { note, type Reconciling, taskRecord } from "../context.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";

@@ -1,11 +1,11 @@
 /**
  * The webhooks that may start or move Autopilot's work in a repository, so the hosted controller counts it
- * active (src/app/activity-book.ts) until a reconcile finds otherwise: a task's labels or text changing, an issue
+ * active (src/app/hosted/activity-book.ts) until a reconcile finds otherwise: a task's labels or text changing, an issue
  * opened, closed or reopened, a `/autopilot` command, anything on a pull request or its checks, a worker run.
  * Every subscribed event still reconciles its repository; these also keep it on the ticks should that
  * reconcile fail.
  */
-import { parseCommand } from "../core/tasks/commands.js";
+import { parseCommand } from "../../core/tasks/commands.js";
 
 const ISSUE_ACTIONS = new Set(["labeled", "unlabeled", "opened", "edited", "closed", "reopened"]);
 const CHECK_EVENTS = new Set(["check_suite", "check_run", "workflow_run", "status"]);

@@ -3,7 +3,7 @@
  * pino's number, `time` in milliseconds, `msg`), as Probot writes its own with that setting
  * (https://probot.github.io/docs/configuration/), so one log collector reads both.
  */
-import type { GatewayLog } from "../github/transport/octokit-surface.js";
+import type { GatewayLog } from "../../github/transport/octokit-surface.js";
 
 const PINO_LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
 

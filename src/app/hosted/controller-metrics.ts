@@ -14,9 +14,9 @@
  * installations (`retain`), so the series stay as many as the installed repositories.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { SessionStatistics } from "../core/session/stats.js";
-import { requestsByApi, TASK_STATUS_FIGURES } from "../core/session/run-metrics.js";
-import type { RateReading } from "../github/transport/rate-headers.js";
+import type { SessionStatistics } from "../../core/session/stats.js";
+import { requestsByApi, TASK_STATUS_FIGURES } from "../../core/session/run-metrics.js";
+import type { RateReading } from "../../github/transport/rate-headers.js";
 
 /** What one reconcile reports to the metrics. */
 interface ReconcileObservation {

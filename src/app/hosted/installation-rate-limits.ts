@@ -1,12 +1,12 @@
 /**
- * Each installation's rate budget as the hosted controller last saw it: GitHub's latest reading per resource
+ * Each installation's rate limits as the hosted controller last saw it: GitHub's latest reading per resource
  * (src/github/transport/rate-headers.ts) and what a reconcile in it has cost of each lately, which ticks weigh
  * against what is left (src/core/scheduling/tick-choice.ts).
  */
-import type { ResourceBudget } from "../core/scheduling/tick-choice.js";
-import type { RateReading } from "../github/transport/rate-headers.js";
-import { totalOf } from "../github/transport/counter.js";
-import type { ReconcileResult } from "./reconcile-repo.js";
+import type { ResourceRateLimit } from "../../core/scheduling/tick-choice.js";
+import type { RateReading } from "../../github/transport/rate-headers.js";
+import { totalOf } from "../../github/transport/counter.js";
+import type { ReconcileResult } from "../reconcile-repo.js";
 
 /** Reconcile costs kept per installation and resource: the estimate is their mean. */
 const COST_SAMPLES = 20;
@@ -18,7 +18,7 @@ interface Installation {
   costs: Map<string, number[]>;
 }
 
-export class InstallationBudgets {
+export class InstallationRateLimits {
   private readonly installations = new Map<number, Installation>();
 
   private of(id: number): Installation {
@@ -54,7 +54,7 @@ export class InstallationBudgets {
   }
 
   /** The installation's budgets, each with the estimated cost of a reconcile in it. */
-  budgets(id: number): ResourceBudget[] {
+  rateLimits(id: number): ResourceRateLimit[] {
     const installation = this.installations.get(id);
     if (!installation) return [];
     return [...installation.readings.values()].map((reading) => {

@@ -16,8 +16,8 @@
  * WEBHOOK_PROXY_URL (Probot's smee.io relay) is not supported: relaying needs smee-client, which Autopilot
  * does not install, so serve says so and how to run the relay beside it.
  */
-import type { TickPolicy } from "../core/scheduling/tick-choice.js";
-import type { GatewayLog } from "../github/transport/octokit-surface.js";
+import type { TickPolicy } from "../../core/scheduling/tick-choice.js";
+import type { GatewayLog } from "../../github/transport/octokit-surface.js";
 import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
 import { readAppCredentials } from "./app-credentials.js";
 import { jsonLog } from "./json-log.js";

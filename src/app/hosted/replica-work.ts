@@ -16,13 +16,13 @@
  * - **One tick for all.** The periodic tick is a job scheduler on its own queue: each interval one replica
  *   runs it, and it only queues the repositories it chose.
  * - **What ticks choose by is shared**: each repository's last activity and each installation's rate reading
- *   (activity-book.ts, installation-budgets.ts) are kept in Redis beside the queue, so whichever replica runs
+ *   (activity-book.ts, installation-rate-limits.ts) are kept in Redis beside the queue, so whichever replica runs
  *   the tick chooses from what every replica learned.
  */
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { RateReading } from "../github/transport/rate-headers.js";
-import { type GatewayLog, repoKey } from "../github/transport/octokit-surface.js";
+import type { RateReading } from "../../github/transport/rate-headers.js";
+import { type GatewayLog, repoKey } from "../../github/transport/octokit-surface.js";
 import type { BookEntry } from "./activity-book.js";
 import { ReplicaStopping } from "./replica-stopping.js";
 

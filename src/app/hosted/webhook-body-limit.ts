@@ -7,7 +7,7 @@
  * a bigger body is not a delivery and is refused with 413 — before reading anything when its
  * Content-Length says so, and as soon as a streamed body passes the cap otherwise.
  *
- * The cap bounds one body; many connections at once could each hold one. A budget shared by every request of
+ * The cap bounds one body; many connections at once could each hold one. A pool shared by every request of
  * the server bounds them together: a body that would take the unverified bytes held past it is refused with
  * 503 (GitHub delivers one event at a time per hook and far below the cap, so real deliveries never meet it).
  */
@@ -17,30 +17,30 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
 /** Bytes of webhook bodies held at once by one server, before and while they are verified and handled. */
-interface BodyBudget {
+interface UnverifiedBytes {
   held: number;
   max: number;
 }
 
-/** The default budget: four bodies at GitHub's cap. */
-export function bodyBudget(limit: number): BodyBudget {
+/** The default pool: four bodies at GitHub's cap. */
+export function unverifiedBytes(limit: number): UnverifiedBytes {
   return { held: 0, max: 4 * limit };
 }
 
 /**
- * Reads the request body, at most `limit` bytes, holding its bytes against `budget` until the response is
- * finished. Resolves with the body, or with null after answering 413 (over the limit) or 503 (over the budget);
+ * Reads the request body, at most `limit` bytes, holding its bytes against `pool` until the response is
+ * finished. Resolves with the body, or with null after answering 413 (over the limit) or 503 (over the pool);
  * the connection is then closed, so the rest of the body is never read.
  */
 export function readBoundedBody(
   req: IncomingMessage,
   res: ServerResponse,
   limit: number,
-  budget: BodyBudget = bodyBudget(limit),
+  pool: UnverifiedBytes = unverifiedBytes(limit),
 ): Promise<Buffer | null> {
   let held = 0;
   res.once("close", () => {
-    budget.held -= held;
+    pool.held -= held;
     held = 0;
   });
   const refuse = (resolve: (value: null) => void, busy = false) => {
@@ -69,7 +69,7 @@ export function readBoundedBody(
     req.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      const busy = budget.held + chunk.length > budget.max;
+      const busy = pool.held + chunk.length > pool.max;
       if (size > limit || busy) {
         done = true;
         chunks.length = 0;
@@ -79,7 +79,7 @@ export function readBoundedBody(
       }
       chunks.push(chunk);
       held += chunk.length;
-      budget.held += chunk.length;
+      pool.held += chunk.length;
     });
     req.on("end", () => {
       if (done) return;

@@ -11,9 +11,9 @@
  * Held writes, write pauses and per-repository locks are not caches: they are kept until drained or released
  * (src/github/transport/circuit.ts, src/app/scheduler.ts).
  */
-import { DEFAULT_KEPT_GRAPHS, keepGraphsBetweenBuilds } from "../core/tasks/graph.js";
-import { boundRepoMemories, DEFAULT_REPO_MEMORIES } from "../github/repo-memories.js";
-import { conditionalReadCache, DEFAULT_READ_CACHE_BOUNDS } from "../github/transport/conditional-reads.js";
+import { DEFAULT_KEPT_GRAPHS, keepGraphsBetweenBuilds } from "../../core/tasks/graph.js";
+import { boundRepoMemories, DEFAULT_REPO_MEMORIES } from "../../github/repo-memories.js";
+import { conditionalReadCache, DEFAULT_READ_CACHE_BOUNDS } from "../../github/transport/conditional-reads.js";
 
 export interface MemoryBounds {
   /** Repositories whose memory of earlier reconciles is kept. */

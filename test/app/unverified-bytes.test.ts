@@ -1,12 +1,12 @@
 /**
- * One webhook body is bounded by GitHub's cap; many unverified bodies at once are bounded by a budget shared by
+ * One webhook body is bounded by GitHub's cap; many unverified bodies at once are bounded by a pool shared by
  * the server's requests, so a stranger opening connections in parallel cannot make it hold cap × connections.
  */
 import { generateKeyPairSync } from "node:crypto";
 import { type ClientRequest, request } from "node:http";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, beforeAll, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/hosted/http-server.js";
 
 const SECRET = "webhook-secret";
 let privateKey: string;
@@ -50,7 +50,7 @@ function hold(url: string, declared: number, sent: number): Promise<number | nul
   });
 }
 
-it("answers 503 to a body that would take the unverified bytes held past the budget, and recovers", async () => {
+it("answers 503 to a body that would take the unverified bytes held past the pool, and recovers", async () => {
   let reconciles = 0;
   server = await startControllerServer({
     appId: 1,
@@ -60,14 +60,14 @@ it("answers 503 to a body that would take the unverified bytes held past the bud
     tickMs: 0,
     logLevel: "fatal",
     webhookBodyLimit: 1000,
-    webhookBodyBudget: 2000,
+    webhookUnverifiedBytes: 2000,
     reconcile: async () => {
       reconciles++;
     },
   });
   expect(await hold(server.webhookUrl, 900, 800)).toBeNull();
   expect(await hold(server.webhookUrl, 900, 800)).toBeNull();
-  // 1,600 bytes held: 800 more would pass the budget of 2,000.
+  // 1,600 bytes held: 800 more would pass the pool of 2,000.
   expect(await hold(server.webhookUrl, 900, 800)).toBe(503);
 
   // The held connections go away; their bytes are released and a real delivery is read again.

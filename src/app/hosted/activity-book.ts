@@ -5,8 +5,8 @@
  * reconcile learns it again. With several replicas the entries are also kept in Redis (replica-work.ts), and
  * the replica that runs a tick adopts them first.
  */
-import type { RepoActivity } from "../core/scheduling/repo-activity.js";
-import type { ActivityKind, RepoStanding } from "../core/scheduling/tick-choice.js";
+import type { RepoActivity } from "../../core/scheduling/repo-activity.js";
+import type { ActivityKind, RepoStanding } from "../../core/scheduling/tick-choice.js";
 
 export interface BookEntry {
   activity: ActivityKind;

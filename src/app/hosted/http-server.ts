@@ -2,21 +2,21 @@
  * The controller as an HTTP server: Probot's `createNodeMiddleware` on node:http, bound to 127.0.0.1 by
  * default. `autopilot serve` and the sandbox scenarios start it through `startControllerServer`.
  * Webhook deliveries are read with a bound (webhook-body-limit.ts: 413 past GitHub's 25 MB cap), verified
- * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles the installed repositories a tick chooses (src/app/app.ts) and resolves when done.
+ * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles the installed repositories a tick chooses (src/app/hosted/controller-tick.ts) and resolves when done.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
-import type { TickPolicy } from "../core/scheduling/tick-choice.js";
-import type { GatewayLog } from "../github/transport/octokit-surface.js";
-import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
+import type { TickPolicy } from "../../core/scheduling/tick-choice.js";
+import type { GatewayLog } from "../../github/transport/octokit-surface.js";
+import { rateLimitHandlers, retryOptions, writePacing } from "../../github/transport/octokit.js";
 import { createControllerApp } from "./app.js";
 import { ControllerMetrics } from "./controller-metrics.js";
 import type { ReplicaWork } from "./replica-work.js";
 import { applyMemoryBounds, type MemoryBounds } from "./memory-bounds.js";
-import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
-import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
+import type { ReconcileOptions, ReconcileResult } from "../reconcile-repo.js";
+import { unverifiedBytes, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
 const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -28,7 +28,7 @@ export interface ControllerServerOptions {
   baseUrl?: string;
   port?: number;
   host?: string;
-  /** Milliseconds between ticks (src/app/app.ts says which repositories one reconciles); 0: only on `tick()`. */
+  /** Milliseconds between ticks (src/app/hosted/controller-tick.ts says which repositories one reconciles); 0: only on `tick()`. */
   tickMs?: number;
   log?: GatewayLog;
   /** Probot's own log level (default: LOG_LEVEL, else "warn"). */
@@ -45,7 +45,7 @@ export interface ControllerServerOptions {
   /** Largest webhook body read, in bytes (default: GitHub's 25 MB cap); larger ones get 413 unread. */
   webhookBodyLimit?: number;
   /** Bytes of webhook bodies held at once across requests (default: four bodies at the limit); past it, 503. */
-  webhookBodyBudget?: number;
+  webhookUnverifiedBytes?: number;
   /** Replaces the reconcile (tests). */
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
   /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
@@ -133,8 +133,8 @@ export async function startControllerServer(options: ControllerServerOptions): P
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
   const bodyLimit = options.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;
-  const budget = bodyBudget(bodyLimit);
-  if (options.webhookBodyBudget !== undefined) budget.max = options.webhookBodyBudget;
+  const pool = unverifiedBytes(bodyLimit);
+  if (options.webhookUnverifiedBytes !== undefined) pool.max = options.webhookUnverifiedBytes;
   const server = createServer((req, res) => {
     // For a load balancer or container orchestrator: the process is up and serving (no GitHub call, no secret).
     if (req.method === "GET" && (req.url === "/healthz" || req.url?.startsWith("/healthz?"))) {
@@ -169,7 +169,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
       return;
     }
     // The body is read here, with a bound, and handed to Probot as a string (which it then verifies).
-    readBoundedBody(req, res, bodyLimit, budget).then(
+    readBoundedBody(req, res, bodyLimit, pool).then(
       (body) => {
         if (body === null) return;
         (req as IncomingMessage & { body?: string }).body = body.toString("utf8");
