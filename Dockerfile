@@ -36,18 +36,17 @@ WORKDIR /app
 
 # Dependencies first, so a source change does not reinstall them. Production dependencies only: the offline
 # sandbox (sandbox/, scenarios/) and its packages are development equipment and stay out of the image. The
-# command runs the committed bundle dist/serve/index.js; the CLI (bin/autopilot.js, for `docker run … autopilot
-# doctor` and the like) runs its TypeScript sources through tsx, a runtime dependency, so there is no build step.
+# command runs the committed bundle dist/serve/index.js, and the CLI (bin/autopilot.js, for `docker run …
+# autopilot doctor` and the like) its bundle dist/cli/index.js: no TypeScript sources, no compiler, no build step.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY bin ./bin
-COPY src ./src
 COPY dist ./dist
 COPY controller ./controller
 COPY templates ./templates
 COPY schema ./schema
-COPY app.yml action.yml tsconfig.json ./
+COPY app.yml action.yml ./
 
 # `autopilot` on PATH: `docker run … autopilot doctor` and the like, as after a global install.
 RUN ln -s /app/bin/autopilot.js /usr/local/bin/autopilot

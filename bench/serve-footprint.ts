@@ -3,8 +3,8 @@
  *
  *   npx tsx bench/serve-footprint.ts            # all four figures (about a minute; also part of npm run bench)
  *
- * - installed size of the production dependencies: `npm ci --omit=dev` into a temporary copy of package.json
- *   and package-lock.json, then `du -sh node_modules` (what the Docker image's install holds);
+ * - installed size of the production dependencies: `npm ci --omit=dev --ignore-scripts` into a temporary copy of
+ *   package.json and package-lock.json, then `du -sh node_modules` (the README's command for the figure);
  * - the hosted app as the Docker image runs it (`node dist/serve/index.js`, the bundle `npm run bundle` builds)
  *   and as `autopilot serve` runs it (`node bin/autopilot.js serve`: with the App's credentials set, the same
  *   bundle behind the CLI's launcher), with dummy App credentials and nothing reached: from spawn to its "listening" line, over bare Node
@@ -79,7 +79,15 @@ function productionInstallSize(): { size: string; packages: number } {
     for (const file of ["package.json", "package-lock.json"]) copyFileSync(join(root, file), join(dir, file));
     execFileSync(
       "npm",
-      ["ci", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+      [
+        "ci",
+        "--omit=dev",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--loglevel=error",
+      ],
       {
         cwd: dir,
         stdio: "ignore",
@@ -159,7 +167,7 @@ export async function runServeFootprintBench(): Promise<void> {
     [
       ["figure", "value", "goal"],
       [
-        "production dependencies installed (npm ci --omit=dev, du -sh)",
+        "production dependencies installed (npm ci --omit=dev --ignore-scripts, du -sh)",
         `${install.size} (${install.packages} packages)`,
         "≤ 100 MB",
       ],

@@ -2,20 +2,29 @@
  * The hosted app's image and a production install hold the product only: the packages only the sandbox
  * (sandbox/: the GitHub emulator and the scenario harness) imports are development dependencies in the lock
  * file, so `npm ci --omit=dev` installs none of them, and the Dockerfile installs that way and copies no part
- * of the sandbox. test/cli/packed-install.test.ts runs such an install for real.
+ * of the sandbox. test/cli/packed-install.test.ts runs such an install for real. It has no TypeScript compiler
+ * (the CLI and the server run the bundles of dist/), and `engines` admits no Node a production package refuses.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { subset } from "semver";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
 
+/**
+ * The one door from the product to the sandbox (src/cli/load-sandbox.ts) imports tsx, which compiles the
+ * sandbox's sources: what it imports is the sandbox's, since a production install has neither.
+ */
+const SANDBOX_DOOR = join(root, "src", "cli", "load-sandbox.ts");
+
 /** The npm packages the .ts/.mjs files under `dir` import (by static, dynamic or require'd specifier). */
-function packagesImportedUnder(dir: string): Set<string> {
+function packagesImportedUnder(dir: string, only?: (file: string) => boolean): Set<string> {
   const names = new Set<string>();
   const files = readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.(ts|mts|mjs|js)$/.test(entry.name))
-    .map((entry) => join(entry.parentPath, entry.name));
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => only?.(file) ?? true);
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     for (const match of text.matchAll(
@@ -31,6 +40,8 @@ function packagesImportedUnder(dir: string): Set<string> {
 }
 
 interface LockEntry {
+  version?: string;
+  engines?: { node?: string };
   dev?: boolean;
   devOptional?: boolean;
   dependencies?: Record<string, string>;
@@ -40,6 +51,7 @@ const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) a
   packages: Record<string, LockEntry>;
 };
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  engines: { node: string };
   dependencies: Record<string, string>;
   files: string[];
 };
@@ -66,11 +78,14 @@ function installedInProduction(name: string): boolean {
 
 describe("a production install holds the product only", () => {
   const product = new Set([
-    ...packagesImportedUnder("src"),
+    ...packagesImportedUnder("src", (file) => file !== SANDBOX_DOOR),
     ...packagesImportedUnder("bin"),
     ...packagesImportedUnder("controller"),
   ]);
-  const sandboxOnly = [...packagesImportedUnder("sandbox")].filter((name) => !product.has(name));
+  const sandboxOnly = [
+    ...packagesImportedUnder("sandbox"),
+    ...packagesImportedUnder("src", (file) => file === SANDBOX_DOOR),
+  ].filter((name) => !product.has(name));
 
   it("installs none of the packages only the sandbox imports", () => {
     // The emulator's heavy parts among them, so the list cannot go empty unnoticed.
@@ -87,6 +102,28 @@ describe("a production install holds the product only", () => {
     for (const heavy of ["@octokit/openapi", "openapi-backend", "mermaid", "@octokit/graphql-schema"]) {
       expect({ heavy, installed: installedInProduction(heavy) }).toEqual({ heavy, installed: false });
     }
+  });
+
+  it("installs no TypeScript compiler: the CLI and the server run compiled JavaScript", () => {
+    for (const compiler of ["tsx", "esbuild", "typescript"])
+      expect({ compiler, installed: installedInProduction(compiler) }).toEqual({
+        compiler,
+        installed: false,
+      });
+    expect(sandboxOnly).toContain("tsx");
+    const launcher = readFileSync(join(root, "bin", "autopilot.js"), "utf8");
+    expect([...launcher.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1])).toEqual([
+      "../dist/serve/index.js",
+      "../dist/cli/index.js",
+    ]);
+  });
+
+  it("asks for a Node every production package accepts (engines)", () => {
+    const refused = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== "" && entry.dev !== true && entry.devOptional !== true)
+      .filter(([, entry]) => entry.engines?.node && !subset(manifest.engines.node, entry.engines.node))
+      .map(([path, entry]) => `${path}@${entry.version}: ${entry.engines?.node}`);
+    expect(refused).toEqual([]);
   });
 
   it("installs what the product imports", () => {

@@ -39,9 +39,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
 var require_ConstantBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ConstantBackoff = void 0;
@@ -69,9 +69,9 @@ var require_ConstantBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
 var require_DelegateBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DelegateBackoff = void 0;
@@ -102,9 +102,9 @@ var require_DelegateBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
 var require_ExponentialBackoffGenerators = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.decorrelatedJitterGenerator = exports.halfJitterGenerator = exports.fullJitterGenerator = exports.noJitterGenerator = void 0;
@@ -139,9 +139,9 @@ var require_ExponentialBackoffGenerators = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
 var require_ExponentialBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ExponentialBackoff = void 0;
@@ -174,9 +174,9 @@ var require_ExponentialBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js
+// node_modules/cockatiel/dist/backoff/IterableBackoff.js
 var require_IterableBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.IterableBackoff = void 0;
@@ -204,9 +204,9 @@ var require_IterableBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/Backoff.js
+// node_modules/cockatiel/dist/backoff/Backoff.js
 var require_Backoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
+  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -233,9 +233,9 @@ var require_Backoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
 var require_ConsecutiveBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ConsecutiveBreaker = void 0;
@@ -265,9 +265,9 @@ var require_ConsecutiveBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js
+// node_modules/cockatiel/dist/errors/TaskCancelledError.js
 var require_TaskCancelledError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.TaskCancelledError = void 0;
@@ -285,9 +285,9 @@ var require_TaskCancelledError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Event.js
+// node_modules/cockatiel/dist/common/Event.js
 var require_Event = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Event.js"(exports) {
+  "node_modules/cockatiel/dist/common/Event.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.MemorizingEventEmitter = exports.EventEmitter = exports.onAbort = exports.Event = exports.noopDisposable = void 0;
@@ -463,9 +463,9 @@ var require_Event = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/abort.js
+// node_modules/cockatiel/dist/common/abort.js
 var require_abort = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/abort.js"(exports) {
+  "node_modules/cockatiel/dist/common/abort.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.deriveAbortController = exports.abortedSignal = exports.neverAbortedSignal = void 0;
@@ -495,9 +495,9 @@ var require_abort = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Executor.js
+// node_modules/cockatiel/dist/common/Executor.js
 var require_Executor = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Executor.js"(exports) {
+  "node_modules/cockatiel/dist/common/Executor.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ExecuteWrapper = exports.returnOrThrow = void 0;
@@ -564,9 +564,9 @@ var require_Executor = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
 var require_BrokenCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BrokenCircuitError = void 0;
@@ -584,9 +584,9 @@ var require_BrokenCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
 var require_BulkheadRejectedError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BulkheadRejectedError = void 0;
@@ -600,9 +600,9 @@ var require_BulkheadRejectedError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
 var require_HydratingCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.HydratingCircuitError = void 0;
@@ -620,9 +620,9 @@ var require_HydratingCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
 var require_IsolatedCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
+  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.IsolatedCircuitError = void 0;
@@ -641,9 +641,9 @@ var require_IsolatedCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/Errors.js
+// node_modules/cockatiel/dist/errors/Errors.js
 var require_Errors = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/Errors.js"(exports) {
+  "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -681,9 +681,9 @@ var require_Errors = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
 var require_CircuitBreakerPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CircuitBreakerPolicy = exports.CircuitState = void 0;
@@ -890,9 +890,9 @@ var require_CircuitBreakerPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/CountBreaker.js
+// node_modules/cockatiel/dist/breaker/CountBreaker.js
 var require_CountBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CountBreaker = void 0;
@@ -989,9 +989,9 @@ var require_CountBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
 var require_SamplingBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SamplingBreaker = void 0;
@@ -1102,9 +1102,9 @@ var require_SamplingBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/Breaker.js
+// node_modules/cockatiel/dist/breaker/Breaker.js
 var require_Breaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
+  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -1129,9 +1129,9 @@ var require_Breaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/defer.js
+// node_modules/cockatiel/dist/common/defer.js
 var require_defer = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/defer.js"(exports) {
+  "node_modules/cockatiel/dist/common/defer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.defer = void 0;
@@ -1148,9 +1148,9 @@ var require_defer = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/BulkheadPolicy.js
+// node_modules/cockatiel/dist/BulkheadPolicy.js
 var require_BulkheadPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BulkheadPolicy = void 0;
@@ -1225,9 +1225,9 @@ var require_BulkheadPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/FallbackPolicy.js
+// node_modules/cockatiel/dist/FallbackPolicy.js
 var require_FallbackPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.FallbackPolicy = void 0;
@@ -1256,9 +1256,9 @@ var require_FallbackPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/NoopPolicy.js
+// node_modules/cockatiel/dist/NoopPolicy.js
 var require_NoopPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.NoopPolicy = void 0;
@@ -1278,9 +1278,9 @@ var require_NoopPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/RetryPolicy.js
+// node_modules/cockatiel/dist/RetryPolicy.js
 var require_RetryPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.RetryPolicy = void 0;
@@ -1347,9 +1347,9 @@ var require_RetryPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/TimeoutPolicy.js
+// node_modules/cockatiel/dist/TimeoutPolicy.js
 var require_TimeoutPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
+  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.TimeoutPolicy = exports.TimeoutStrategy = void 0;
@@ -1423,9 +1423,9 @@ var require_TimeoutPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/Policy.js
+// node_modules/cockatiel/dist/Policy.js
 var require_Policy = __commonJS({
-  "../main/node_modules/cockatiel/dist/Policy.js"(exports) {
+  "node_modules/cockatiel/dist/Policy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.handleAll = exports.noop = exports.Policy = void 0;
@@ -1614,9 +1614,9 @@ var require_Policy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/index.js
+// node_modules/cockatiel/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/cockatiel/dist/index.js"(exports) {
+  "node_modules/cockatiel/dist/index.js"(exports) {
     "use strict";
     var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -1656,9 +1656,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../main/node_modules/bottleneck/light.js"(exports, module) {
+  "node_modules/bottleneck/light.js"(exports, module) {
     (function(global2, factory) {
       typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports, (function() {
@@ -2975,18 +2975,18 @@ var require_light = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/unicode.js
+// node_modules/json5/lib/unicode.js
 var require_unicode = __commonJS({
-  "../main/node_modules/json5/lib/unicode.js"(exports, module) {
+  "node_modules/json5/lib/unicode.js"(exports, module) {
     module.exports.Space_Separator = /[\u1680\u2000-\u200A\u202F\u205F\u3000]/;
     module.exports.ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
     module.exports.ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
   }
 });
 
-// ../main/node_modules/json5/lib/util.js
+// node_modules/json5/lib/util.js
 var require_util = __commonJS({
-  "../main/node_modules/json5/lib/util.js"(exports, module) {
+  "node_modules/json5/lib/util.js"(exports, module) {
     var unicode = require_unicode();
     module.exports = {
       isSpaceSeparator(c) {
@@ -3008,9 +3008,9 @@ var require_util = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/parse.js
+// node_modules/json5/lib/parse.js
 var require_parse = __commonJS({
-  "../main/node_modules/json5/lib/parse.js"(exports, module) {
+  "node_modules/json5/lib/parse.js"(exports, module) {
     var util = require_util();
     var source;
     var parseState;
@@ -3855,9 +3855,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/stringify.js
+// node_modules/json5/lib/stringify.js
 var require_stringify = __commonJS({
-  "../main/node_modules/json5/lib/stringify.js"(exports, module) {
+  "node_modules/json5/lib/stringify.js"(exports, module) {
     var util = require_util();
     module.exports = function stringify2(value, replacer, space) {
       const stack = [];
@@ -4074,9 +4074,9 @@ var require_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/index.js
+// node_modules/json5/lib/index.js
 var require_lib = __commonJS({
-  "../main/node_modules/json5/lib/index.js"(exports, module) {
+  "node_modules/json5/lib/index.js"(exports, module) {
     var parse8 = require_parse();
     var stringify2 = require_stringify();
     var JSON52 = {
@@ -4087,9 +4087,9 @@ var require_lib = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -4144,9 +4144,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports) {
+  "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -4302,9 +4302,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports) {
+  "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -4473,9 +4473,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -4543,9 +4543,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -4593,9 +4593,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -4623,9 +4623,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -4664,9 +4664,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -4782,9 +4782,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -4812,9 +4812,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -4887,9 +4887,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -5030,9 +5030,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent2) {
@@ -5047,9 +5047,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -5183,9 +5183,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -5466,9 +5466,9 @@ ${indent2}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify2 = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -5590,9 +5590,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -5723,9 +5723,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports) {
+  "node_modules/yaml/dist/log.js"(exports) {
     "use strict";
     var node_process = __require("process");
     function debug2(logLevel, ...messages) {
@@ -5745,9 +5745,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -5805,9 +5805,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
     var merge3 = require_merge();
@@ -5869,9 +5869,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -5909,9 +5909,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify2 = require_stringify2();
@@ -6060,9 +6060,9 @@ ${indent2}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -6204,9 +6204,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -6226,9 +6226,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -6342,9 +6342,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -6364,9 +6364,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -6383,9 +6383,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -6401,9 +6401,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -6425,9 +6425,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -6452,9 +6452,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -6498,9 +6498,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -6543,9 +6543,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -6571,9 +6571,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -6638,9 +6638,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -6704,9 +6704,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -6782,9 +6782,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -6860,9 +6860,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -6892,9 +6892,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -6941,9 +6941,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -7020,9 +7020,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -7109,9 +7109,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -7197,9 +7197,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -7241,9 +7241,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports) {
+  "node_modules/yaml/dist/schema/tags.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -7335,9 +7335,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -7367,9 +7367,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify2 = require_stringify2();
@@ -7447,9 +7447,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports) {
+  "node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -7756,9 +7756,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports) {
+  "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code18, message) {
@@ -7821,9 +7821,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -7955,9 +7955,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -7997,9 +7997,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -8015,9 +8015,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -8031,9 +8031,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -8139,9 +8139,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -8190,9 +8190,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -8233,9 +8233,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -8427,9 +8427,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -8492,9 +8492,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -8675,9 +8675,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -8896,9 +8896,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -8977,9 +8977,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -9007,9 +9007,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -9113,9 +9113,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -9156,9 +9156,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports) {
+  "node_modules/yaml/dist/compose/composer.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -9364,9 +9364,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -9549,9 +9549,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
     var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -9610,9 +9610,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -9672,9 +9672,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports) {
+  "node_modules/yaml/dist/parse/cst.js"(exports) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -9774,9 +9774,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -10363,9 +10363,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -10394,9 +10394,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports) {
+  "node_modules/yaml/dist/parse/parser.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -11268,9 +11268,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports) {
+  "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -11365,9 +11365,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist2 = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports) {
+  "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -11420,10 +11420,10 @@ var require_dist2 = __commonJS({
 // src/app/actions/controller-action.ts
 import { randomBytes } from "node:crypto";
 
-// ../main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
-// ../main/node_modules/@actions/core/lib/utils.js
+// node_modules/@actions/core/lib/utils.js
 function toCommandValue(input2) {
   if (input2 === null || input2 === void 0) {
     return "";
@@ -11446,7 +11446,7 @@ function toCommandProperties(annotationProperties) {
   };
 }
 
-// ../main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
@@ -11491,7 +11491,7 @@ function escapeProperty(s) {
   return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-// ../main/node_modules/@actions/core/lib/file-command.js
+// node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -11519,10 +11519,10 @@ function prepareKeyValueMessage(key, value) {
   return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 
-// ../main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 
-// ../main/node_modules/@actions/core/lib/summary.js
+// node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
@@ -11807,12 +11807,12 @@ var Summary = class {
 var _summary = new Summary();
 var summary = _summary;
 
-// ../main/node_modules/@actions/core/lib/platform.js
+// node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform = os3.platform();
 var arch = os3.arch();
 
-// ../main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
@@ -12024,10 +12024,10 @@ function isCircuitOpen(error63) {
   return error63 instanceof CircuitOpenError;
 }
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 
-// ../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -12066,7 +12066,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 function isRequestError(error63) {
   return error63.request !== void 0;
@@ -12139,7 +12139,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION;
 
-// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION2 = "0.0.0-development";
 var noop = () => Promise.resolve();
@@ -12369,7 +12369,7 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION2;
 throttling.triggersNotification = triggersNotification;
 
-// ../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -12380,7 +12380,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -12403,7 +12403,7 @@ function register(state, name, method, options) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -12438,7 +12438,7 @@ function addHook(state, kind, name, hook2) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -12452,7 +12452,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 
-// ../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state, name) {
@@ -12486,7 +12486,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION3 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -12799,7 +12799,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -12983,7 +12983,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -13318,7 +13318,7 @@ var JSONParse = (text4, reviver) => {
   }
 };
 
-// ../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION4 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -13500,7 +13500,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION5 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -13610,7 +13610,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -13655,10 +13655,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION6 = "7.0.8";
 
-// ../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop3 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -13792,10 +13792,10 @@ var Octokit = class {
   auth;
 };
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION7 = "6.0.0";
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -13819,7 +13819,7 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION7;
 
-// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION8 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -13935,10 +13935,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION8;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9 = "17.0.0";
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -16230,7 +16230,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -16353,7 +16353,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -16370,10 +16370,10 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION9;
 
-// ../main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION10 = "22.0.1";
 
-// ../main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION10}`
@@ -16788,7 +16788,7 @@ function watchRateHeaders(client, note2) {
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
+// node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S = P("lru-cache:metrics");
 var W = G("lru-cache");
@@ -17379,7 +17379,7 @@ var import_cockatiel2 = __toESM(require_dist(), 1);
 // src/core/tasks/iteration-limit.ts
 var MAX_ITERATIONS = 500;
 
-// ../main/node_modules/markdown-table/index.js
+// node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -17815,7 +17815,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// ../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -18078,7 +18078,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -18395,7 +18395,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -19251,7 +19251,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -19373,7 +19373,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// ../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -19565,7 +19565,7 @@ function prettifyError(error63) {
   return lines.join("\n");
 }
 
-// ../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -19725,7 +19725,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -19897,7 +19897,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a3;
   inst._zod ?? (inst._zod = {});
@@ -20373,7 +20373,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -20414,14 +20414,14 @@ ${content3.join("\n")}
   }
 };
 
-// ../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a3;
   inst ?? (inst = {});
@@ -22863,7 +22863,7 @@ function handleRefineResult(result, payload, input2, inst) {
   }
 }
 
-// ../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -23140,7 +23140,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -23208,7 +23208,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -23320,7 +23320,7 @@ function ar_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error3 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -23431,7 +23431,7 @@ function az_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -23600,7 +23600,7 @@ function be_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -23726,7 +23726,7 @@ function bg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -23840,7 +23840,7 @@ function bn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -23954,7 +23954,7 @@ function ca_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -24087,7 +24087,7 @@ function ckb_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -24204,7 +24204,7 @@ function cs_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -24325,7 +24325,7 @@ function da_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -24439,7 +24439,7 @@ function de_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -24552,7 +24552,7 @@ function el_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -24677,7 +24677,7 @@ function en_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -24792,7 +24792,7 @@ function eo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -24929,7 +24929,7 @@ function es_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -25049,7 +25049,7 @@ function fa_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -25167,7 +25167,7 @@ function fi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -25297,7 +25297,7 @@ function fr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -25410,7 +25410,7 @@ function fr_CA_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error20 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -25524,7 +25524,7 @@ function gu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error21 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -25726,7 +25726,7 @@ function he_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -25838,7 +25838,7 @@ function hi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -25965,7 +25965,7 @@ function hr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error24 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -26079,7 +26079,7 @@ function hu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -26238,7 +26238,7 @@ function hy_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -26350,7 +26350,7 @@ function id_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -26465,7 +26465,7 @@ function is_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -26579,7 +26579,7 @@ function it_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -26692,7 +26692,7 @@ function ja_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -26810,7 +26810,7 @@ function ka_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -26926,12 +26926,12 @@ function km_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -27047,7 +27047,7 @@ function kn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error33 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -27164,7 +27164,7 @@ function ko_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text4) => {
   return text4.charAt(0).toUpperCase() + text4.slice(1);
 };
@@ -27372,7 +27372,7 @@ function lt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -27487,7 +27487,7 @@ function mk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -27600,7 +27600,7 @@ function ms_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -27712,7 +27712,7 @@ function ne_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -27828,7 +27828,7 @@ function nl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -27942,7 +27942,7 @@ function nn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -28056,7 +28056,7 @@ function no_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -28171,7 +28171,7 @@ function ota_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -28291,7 +28291,7 @@ function ps_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -28406,7 +28406,7 @@ function pl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -28550,7 +28550,7 @@ function pt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -28695,7 +28695,7 @@ function pt_BR_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error46 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -28818,7 +28818,7 @@ function ro_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -28987,7 +28987,7 @@ function ru_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -29104,7 +29104,7 @@ function sk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -29219,7 +29219,7 @@ function sl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -29335,7 +29335,7 @@ function sv_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -29451,7 +29451,7 @@ function ta_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -29568,7 +29568,7 @@ function tg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -29684,7 +29684,7 @@ function th_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -29792,7 +29792,7 @@ function tk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -29903,7 +29903,7 @@ function tr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -30017,12 +30017,12 @@ function uk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -30138,7 +30138,7 @@ function ur_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -30252,7 +30252,7 @@ function uz_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -30366,7 +30366,7 @@ function vi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -30481,7 +30481,7 @@ function zh_CN_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -30594,7 +30594,7 @@ function zh_TW_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error62 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -30707,7 +30707,7 @@ function yo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -30757,7 +30757,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -32367,7 +32367,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -33426,7 +33426,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -33956,7 +33956,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -34704,7 +34704,7 @@ function toJSONSchema(input2, params) {
   return finalize(ctx, input2);
 }
 
-// ../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -34782,10 +34782,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -34966,7 +34966,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -35001,7 +35001,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -35047,7 +35047,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -35061,7 +35061,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config(en_default());
@@ -36526,7 +36526,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -36552,7 +36552,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -36577,7 +36577,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -37310,7 +37310,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
@@ -37465,7 +37465,7 @@ function visit(schema, fnOrHandlers) {
   return run(schema);
 }
 
-// ../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -37477,7 +37477,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -37507,7 +37507,7 @@ function output(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -37576,7 +37576,7 @@ var AlertsSchema = external_exports.strictObject({
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
 );
 
-// ../main/node_modules/mdast-util-to-string/lib/index.js
+// node_modules/mdast-util-to-string/lib/index.js
 var emptyOptions = {};
 function toString(value, options) {
   const settings = options || emptyOptions;
@@ -37613,7 +37613,7 @@ function node2(value) {
   return Boolean(value && typeof value === "object");
 }
 
-// ../main/node_modules/character-entities/index.js
+// node_modules/character-entities/index.js
 var characterEntities = {
   AElig: "\xC6",
   AMP: "&",
@@ -39742,13 +39742,13 @@ var characterEntities = {
   zwnj: "\u200C"
 };
 
-// ../main/node_modules/decode-named-character-reference/index.js
+// node_modules/decode-named-character-reference/index.js
 var own2 = {}.hasOwnProperty;
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 
-// ../main/node_modules/micromark-util-chunked/index.js
+// node_modules/micromark-util-chunked/index.js
 function splice(list4, start, remove, items) {
   const end = list4.length;
   let chunkStart = 0;
@@ -39782,7 +39782,7 @@ function push(list4, items) {
   return items;
 }
 
-// ../main/node_modules/micromark-util-combine-extensions/index.js
+// node_modules/micromark-util-combine-extensions/index.js
 var hasOwnProperty = {}.hasOwnProperty;
 function combineExtensions(extensions) {
   const all2 = {};
@@ -39822,7 +39822,7 @@ function constructs(existing, list4) {
   splice(existing, 0, 0, before);
 }
 
-// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
+// node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code18 = Number.parseInt(value, base);
   if (
@@ -39840,12 +39840,12 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code18);
 }
 
-// ../main/node_modules/micromark-util-normalize-identifier/index.js
+// node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 
-// ../main/node_modules/micromark-util-character/index.js
+// node_modules/micromark-util-character/index.js
 var asciiAlpha = regexCheck(/[A-Za-z]/);
 var asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
 var asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -39877,7 +39877,7 @@ function regexCheck(regex2) {
   }
 }
 
-// ../main/node_modules/micromark-factory-space/index.js
+// node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -39922,7 +39922,7 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/content.js
+// node_modules/micromark/lib/initialize/content.js
 var content = {
   tokenize: initializeContent
 };
@@ -39972,7 +39972,7 @@ function initializeContent(effects) {
   }
 }
 
-// ../main/node_modules/micromark-util-edit-map/index.js
+// node_modules/micromark-util-edit-map/index.js
 var EditMap = class {
   /**
    * Create a new edit map.
@@ -40070,7 +40070,7 @@ function addImplementation(editMap, at2, remove, add, before) {
   editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark/lib/initialize/document.js
+// node_modules/micromark/lib/initialize/document.js
 var document = {
   tokenize: initializeDocument
 };
@@ -40264,7 +40264,7 @@ function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
 
-// ../main/node_modules/micromark-util-classify-character/index.js
+// node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code18) {
   if (code18 === null || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18)) {
     return 1;
@@ -40274,7 +40274,7 @@ function classifyCharacter(code18) {
   }
 }
 
-// ../main/node_modules/micromark-util-resolve-all/index.js
+// node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -40288,7 +40288,7 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/attention.js
+// node_modules/micromark-core-commonmark/lib/attention.js
 var attention = {
   name: "attention",
   resolveAll: resolveAllAttention,
@@ -40411,7 +40411,7 @@ function movePoint(point3, offset) {
   point3._bufferIndex += offset;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
+// node_modules/micromark-core-commonmark/lib/autolink.js
 var autolink = {
   name: "autolink",
   tokenize: tokenizeAutolink
@@ -40512,7 +40512,7 @@ function tokenizeAutolink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
+// node_modules/micromark-core-commonmark/lib/blank-line.js
 var blankLine = {
   partial: true,
   tokenize: tokenizeBlankLine
@@ -40527,7 +40527,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
+// node_modules/micromark-core-commonmark/lib/block-quote.js
 var blockQuote = {
   continuation: {
     tokenize: tokenizeBlockQuoteContinuation
@@ -40585,7 +40585,7 @@ function exit(effects) {
   effects.exit("blockQuote");
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
+// node_modules/micromark-core-commonmark/lib/character-escape.js
 var characterEscape = {
   name: "characterEscape",
   tokenize: tokenizeCharacterEscape
@@ -40611,7 +40611,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
+// node_modules/micromark-core-commonmark/lib/character-reference.js
 var characterReference = {
   name: "characterReference",
   tokenize: tokenizeCharacterReference
@@ -40676,7 +40676,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 var nonLazyContinuation = {
   partial: true,
   tokenize: tokenizeNonLazyContinuation
@@ -40698,7 +40698,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
+// node_modules/micromark-core-commonmark/lib/code-fenced.js
 var codeFenced = {
   concrete: true,
   name: "codeFenced",
@@ -40861,7 +40861,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
+// node_modules/micromark-core-commonmark/lib/code-indented.js
 var codeIndented = {
   name: "codeIndented",
   tokenize: tokenizeCodeIndented
@@ -40919,7 +40919,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
+// node_modules/micromark-core-commonmark/lib/code-text.js
 var codeText = {
   name: "codeText",
   previous,
@@ -41034,7 +41034,7 @@ function tokenizeCodeText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 var SpliceBuffer = class {
   /**
    * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -41227,7 +41227,7 @@ function chunkedPush(list4, right) {
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/index.js
+// node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -41380,7 +41380,7 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/content.js
+// node_modules/micromark-core-commonmark/lib/content.js
 var content2 = {
   resolve: resolveContent,
   tokenize: tokenizeContent
@@ -41451,7 +41451,7 @@ function tokenizeContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-factory-destination/index.js
+// node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -41543,7 +41543,7 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 
-// ../main/node_modules/micromark-factory-label/index.js
+// node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -41604,7 +41604,7 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-title/index.js
+// node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -41666,7 +41666,7 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-whitespace/index.js
+// node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -41685,7 +41685,7 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/definition.js
+// node_modules/micromark-core-commonmark/lib/definition.js
 var definition = {
   name: "definition",
   tokenize: tokenizeDefinition
@@ -41771,7 +41771,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 var hardBreakEscape = {
   name: "hardBreakEscape",
   tokenize: tokenizeHardBreakEscape
@@ -41792,7 +41792,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
+// node_modules/micromark-core-commonmark/lib/heading-atx.js
 var headingAtx = {
   name: "headingAtx",
   resolve: resolveHeadingAtx,
@@ -41881,7 +41881,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-html-tag-name/index.js
+// node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames = [
   "address",
   "article",
@@ -41948,7 +41948,7 @@ var htmlBlockNames = [
 ];
 var htmlRawNames = ["pre", "script", "style", "textarea"];
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
+// node_modules/micromark-core-commonmark/lib/html-flow.js
 var htmlFlow = {
   concrete: true,
   name: "htmlFlow",
@@ -42307,7 +42307,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
+// node_modules/micromark-core-commonmark/lib/html-text.js
 var htmlText = {
   name: "htmlText",
   tokenize: tokenizeHtmlText
@@ -42613,7 +42613,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
+// node_modules/micromark-core-commonmark/lib/label-end.js
 var labelEnd = {
   name: "labelEnd",
   resolveAll: resolveAllLabelEnd,
@@ -42839,7 +42839,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
+// node_modules/micromark-core-commonmark/lib/label-start-image.js
 var labelStartImage = {
   name: "labelStartImage",
   resolveAll: labelEnd.resolveAll,
@@ -42876,7 +42876,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
+// node_modules/micromark-core-commonmark/lib/label-start-link.js
 var labelStartLink = {
   name: "labelStartLink",
   resolveAll: labelEnd.resolveAll,
@@ -42904,7 +42904,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
+// node_modules/micromark-core-commonmark/lib/line-ending.js
 var lineEnding = {
   name: "lineEnding",
   tokenize: tokenizeLineEnding
@@ -42919,7 +42919,7 @@ function tokenizeLineEnding(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
+// node_modules/micromark-core-commonmark/lib/thematic-break.js
 var thematicBreak = {
   name: "thematicBreak",
   tokenize: tokenizeThematicBreak
@@ -42958,7 +42958,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/list.js
+// node_modules/micromark-core-commonmark/lib/list.js
 var list = {
   continuation: {
     tokenize: tokenizeListContinuation
@@ -43088,7 +43088,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
+// node_modules/micromark-core-commonmark/lib/setext-underline.js
 var setextUnderline = {
   name: "setextUnderline",
   resolveTo: resolveToSetextUnderline,
@@ -43182,7 +43182,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/flow.js
+// node_modules/micromark/lib/initialize/flow.js
 var flow = {
   tokenize: initializeFlow
 };
@@ -43220,7 +43220,7 @@ function initializeFlow(effects) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/text.js
+// node_modules/micromark/lib/initialize/text.js
 var resolver = {
   resolveAll: createResolver()
 };
@@ -43362,7 +43362,7 @@ function resolveAllLineSuffixes(events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark/lib/constructs.js
+// node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -43437,7 +43437,7 @@ var disable = {
   null: []
 };
 
-// ../main/node_modules/micromark/lib/create-tokenizer.js
+// node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -43763,7 +43763,7 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 
-// ../main/node_modules/micromark/lib/parse.js
+// node_modules/micromark/lib/parse.js
 function parse5(options) {
   const settings = options || {};
   const constructs2 = (
@@ -43789,14 +43789,14 @@ function parse5(options) {
   }
 }
 
-// ../main/node_modules/micromark/lib/postprocess.js
+// node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 
-// ../main/node_modules/micromark/lib/preprocess.js
+// node_modules/micromark/lib/preprocess.js
 var search = /[\0\t\n\r]/g;
 function preprocess2() {
   let column = 1;
@@ -43876,7 +43876,7 @@ function preprocess2() {
   }
 }
 
-// ../main/node_modules/micromark-util-decode-string/index.js
+// node_modules/micromark-util-decode-string/index.js
 var characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode3);
@@ -43894,7 +43894,7 @@ function decode3($0, $1, $2) {
   return decodeNamedCharacterReference($2) || $0;
 }
 
-// ../main/node_modules/unist-util-stringify-position/lib/index.js
+// node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -43920,7 +43920,7 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 
-// ../main/node_modules/mdast-util-from-markdown/lib/index.js
+// node_modules/mdast-util-from-markdown/lib/index.js
 var own3 = {}.hasOwnProperty;
 function fromMarkdown(value, encoding, options) {
   if (encoding && typeof encoding === "object") {
@@ -44690,7 +44690,7 @@ function defaultOnError(left, right) {
   }) + ") is still open");
 }
 
-// ../main/node_modules/ccount/index.js
+// node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -44705,11 +44705,11 @@ function ccount(value, character) {
   return count2;
 }
 
-// ../main/node_modules/devlop/lib/default.js
+// node_modules/devlop/lib/default.js
 function ok() {
 }
 
-// ../main/node_modules/escape-string-regexp/index.js
+// node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -44717,7 +44717,7 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 
-// ../main/node_modules/unist-util-is/lib/index.js
+// node_modules/unist-util-is/lib/index.js
 var convert = (
   // Note: overloads in JSDoc can’t yet use different `@template`s.
   /**
@@ -44816,12 +44816,12 @@ function looksLikeANode(value) {
   return value !== null && typeof value === "object" && "type" in value;
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
+// node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/index.js
+// node_modules/unist-util-visit-parents/lib/index.js
 var empty = [];
 var CONTINUE = true;
 var EXIT = false;
@@ -44941,7 +44941,7 @@ function toResult(value) {
   return value === null || value === void 0 ? empty : [value];
 }
 
-// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
+// node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list4, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
@@ -45042,7 +45042,7 @@ function toFunction(replace2) {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -45207,7 +45207,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code18) || unicodePunctuation(code18);
 }
 
-// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
+// node_modules/mdast-util-gfm-footnote/lib/index.js
 footnoteReference.peek = footnoteReferencePeek;
 function enterFootnoteCallString() {
   this.buffer();
@@ -45281,7 +45281,7 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// node_modules/mdast-util-gfm-strikethrough/lib/index.js
 handleDelete.attention = attentionDelete;
 handleDelete.peek = peekDelete;
 function gfmStrikethroughFromMarkdown() {
@@ -45318,7 +45318,7 @@ function peekDelete() {
   return "~";
 }
 
-// ../main/node_modules/mdast-util-gfm-table/lib/index.js
+// node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -45379,7 +45379,7 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 
-// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -45426,7 +45426,7 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 
-// ../main/node_modules/mdast-util-gfm/lib/index.js
+// node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -45437,7 +45437,7 @@ function gfmFromMarkdown() {
   ];
 }
 
-// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 var wwwPrefix = {
   tokenize: tokenizeWwwPrefix,
   partial: true
@@ -45779,7 +45779,7 @@ function previousUnbalanced(events) {
   return result;
 }
 
-// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 var indent = {
   tokenize: tokenizeIndent2,
   partial: true
@@ -46054,7 +46054,7 @@ function tokenizeIndent2(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options) {
   const options_ = options || {};
   let single = options_.singleTilde;
@@ -46148,7 +46148,7 @@ function gfmStrikethrough(options) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// node_modules/micromark-extension-gfm-table/lib/edit-map.js
 var EditMap2 = class {
   /**
    * Create a new edit map.
@@ -46234,7 +46234,7 @@ function addImplementation2(editMap, at2, remove, add) {
   editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
+// node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -46261,7 +46261,7 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
+// node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -46652,7 +46652,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 
-// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 var tasklistCheck = {
   name: "tasklistCheck",
   tokenize: tokenizeTasklistCheck
@@ -46726,7 +46726,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm/index.js
+// node_modules/micromark-extension-gfm/index.js
 function gfm(options) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -47494,7 +47494,7 @@ function problemMessage(path2, where, found, expected) {
   return `${path2 ? `\`${path2}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 
-// ../main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -54363,7 +54363,7 @@ function pep508Refusal(requirement, registries) {
   return /^[\s<>=!~,.*()A-Za-z0-9+_-]{0,500}$/.test(rest) ? null : shorten(requirement);
 }
 
-// ../main/node_modules/smol-toml/dist/error.js
+// node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string6, ptr) {
   let lines = string6.slice(0, ptr).split(/\r?\n/);
   return [lines.length, lines.pop().length + 1];
@@ -54407,7 +54407,7 @@ ${codeblock}`, options);
   }
 };
 
-// ../main/node_modules/smol-toml/dist/primitive.js
+// node_modules/smol-toml/dist/primitive.js
 function parseString(ctx) {
   let startPtr = ctx.p;
   let c = ctx.s.charCodeAt(ctx.p++);
@@ -54508,7 +54508,7 @@ function parseString(ctx) {
   TomlError.x("unfinished string", ctx, startPtr);
 }
 
-// ../main/node_modules/smol-toml/dist/date.js
+// node_modules/smol-toml/dist/date.js
 var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
 var TomlDate = class _TomlDate extends Date {
   #hasDate = false;
@@ -54623,7 +54623,7 @@ var TomlDate = class _TomlDate extends Date {
   }
 };
 
-// ../main/node_modules/smol-toml/dist/extract.js
+// node_modules/smol-toml/dist/extract.js
 function isDigit(char, base = 10) {
   return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
 }
@@ -54832,7 +54832,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
   }
 }
 
-// ../main/node_modules/smol-toml/dist/util.js
+// node_modules/smol-toml/dist/util.js
 function skipComment(ctx) {
   for (; ctx.p < ctx.s.length; ctx.p++) {
     let c = ctx.s.charCodeAt(ctx.p);
@@ -54858,7 +54858,7 @@ function skipVoid(ctx, banNewLines, banComments) {
   }
 }
 
-// ../main/node_modules/smol-toml/dist/struct.js
+// node_modules/smol-toml/dist/struct.js
 function parseKey(ctx, end = 61) {
   let startPtr;
   let state = 0;
@@ -54975,7 +54975,7 @@ function parseArray(ctx) {
   TomlError.x("unfinished array", ctx, startPtr);
 }
 
-// ../main/node_modules/smol-toml/dist/parse.js
+// node_modules/smol-toml/dist/parse.js
 function peekTable(ctx, key, table2, meta3, type) {
   let t = table2;
   let m = meta3;
@@ -55118,7 +55118,7 @@ function parse7(toml, options = {}) {
   return res;
 }
 
-// ../main/node_modules/smol-toml/dist/stringify.js
+// node_modules/smol-toml/dist/stringify.js
 var HAS_WELLFORMED = !!"".isWellFormed;
 
 // src/core/gates/toml-table.ts

@@ -47,9 +47,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../main/node_modules/deepmerge/dist/cjs.js
+// node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "../main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -150,9 +150,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err-helpers.js
+// node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err) => {
       return err && typeof err.message === "string";
@@ -207,9 +207,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err-proto.js
+// node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -258,9 +258,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err.js
+// node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -298,9 +298,9 @@ var require_err = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/err-with-cause.js
+// node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -341,9 +341,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/req.js
+// node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -436,9 +436,9 @@ var require_req = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/lib/res.js
+// node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "../main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -485,9 +485,9 @@ var require_res = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-std-serializers/index.js
+// node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "../main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -522,9 +522,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/caller.js
+// node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "../main/node_modules/pino/lib/caller.js"(exports2, module2) {
+  "node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -555,9 +555,9 @@ var require_caller = __commonJS({
   }
 });
 
-// ../main/node_modules/@pinojs/redact/index.js
+// node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "../main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -988,9 +988,9 @@ var require_redact = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/symbols.js
+// node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "../main/node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -1061,9 +1061,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/redaction.js
+// node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "../main/node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -1143,9 +1143,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/time.js
+// node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "../main/node_modules/pino/lib/time.js"(exports2, module2) {
+  "node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -1174,9 +1174,9 @@ var require_time = __commonJS({
   }
 });
 
-// ../main/node_modules/quick-format-unescaped/index.js
+// node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "../main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o) {
       try {
@@ -1293,9 +1293,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// ../main/node_modules/atomic-sleep/index.js
+// node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "../main/node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep2 = function(ms) {
@@ -1328,9 +1328,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// ../main/node_modules/sonic-boom/index.js
+// node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "../main/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("fs");
     var EventEmitter = __require("events");
@@ -1915,9 +1915,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// ../main/node_modules/on-exit-leak-free/index.js
+// node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "../main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -2009,9 +2009,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/package.json
+// node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "../main/node_modules/thread-stream/package.json"(exports2, module2) {
+  "node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -2070,9 +2070,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/lib/wait.js
+// node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "../main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index2, expected, timeout, done) {
@@ -2140,9 +2140,9 @@ var require_wait = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/lib/indexes.js
+// node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "../main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -2155,9 +2155,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// ../main/node_modules/thread-stream/index.js
+// node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "../main/node_modules/thread-stream/index.js"(exports2, module2) {
+  "node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter } = __require("events");
@@ -2720,9 +2720,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/transport.js
+// node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "../main/node_modules/pino/lib/transport.js"(exports2, module2) {
+  "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire2 } = __require("module");
     var { existsSync: existsSync2 } = __require("node:fs");
@@ -2952,9 +2952,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/tools.js
+// node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "../main/node_modules/pino/lib/tools.js"(exports2, module2) {
+  "node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format = require_quick_format_unescaped();
@@ -3281,9 +3281,9 @@ var require_tools = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/constants.js
+// node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "../main/node_modules/pino/lib/constants.js"(exports2, module2) {
+  "node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -3303,9 +3303,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/levels.js
+// node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "../main/node_modules/pino/lib/levels.js"(exports2, module2) {
+  "node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -3496,17 +3496,17 @@ var require_levels = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/lib/meta.js
+// node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "../main/node_modules/pino/lib/meta.js"(exports2, module2) {
+  "node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// ../main/node_modules/pino/lib/proto.js
+// node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "../main/node_modules/pino/lib/proto.js"(exports2, module2) {
+  "node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter } = __require("node:events");
     var {
@@ -3734,9 +3734,9 @@ var require_proto = __commonJS({
   }
 });
 
-// ../main/node_modules/safe-stable-stringify/index.js
+// node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "../main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty: hasOwnProperty2 } = Object.prototype;
     var stringify2 = configure2();
@@ -4330,9 +4330,9 @@ ${originalIndentation}`;
   }
 });
 
-// ../main/node_modules/pino/lib/multistream.js
+// node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "../main/node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -4500,9 +4500,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// ../main/node_modules/pino/pino.js
+// node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "../main/node_modules/pino/pino.js"(exports2, module2) {
+  "node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -4731,9 +4731,9 @@ var require_pino = __commonJS({
   }
 });
 
-// ../main/node_modules/colorette/index.cjs
+// node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "../main/node_modules/colorette/index.cjs"(exports2) {
+  "node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty = __require("tty");
@@ -4915,9 +4915,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// ../main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../main/node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -4945,9 +4945,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../main/node_modules/once/once.js"(exports2, module2) {
+  "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once);
     module2.exports.strict = wrappy(onceStrict);
@@ -4989,9 +4989,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "../main/node_modules/end-of-stream/index.js"(exports2, module2) {
+  "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once = require_once();
     var noop5 = function() {
     };
@@ -5072,9 +5072,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../main/node_modules/pump/index.js"(exports2, module2) {
+  "node_modules/pump/index.js"(exports2, module2) {
     var once = require_once();
     var eos = require_end_of_stream();
     var fs;
@@ -5147,9 +5147,9 @@ var require_pump = __commonJS({
   }
 });
 
-// ../main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../main/node_modules/split2/index.js"(exports2, module2) {
+  "node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform2 } = __require("stream");
     var { StringDecoder } = __require("string_decoder");
@@ -5248,9 +5248,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-abstract-transport/index.js
+// node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "../main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -5366,9 +5366,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/constants.js
+// node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "../main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -5412,9 +5412,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -5434,9 +5434,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/colors.js
+// node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "../main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input2) => input2;
     var plain = {
@@ -5528,9 +5528,9 @@ var require_colors = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs = __require("node:fs");
     var EventEmitter = __require("node:events");
@@ -6290,18 +6290,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/noop.js
+// node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop5() {
     };
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -6350,9 +6350,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/is-valid-date.js
+// node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -6361,9 +6361,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/create-date.js
+// node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -6378,9 +6378,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/split-property-key.js
+// node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key) {
@@ -6413,9 +6413,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/get-property-value.js
+// node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -6432,9 +6432,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/delete-log-property.js
+// node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -6450,9 +6450,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-copy/dist/cjs/index.cjs
+// node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "../main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -6770,9 +6770,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/filter-log.js
+// node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -6826,9 +6826,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// ../main/node_modules/dateformat/lib/dateformat.js
+// node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "../main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -7079,9 +7079,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/format-time.js
+// node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime2;
     var {
@@ -7118,9 +7118,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -7143,9 +7143,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -7171,9 +7171,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -7196,9 +7196,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/is-object.js
+// node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject2;
     function isObject2(input2) {
@@ -7207,9 +7207,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input2, ident = "    ", eol = "\n" }) {
@@ -7222,9 +7222,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -7320,9 +7320,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// ../main/node_modules/fast-safe-stringify/index.js
+// node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "../main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify2;
     stringify2.default = stringify2;
     stringify2.stable = deterministicStringify;
@@ -7514,9 +7514,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -7526,9 +7526,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-error.js
+// node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -7562,9 +7562,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-object.js
+// node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -7630,9 +7630,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -7685,9 +7685,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-level.js
+// node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -7712,9 +7712,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-message.js
+// node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -7760,9 +7760,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -7801,9 +7801,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/prettify-time.js
+// node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime2 = require_format_time();
@@ -7827,9 +7827,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/utils/index.js
+// node_modules/pino-pretty/lib/utils/index.js
 var require_utils = __commonJS({
-  "../main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -7860,9 +7860,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/secure-json-parse/index.js
+// node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "../main/node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -7966,9 +7966,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/lib/pretty.js
+// node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "../main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -8101,9 +8101,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-pretty/index.js
+// node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "../main/node_modules/pino-pretty/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -8234,9 +8234,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../main/node_modules/bottleneck/light.js"(exports2, module2) {
+  "node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -9553,9 +9553,9 @@ var require_light = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -9610,9 +9610,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -9768,9 +9768,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -9939,9 +9939,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -10009,9 +10009,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -10059,9 +10059,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -10089,9 +10089,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -10130,9 +10130,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -10248,9 +10248,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -10278,9 +10278,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -10353,9 +10353,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -10496,9 +10496,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent2) {
@@ -10513,9 +10513,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -10649,9 +10649,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -10932,9 +10932,9 @@ ${indent2}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -11056,9 +11056,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -11189,9 +11189,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -11211,9 +11211,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -11271,9 +11271,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -11335,9 +11335,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -11375,9 +11375,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify2 = require_stringify();
@@ -11526,9 +11526,9 @@ ${indent2}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -11670,9 +11670,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -11692,9 +11692,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -11808,9 +11808,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -11830,9 +11830,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -11849,9 +11849,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -11867,9 +11867,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -11891,9 +11891,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -11918,9 +11918,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -11964,9 +11964,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12009,9 +12009,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12037,9 +12037,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -12104,9 +12104,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -12170,9 +12170,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -12248,9 +12248,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -12326,9 +12326,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -12358,9 +12358,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -12407,9 +12407,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12486,9 +12486,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -12575,9 +12575,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -12663,9 +12663,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12707,9 +12707,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12801,9 +12801,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -12833,9 +12833,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify2 = require_stringify();
@@ -12913,9 +12913,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -13222,9 +13222,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code18, message) {
@@ -13287,9 +13287,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -13421,9 +13421,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -13463,9 +13463,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -13481,9 +13481,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -13497,9 +13497,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -13605,9 +13605,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -13656,9 +13656,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -13699,9 +13699,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -13893,9 +13893,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -13958,9 +13958,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -14141,9 +14141,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -14362,9 +14362,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -14443,9 +14443,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -14473,9 +14473,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -14579,9 +14579,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -14622,9 +14622,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -14830,9 +14830,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -15015,9 +15015,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -15076,9 +15076,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -15138,9 +15138,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -15240,9 +15240,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -15829,9 +15829,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -15860,9 +15860,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -16734,9 +16734,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16831,9 +16831,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16883,9 +16883,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/parser.js
+// node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "../main/node_modules/bottleneck/lib/parser.js"(exports2) {
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k2, ref, v;
@@ -16908,9 +16908,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/DLList.js
+// node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "../main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -16998,9 +16998,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Events.js
+// node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17132,9 +17132,9 @@ var require_Events = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Queues.js
+// node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "../main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events2;
@@ -17202,9 +17202,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/BottleneckError.js
+// node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "../main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17213,9 +17213,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Job.js
+// node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17417,9 +17417,9 @@ var require_Job = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/LocalDatastore.js
+// node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -17679,9 +17679,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/lua.json
+// node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "../main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17814,9 +17814,9 @@ return {}
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Scripts.js
+// node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "../main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -17980,9 +17980,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/RedisConnection.js
+// node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -18176,9 +18176,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/IORedisConnection.js
+// node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "../main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i) || _nonIterableRest();
@@ -18385,9 +18385,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/RedisDatastore.js
+// node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "../main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -18736,9 +18736,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/States.js
+// node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "../main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18814,9 +18814,9 @@ var require_States = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Sync.js
+// node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve2, reject, _next, _throw, key, arg) {
       try {
@@ -18912,16 +18912,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/version.json
+// node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "../main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Group.js
+// node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "../main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -19141,9 +19141,9 @@ var require_Group = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Batcher.js
+// node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "../main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events2;
@@ -19199,9 +19199,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/Bottleneck.js
+// node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "../main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i) || _nonIterableRest2();
@@ -19748,17 +19748,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// ../main/node_modules/bottleneck/lib/index.js
+// node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "../main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// ../main/node_modules/get-caller-file/index.js
+// node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "../main/node_modules/get-caller-file/index.js"(exports2, module2) {
+  "node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position2) {
       if (position2 === void 0) {
@@ -19780,9 +19780,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// ../main/node_modules/pino-http/logger.js
+// node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "../main/node_modules/pino-http/logger.js"(exports2, module2) {
+  "node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20020,9 +20020,9 @@ var init_octokit_surface = __esm({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
 var require_ConstantBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ConstantBackoff = void 0;
@@ -20050,9 +20050,9 @@ var require_ConstantBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
 var require_DelegateBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.DelegateBackoff = void 0;
@@ -20083,9 +20083,9 @@ var require_DelegateBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
 var require_ExponentialBackoffGenerators = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.decorrelatedJitterGenerator = exports2.halfJitterGenerator = exports2.fullJitterGenerator = exports2.noJitterGenerator = void 0;
@@ -20120,9 +20120,9 @@ var require_ExponentialBackoffGenerators = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
 var require_ExponentialBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ExponentialBackoff = void 0;
@@ -20155,9 +20155,9 @@ var require_ExponentialBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js
+// node_modules/cockatiel/dist/backoff/IterableBackoff.js
 var require_IterableBackoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.IterableBackoff = void 0;
@@ -20185,9 +20185,9 @@ var require_IterableBackoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/backoff/Backoff.js
+// node_modules/cockatiel/dist/backoff/Backoff.js
 var require_Backoff = __commonJS({
-  "../main/node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
+  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -20214,9 +20214,9 @@ var require_Backoff = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
 var require_ConsecutiveBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ConsecutiveBreaker = void 0;
@@ -20246,9 +20246,9 @@ var require_ConsecutiveBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js
+// node_modules/cockatiel/dist/errors/TaskCancelledError.js
 var require_TaskCancelledError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.TaskCancelledError = void 0;
@@ -20266,9 +20266,9 @@ var require_TaskCancelledError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Event.js
+// node_modules/cockatiel/dist/common/Event.js
 var require_Event = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Event.js"(exports2) {
+  "node_modules/cockatiel/dist/common/Event.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.MemorizingEventEmitter = exports2.EventEmitter = exports2.onAbort = exports2.Event = exports2.noopDisposable = void 0;
@@ -20444,9 +20444,9 @@ var require_Event = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/abort.js
+// node_modules/cockatiel/dist/common/abort.js
 var require_abort = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/abort.js"(exports2) {
+  "node_modules/cockatiel/dist/common/abort.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.deriveAbortController = exports2.abortedSignal = exports2.neverAbortedSignal = void 0;
@@ -20476,9 +20476,9 @@ var require_abort = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/Executor.js
+// node_modules/cockatiel/dist/common/Executor.js
 var require_Executor = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/Executor.js"(exports2) {
+  "node_modules/cockatiel/dist/common/Executor.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.ExecuteWrapper = exports2.returnOrThrow = void 0;
@@ -20545,9 +20545,9 @@ var require_Executor = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
 var require_BrokenCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BrokenCircuitError = void 0;
@@ -20565,9 +20565,9 @@ var require_BrokenCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
 var require_BulkheadRejectedError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadRejectedError = void 0;
@@ -20581,9 +20581,9 @@ var require_BulkheadRejectedError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
 var require_HydratingCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.HydratingCircuitError = void 0;
@@ -20601,9 +20601,9 @@ var require_HydratingCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
 var require_IsolatedCircuitError = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.IsolatedCircuitError = void 0;
@@ -20622,9 +20622,9 @@ var require_IsolatedCircuitError = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/errors/Errors.js
+// node_modules/cockatiel/dist/errors/Errors.js
 var require_Errors = __commonJS({
-  "../main/node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
+  "node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -20662,9 +20662,9 @@ var require_Errors = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
 var require_CircuitBreakerPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CircuitBreakerPolicy = exports2.CircuitState = void 0;
@@ -20871,9 +20871,9 @@ var require_CircuitBreakerPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/CountBreaker.js
+// node_modules/cockatiel/dist/breaker/CountBreaker.js
 var require_CountBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.CountBreaker = void 0;
@@ -20970,9 +20970,9 @@ var require_CountBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
 var require_SamplingBreaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SamplingBreaker = void 0;
@@ -21083,9 +21083,9 @@ var require_SamplingBreaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/breaker/Breaker.js
+// node_modules/cockatiel/dist/breaker/Breaker.js
 var require_Breaker = __commonJS({
-  "../main/node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
+  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -21110,9 +21110,9 @@ var require_Breaker = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/common/defer.js
+// node_modules/cockatiel/dist/common/defer.js
 var require_defer = __commonJS({
-  "../main/node_modules/cockatiel/dist/common/defer.js"(exports2) {
+  "node_modules/cockatiel/dist/common/defer.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.defer = void 0;
@@ -21129,9 +21129,9 @@ var require_defer = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/BulkheadPolicy.js
+// node_modules/cockatiel/dist/BulkheadPolicy.js
 var require_BulkheadPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/BulkheadPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadPolicy = void 0;
@@ -21206,9 +21206,9 @@ var require_BulkheadPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/FallbackPolicy.js
+// node_modules/cockatiel/dist/FallbackPolicy.js
 var require_FallbackPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/FallbackPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.FallbackPolicy = void 0;
@@ -21237,9 +21237,9 @@ var require_FallbackPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/NoopPolicy.js
+// node_modules/cockatiel/dist/NoopPolicy.js
 var require_NoopPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/NoopPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/NoopPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.NoopPolicy = void 0;
@@ -21259,9 +21259,9 @@ var require_NoopPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/RetryPolicy.js
+// node_modules/cockatiel/dist/RetryPolicy.js
 var require_RetryPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/RetryPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/RetryPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.RetryPolicy = void 0;
@@ -21328,9 +21328,9 @@ var require_RetryPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/TimeoutPolicy.js
+// node_modules/cockatiel/dist/TimeoutPolicy.js
 var require_TimeoutPolicy = __commonJS({
-  "../main/node_modules/cockatiel/dist/TimeoutPolicy.js"(exports2) {
+  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.TimeoutPolicy = exports2.TimeoutStrategy = void 0;
@@ -21404,9 +21404,9 @@ var require_TimeoutPolicy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/Policy.js
+// node_modules/cockatiel/dist/Policy.js
 var require_Policy = __commonJS({
-  "../main/node_modules/cockatiel/dist/Policy.js"(exports2) {
+  "node_modules/cockatiel/dist/Policy.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.handleAll = exports2.noop = exports2.Policy = void 0;
@@ -21595,9 +21595,9 @@ var require_Policy = __commonJS({
   }
 });
 
-// ../main/node_modules/cockatiel/dist/index.js
+// node_modules/cockatiel/dist/index.js
 var require_dist2 = __commonJS({
-  "../main/node_modules/cockatiel/dist/index.js"(exports2) {
+  "node_modules/cockatiel/dist/index.js"(exports2) {
     "use strict";
     var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o, m, k2, k22) {
       if (k22 === void 0) k22 = k2;
@@ -21637,18 +21637,18 @@ var require_dist2 = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/unicode.js
+// node_modules/json5/lib/unicode.js
 var require_unicode = __commonJS({
-  "../main/node_modules/json5/lib/unicode.js"(exports2, module2) {
+  "node_modules/json5/lib/unicode.js"(exports2, module2) {
     module2.exports.Space_Separator = /[\u1680\u2000-\u200A\u202F\u205F\u3000]/;
     module2.exports.ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
     module2.exports.ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
   }
 });
 
-// ../main/node_modules/json5/lib/util.js
+// node_modules/json5/lib/util.js
 var require_util = __commonJS({
-  "../main/node_modules/json5/lib/util.js"(exports2, module2) {
+  "node_modules/json5/lib/util.js"(exports2, module2) {
     var unicode = require_unicode();
     module2.exports = {
       isSpaceSeparator(c) {
@@ -21670,9 +21670,9 @@ var require_util = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/parse.js
+// node_modules/json5/lib/parse.js
 var require_parse = __commonJS({
-  "../main/node_modules/json5/lib/parse.js"(exports2, module2) {
+  "node_modules/json5/lib/parse.js"(exports2, module2) {
     var util = require_util();
     var source;
     var parseState;
@@ -22517,9 +22517,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/stringify.js
+// node_modules/json5/lib/stringify.js
 var require_stringify2 = __commonJS({
-  "../main/node_modules/json5/lib/stringify.js"(exports2, module2) {
+  "node_modules/json5/lib/stringify.js"(exports2, module2) {
     var util = require_util();
     module2.exports = function stringify2(value, replacer, space) {
       const stack = [];
@@ -22736,9 +22736,9 @@ var require_stringify2 = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/index.js
+// node_modules/json5/lib/index.js
 var require_lib2 = __commonJS({
-  "../main/node_modules/json5/lib/index.js"(exports2, module2) {
+  "node_modules/json5/lib/index.js"(exports2, module2) {
     var parse8 = require_parse();
     var stringify2 = require_stringify2();
     var JSON52 = {
@@ -22762,9 +22762,9 @@ var init_replica_stopping = __esm({
   }
 });
 
-// ../main/node_modules/prom-client/lib/util.js
+// node_modules/prom-client/lib/util.js
 var require_util2 = __commonJS({
-  "../main/node_modules/prom-client/lib/util.js"(exports2) {
+  "node_modules/prom-client/lib/util.js"(exports2) {
     "use strict";
     exports2.getValueAsString = function getValueString(value) {
       if (Number.isNaN(value)) {
@@ -22866,9 +22866,9 @@ var require_util2 = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/registry.js
+// node_modules/prom-client/lib/registry.js
 var require_registry = __commonJS({
-  "../main/node_modules/prom-client/lib/registry.js"(exports2, module2) {
+  "node_modules/prom-client/lib/registry.js"(exports2, module2) {
     "use strict";
     var { getValueAsString } = require_util2();
     var Registry2 = class _Registry {
@@ -23055,9 +23055,9 @@ var require_registry = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/validation.js
+// node_modules/prom-client/lib/validation.js
 var require_validation = __commonJS({
-  "../main/node_modules/prom-client/lib/validation.js"(exports2) {
+  "node_modules/prom-client/lib/validation.js"(exports2) {
     "use strict";
     var util = __require("util");
     var metricRegexp = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -23082,9 +23082,9 @@ var require_validation = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metric.js
+// node_modules/prom-client/lib/metric.js
 var require_metric = __commonJS({
-  "../main/node_modules/prom-client/lib/metric.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metric.js"(exports2, module2) {
     "use strict";
     var Registry2 = require_registry();
     var { isObject: isObject2 } = require_util2();
@@ -23145,9 +23145,9 @@ var require_metric = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/exemplar.js
+// node_modules/prom-client/lib/exemplar.js
 var require_exemplar = __commonJS({
-  "../main/node_modules/prom-client/lib/exemplar.js"(exports2, module2) {
+  "node_modules/prom-client/lib/exemplar.js"(exports2, module2) {
     "use strict";
     var Exemplar = class {
       constructor(labelSet = {}, value = null) {
@@ -23178,9 +23178,9 @@ var require_exemplar = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/counter.js
+// node_modules/prom-client/lib/counter.js
 var require_counter = __commonJS({
-  "../main/node_modules/prom-client/lib/counter.js"(exports2, module2) {
+  "node_modules/prom-client/lib/counter.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -23312,9 +23312,9 @@ var require_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/gauge.js
+// node_modules/prom-client/lib/gauge.js
 var require_gauge = __commonJS({
-  "../main/node_modules/prom-client/lib/gauge.js"(exports2, module2) {
+  "node_modules/prom-client/lib/gauge.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -23468,9 +23468,9 @@ var require_gauge = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/histogram.js
+// node_modules/prom-client/lib/histogram.js
 var require_histogram = __commonJS({
-  "../main/node_modules/prom-client/lib/histogram.js"(exports2, module2) {
+  "node_modules/prom-client/lib/histogram.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var {
@@ -23777,9 +23777,9 @@ var require_histogram = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/lib/treebase.js
+// node_modules/bintrees/lib/treebase.js
 var require_treebase = __commonJS({
-  "../main/node_modules/bintrees/lib/treebase.js"(exports2, module2) {
+  "node_modules/bintrees/lib/treebase.js"(exports2, module2) {
     function TreeBase() {
     }
     TreeBase.prototype.clear = function() {
@@ -23960,9 +23960,9 @@ var require_treebase = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/lib/rbtree.js
+// node_modules/bintrees/lib/rbtree.js
 var require_rbtree = __commonJS({
-  "../main/node_modules/bintrees/lib/rbtree.js"(exports2, module2) {
+  "node_modules/bintrees/lib/rbtree.js"(exports2, module2) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -24118,9 +24118,9 @@ var require_rbtree = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/lib/bintree.js
+// node_modules/bintrees/lib/bintree.js
 var require_bintree = __commonJS({
-  "../main/node_modules/bintrees/lib/bintree.js"(exports2, module2) {
+  "node_modules/bintrees/lib/bintree.js"(exports2, module2) {
     var TreeBase = require_treebase();
     function Node(data) {
       this.data = data;
@@ -24201,9 +24201,9 @@ var require_bintree = __commonJS({
   }
 });
 
-// ../main/node_modules/bintrees/index.js
+// node_modules/bintrees/index.js
 var require_bintrees = __commonJS({
-  "../main/node_modules/bintrees/index.js"(exports2, module2) {
+  "node_modules/bintrees/index.js"(exports2, module2) {
     module2.exports = {
       RBTree: require_rbtree(),
       BinTree: require_bintree()
@@ -24211,9 +24211,9 @@ var require_bintrees = __commonJS({
   }
 });
 
-// ../main/node_modules/tdigest/tdigest.js
+// node_modules/tdigest/tdigest.js
 var require_tdigest = __commonJS({
-  "../main/node_modules/tdigest/tdigest.js"(exports2, module2) {
+  "node_modules/tdigest/tdigest.js"(exports2, module2) {
     var RBTree = require_bintrees().RBTree;
     function TDigest(delta, K2, CX) {
       this.discrete = delta === false;
@@ -24470,9 +24470,9 @@ var require_tdigest = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/timeWindowQuantiles.js
+// node_modules/prom-client/lib/timeWindowQuantiles.js
 var require_timeWindowQuantiles = __commonJS({
-  "../main/node_modules/prom-client/lib/timeWindowQuantiles.js"(exports2, module2) {
+  "node_modules/prom-client/lib/timeWindowQuantiles.js"(exports2, module2) {
     "use strict";
     var { TDigest } = require_tdigest();
     var TimeWindowQuantiles = class {
@@ -24526,9 +24526,9 @@ var require_timeWindowQuantiles = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/summary.js
+// node_modules/prom-client/lib/summary.js
 var require_summary = __commonJS({
-  "../main/node_modules/prom-client/lib/summary.js"(exports2, module2) {
+  "node_modules/prom-client/lib/summary.js"(exports2, module2) {
     "use strict";
     var util = __require("util");
     var { getLabels, hashObject, removeLabels } = require_util2();
@@ -24711,9 +24711,9 @@ var require_summary = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/pushgateway.js
+// node_modules/prom-client/lib/pushgateway.js
 var require_pushgateway = __commonJS({
-  "../main/node_modules/prom-client/lib/pushgateway.js"(exports2, module2) {
+  "node_modules/prom-client/lib/pushgateway.js"(exports2, module2) {
     "use strict";
     var url2 = __require("url");
     var http = __require("http");
@@ -24820,9 +24820,9 @@ var require_pushgateway = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/bucketGenerators.js
+// node_modules/prom-client/lib/bucketGenerators.js
 var require_bucketGenerators = __commonJS({
-  "../main/node_modules/prom-client/lib/bucketGenerators.js"(exports2) {
+  "node_modules/prom-client/lib/bucketGenerators.js"(exports2) {
     "use strict";
     exports2.linearBuckets = (start, width, count2) => {
       if (count2 < 1) {
@@ -24854,9 +24854,9 @@ var require_bucketGenerators = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/types.cjs
+// node_modules/@opentelemetry/api/dist/diag/types.cjs
 var require_types = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/types.cjs"(exports2) {
     var DiagLogLevel = /* @__PURE__ */ (function(DiagLogLevel2) {
       DiagLogLevel2[DiagLogLevel2["NONE"] = 0] = "NONE";
       DiagLogLevel2[DiagLogLevel2["ERROR"] = 30] = "ERROR";
@@ -24871,17 +24871,17 @@ var require_types = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/version.cjs
+// node_modules/@opentelemetry/api/dist/version.cjs
 var require_version2 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/version.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/version.cjs"(exports2) {
     var VERSION21 = "1.10.0";
     exports2.VERSION = VERSION21;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs
+// node_modules/@opentelemetry/api/dist/internal/semver.cjs
 var require_semver = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/internal/semver.cjs"(exports2) {
     var require_version4 = require_version2();
     var re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
     function _makeCompatibilityCheck(ownVersion) {
@@ -24933,9 +24933,9 @@ var require_semver = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
+// node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
 var require_global_utils = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/internal/global-utils.cjs"(exports2) {
     var require_version4 = require_version2();
     var require_semver2 = require_semver();
     var major = require_version4.VERSION.split(".")[0];
@@ -24987,9 +24987,9 @@ var require_global_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
 var require_ComponentLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var DiagComponentLogger = class {
       constructor(props) {
@@ -25020,9 +25020,9 @@ var require_ComponentLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
 var require_logLevelLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports2) {
     require_types();
     function createLogLevelDiagLogger(maxLevel, logger) {
       if (maxLevel < 0) maxLevel = 0;
@@ -25046,9 +25046,9 @@ var require_logLevelLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/diag.cjs
+// node_modules/@opentelemetry/api/dist/api/diag.cjs
 var require_diag = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/diag.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_ComponentLogger2 = require_ComponentLogger();
     require_types();
@@ -25110,9 +25110,9 @@ var require_diag = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
 var require_baggage_impl = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports2) {
     var BaggageImpl = class BaggageImpl2 {
       constructor(entries) {
         this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -25148,17 +25148,17 @@ var require_baggage_impl = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
 var require_symbol = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs"(exports2) {
     var baggageEntryMetadataSymbol = /* @__PURE__ */ Symbol("BaggageEntryMetadata");
     exports2.baggageEntryMetadataSymbol = baggageEntryMetadataSymbol;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs
+// node_modules/@opentelemetry/api/dist/baggage/utils.cjs
 var require_utils2 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/utils.cjs"(exports2) {
     var require_diag2 = require_diag();
     var require_baggage_impl2 = require_baggage_impl();
     var require_symbol2 = require_symbol();
@@ -25183,9 +25183,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/context/context.cjs
+// node_modules/@opentelemetry/api/dist/context/context.cjs
 var require_context = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/context/context.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/context/context.cjs"(exports2) {
     function createContextKey(description) {
       return Symbol.for(description);
     }
@@ -25216,9 +25216,9 @@ var require_context = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
+// node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
 var require_consoleLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs"(exports2) {
     var consoleMap = [
       {
         n: "error",
@@ -25273,9 +25273,9 @@ var require_consoleLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
+// node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
 var require_NoopMeter = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs"(exports2) {
     var NoopMeter = class {
       constructor() {
       }
@@ -25395,9 +25395,9 @@ var require_NoopMeter = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
+// node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
 var require_Metric = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics/Metric.cjs"(exports2) {
     var ValueType = /* @__PURE__ */ (function(ValueType2) {
       ValueType2[ValueType2["INT"] = 0] = "INT";
       ValueType2[ValueType2["DOUBLE"] = 1] = "DOUBLE";
@@ -25407,9 +25407,9 @@ var require_Metric = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
+// node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
 var require_NoopLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs"(exports2) {
     var NoopLogger = class {
       emit(_logRecord) {
       }
@@ -25427,9 +25427,9 @@ var require_NoopLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
+// node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
 var require_LogRecord = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs"(exports2) {
     var SeverityNumber = /* @__PURE__ */ (function(SeverityNumber2) {
       SeverityNumber2[SeverityNumber2["UNSPECIFIED"] = 0] = "UNSPECIFIED";
       SeverityNumber2[SeverityNumber2["TRACE"] = 1] = "TRACE";
@@ -25462,9 +25462,9 @@ var require_LogRecord = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
+// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
 var require_TextMapPropagator = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs"(exports2) {
     var defaultTextMapGetter = {
       get(carrier, key) {
         if (carrier == null) return;
@@ -25484,9 +25484,9 @@ var require_TextMapPropagator = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
+// node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
 var require_trace_flags = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs"(exports2) {
     var TraceFlags = /* @__PURE__ */ (function(TraceFlags2) {
       TraceFlags2[TraceFlags2["NONE"] = 0] = "NONE";
       TraceFlags2[TraceFlags2["SAMPLED"] = 1] = "SAMPLED";
@@ -25496,9 +25496,9 @@ var require_trace_flags = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
+// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
 var require_invalid_span_constants = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs"(exports2) {
     require_trace_flags();
     var INVALID_SPANID = "0000000000000000";
     var INVALID_TRACEID = "00000000000000000000000000000000";
@@ -25513,9 +25513,9 @@ var require_invalid_span_constants = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
+// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
 var require_NonRecordingSpan = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs"(exports2) {
     var require_invalid_span_constants2 = require_invalid_span_constants();
     var NonRecordingSpan = class {
       constructor(spanContext = require_invalid_span_constants2.INVALID_SPAN_CONTEXT) {
@@ -25557,9 +25557,9 @@ var require_NonRecordingSpan = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
 var require_spancontext_utils = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs"(exports2) {
     require_invalid_span_constants();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var isHex = new Uint8Array([
@@ -25692,9 +25692,9 @@ var require_spancontext_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
+// node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
 var require_NoopContextManager = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs"(exports2) {
     var require_context3 = require_context();
     var NoopContextManager = class {
       active() {
@@ -25722,9 +25722,9 @@ var require_NoopContextManager = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/context.cjs
+// node_modules/@opentelemetry/api/dist/api/context.cjs
 var require_context2 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/context.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/context.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopContextManager2 = require_NoopContextManager();
@@ -25820,9 +25820,9 @@ var require_context2 = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
 var require_context_utils = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/context-utils.cjs"(exports2) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
@@ -25855,9 +25855,9 @@ var require_context_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
 var require_NoopTracer = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs"(exports2) {
     var require_context3 = require_context2();
     var require_NonRecordingSpan2 = require_NonRecordingSpan();
     var require_context_utils2 = require_context_utils();
@@ -25898,9 +25898,9 @@ var require_NoopTracer = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
 var require_ProxyTracer = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs"(exports2) {
     var NOOP_TRACER = new (require_NoopTracer()).NoopTracer();
     var ProxyTracer = class {
       constructor(provider, name, version2, options2) {
@@ -25932,9 +25932,9 @@ var require_ProxyTracer = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
+// node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
 var require_span_kind = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/span_kind.cjs"(exports2) {
     var SpanKind = /* @__PURE__ */ (function(SpanKind2) {
       SpanKind2[SpanKind2["INTERNAL"] = 0] = "INTERNAL";
       SpanKind2[SpanKind2["SERVER"] = 1] = "SERVER";
@@ -25947,9 +25947,9 @@ var require_span_kind = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/status.cjs
+// node_modules/@opentelemetry/api/dist/trace/status.cjs
 var require_status = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/status.cjs"(exports2) {
     var SpanStatusCode = /* @__PURE__ */ (function(SpanStatusCode2) {
       SpanStatusCode2[SpanStatusCode2["UNSET"] = 0] = "UNSET";
       SpanStatusCode2[SpanStatusCode2["OK"] = 1] = "OK";
@@ -25960,9 +25960,9 @@ var require_status = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
 var require_tracestate_validators = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs"(exports2) {
     var VALID_KEY_CHAR_RANGE = "[_0-9a-z-*/]";
     var VALID_KEY_REGEX = new RegExp(`^(?:${`[a-z]${VALID_KEY_CHAR_RANGE}{0,255}`}|${`[a-z0-9]${VALID_KEY_CHAR_RANGE}{0,240}@[a-z]${VALID_KEY_CHAR_RANGE}{0,13}`})$`);
     var VALID_VALUE_BASE_REGEX = /^[ -~]{0,255}[!-~]$/;
@@ -25978,9 +25978,9 @@ var require_tracestate_validators = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
 var require_tracestate_impl = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs"(exports2) {
     var require_tracestate_validators2 = require_tracestate_validators();
     var MAX_TRACE_STATE_ITEMS = 32;
     var MAX_TRACE_STATE_LEN = 512;
@@ -26046,9 +26046,9 @@ var require_tracestate_impl = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
+// node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
 var require_utils3 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs"(exports2) {
     var require_tracestate_impl2 = require_tracestate_impl();
     function createTraceState(rawTraceState) {
       return new require_tracestate_impl2.TraceStateImpl(rawTraceState);
@@ -26057,9 +26057,9 @@ var require_utils3 = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
 var require_NoopTracerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs"(exports2) {
     var require_NoopTracer2 = require_NoopTracer();
     var NoopTracerProvider = class {
       getTracer(_name, _version, _options) {
@@ -26070,9 +26070,9 @@ var require_NoopTracerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
 var require_ProxyTracerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs"(exports2) {
     var require_ProxyTracer2 = require_ProxyTracer();
     var NOOP_TRACER_PROVIDER = new (require_NoopTracerProvider()).NoopTracerProvider();
     var ProxyTracerProvider = class {
@@ -26102,9 +26102,9 @@ var require_ProxyTracerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
+// node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
 var require_SamplingResult = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs"(exports2) {
     var SamplingDecision = /* @__PURE__ */ (function(SamplingDecision2) {
       SamplingDecision2[SamplingDecision2["NOT_RECORD"] = 0] = "NOT_RECORD";
       SamplingDecision2[SamplingDecision2["RECORD"] = 1] = "RECORD";
@@ -26115,25 +26115,25 @@ var require_SamplingResult = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/context-api.cjs
+// node_modules/@opentelemetry/api/dist/context-api.cjs
 var require_context_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/context-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/context-api.cjs"(exports2) {
     var context = require_context2().ContextAPI.getInstance();
     exports2.context = context;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/diag-api.cjs
+// node_modules/@opentelemetry/api/dist/diag-api.cjs
 var require_diag_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/diag-api.cjs"(exports2) {
     var diag = require_diag().DiagAPI.instance();
     exports2.diag = diag;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
+// node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
 var require_NoopLoggerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs"(exports2) {
     var require_NoopLogger2 = require_NoopLogger();
     var NoopLoggerProvider = class {
       getLogger(_name, _version, _options) {
@@ -26146,9 +26146,9 @@ var require_NoopLoggerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
+// node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
 var require_ProxyLogger = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs"(exports2) {
     var require_NoopLogger2 = require_NoopLogger();
     var ProxyLogger = class {
       constructor(provider, name, version2, options2) {
@@ -26184,9 +26184,9 @@ var require_ProxyLogger = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
+// node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
 var require_ProxyLoggerProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs"(exports2) {
     var require_NoopLoggerProvider2 = require_NoopLoggerProvider();
     var require_ProxyLogger2 = require_ProxyLogger();
     var ProxyLoggerProvider = class {
@@ -26222,9 +26222,9 @@ var require_ProxyLoggerProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/logs.cjs
+// node_modules/@opentelemetry/api/dist/api/logs.cjs
 var require_logs = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/logs.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_ProxyLoggerProvider2 = require_ProxyLoggerProvider();
@@ -26278,17 +26278,17 @@ var require_logs = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/logs-api.cjs
+// node_modules/@opentelemetry/api/dist/logs-api.cjs
 var require_logs_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/logs-api.cjs"(exports2) {
     var logs = require_logs().LogsAPI.getInstance();
     exports2.logs = logs;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
+// node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
 var require_NoopMeterProvider = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs"(exports2) {
     var require_NoopMeter2 = require_NoopMeter();
     var NoopMeterProvider = class {
       getMeter(_name, _version, _options) {
@@ -26301,9 +26301,9 @@ var require_NoopMeterProvider = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs
+// node_modules/@opentelemetry/api/dist/api/metrics.cjs
 var require_metrics = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/metrics.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_NoopMeterProvider2 = require_NoopMeterProvider();
@@ -26345,17 +26345,17 @@ var require_metrics = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs
+// node_modules/@opentelemetry/api/dist/metrics-api.cjs
 var require_metrics_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/metrics-api.cjs"(exports2) {
     var metrics = require_metrics().MetricsAPI.getInstance();
     exports2.metrics = metrics;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
+// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
 var require_NoopTextMapPropagator = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs"(exports2) {
     var NoopTextMapPropagator = class {
       /** Noop inject function does nothing */
       inject(_context, _carrier) {
@@ -26372,9 +26372,9 @@ var require_NoopTextMapPropagator = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
+// node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
 var require_context_helpers = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs"(exports2) {
     var require_context3 = require_context();
     var require_context$1 = require_context2();
     var BAGGAGE_KEY = require_context3.createContextKey("OpenTelemetry Baggage Key");
@@ -26397,9 +26397,9 @@ var require_context_helpers = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs
+// node_modules/@opentelemetry/api/dist/api/propagation.cjs
 var require_propagation = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/propagation.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_utils4 = require_utils2();
@@ -26468,17 +26468,17 @@ var require_propagation = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs
+// node_modules/@opentelemetry/api/dist/propagation-api.cjs
 var require_propagation_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/propagation-api.cjs"(exports2) {
     var propagation = require_propagation().PropagationAPI.getInstance();
     exports2.propagation = propagation;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/api/trace.cjs
+// node_modules/@opentelemetry/api/dist/api/trace.cjs
 var require_trace = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/api/trace.cjs"(exports2) {
     var require_global_utils2 = require_global_utils();
     var require_diag2 = require_diag();
     var require_context_utils2 = require_context_utils();
@@ -26535,17 +26535,17 @@ var require_trace = __commonJS({
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/trace-api.cjs
+// node_modules/@opentelemetry/api/dist/trace-api.cjs
 var require_trace_api = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/trace-api.cjs"(exports2) {
     var trace = require_trace().TraceAPI.getInstance();
     exports2.trace = trace;
   }
 });
 
-// ../main/node_modules/@opentelemetry/api/dist/index.cjs
+// node_modules/@opentelemetry/api/dist/index.cjs
 var require_dist3 = __commonJS({
-  "../main/node_modules/@opentelemetry/api/dist/index.cjs"(exports2) {
+  "node_modules/@opentelemetry/api/dist/index.cjs"(exports2) {
     Object.defineProperties(exports2, {
       __esModule: { value: true },
       [Symbol.toStringTag]: { value: "Module" }
@@ -26616,9 +26616,9 @@ var require_dist3 = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processCpuTotal.js
+// node_modules/prom-client/lib/metrics/processCpuTotal.js
 var require_processCpuTotal = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports2, module2) {
     "use strict";
     var OtelApi = require_dist3();
     var Counter2 = require_counter();
@@ -26701,9 +26701,9 @@ var require_processCpuTotal = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processStartTime.js
+// node_modules/prom-client/lib/metrics/processStartTime.js
 var require_processStartTime = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processStartTime.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processStartTime.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
@@ -26727,9 +26727,9 @@ var require_processStartTime = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
+// node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
 var require_osMemoryHeapLinux = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -26793,9 +26793,9 @@ var require_osMemoryHeapLinux = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
+// node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
 var require_safeMemoryUsage = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js"(exports2, module2) {
     "use strict";
     function safeMemoryUsage() {
       try {
@@ -26808,9 +26808,9 @@ var require_safeMemoryUsage = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js
+// node_modules/prom-client/lib/metrics/osMemoryHeap.js
 var require_osMemoryHeap = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/osMemoryHeap.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var linuxVariant = require_osMemoryHeapLinux();
@@ -26838,9 +26838,9 @@ var require_osMemoryHeap = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
+// node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
 var require_processOpenFileDescriptors = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -26871,9 +26871,9 @@ var require_processOpenFileDescriptors = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
+// node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
 var require_processMaxFileDescriptors = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var fs = __require("fs");
@@ -26913,9 +26913,9 @@ var require_processMaxFileDescriptors = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/eventLoopLag.js
+// node_modules/prom-client/lib/metrics/eventLoopLag.js
 var require_eventLoopLag = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/eventLoopLag.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var perf_hooks;
@@ -27043,9 +27043,9 @@ var require_eventLoopLag = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
+// node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
 var require_processMetricsHelpers = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js"(exports2, module2) {
     "use strict";
     function aggregateByObjectName(list4) {
       const data = {};
@@ -27075,9 +27075,9 @@ var require_processMetricsHelpers = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processHandles.js
+// node_modules/prom-client/lib/metrics/processHandles.js
 var require_processHandles = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processHandles.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processHandles.js"(exports2, module2) {
     "use strict";
     var { aggregateByObjectName } = require_processMetricsHelpers();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -27120,9 +27120,9 @@ var require_processHandles = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processRequests.js
+// node_modules/prom-client/lib/metrics/processRequests.js
 var require_processRequests = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processRequests.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processRequests.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var { aggregateByObjectName } = require_processMetricsHelpers();
@@ -27164,9 +27164,9 @@ var require_processRequests = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/processResources.js
+// node_modules/prom-client/lib/metrics/processResources.js
 var require_processResources = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/processResources.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/processResources.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var { updateMetrics } = require_processMetricsHelpers();
@@ -27216,9 +27216,9 @@ var require_processResources = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
+// node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
 var require_heapSizeAndUsed = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/heapSizeAndUsed.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var safeMemoryUsage = require_safeMemoryUsage();
@@ -27272,9 +27272,9 @@ var require_heapSizeAndUsed = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
+// node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
 var require_heapSpacesSizeAndUsed = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var v8 = __require("v8");
@@ -27324,9 +27324,9 @@ var require_heapSpacesSizeAndUsed = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/version.js
+// node_modules/prom-client/lib/metrics/version.js
 var require_version3 = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/version.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/version.js"(exports2, module2) {
     "use strict";
     var Gauge2 = require_gauge();
     var version2 = process.version;
@@ -27357,9 +27357,9 @@ var require_version3 = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metrics/gc.js
+// node_modules/prom-client/lib/metrics/gc.js
 var require_gc = __commonJS({
-  "../main/node_modules/prom-client/lib/metrics/gc.js"(exports2, module2) {
+  "node_modules/prom-client/lib/metrics/gc.js"(exports2, module2) {
     "use strict";
     var Histogram2 = require_histogram();
     var perf_hooks;
@@ -27403,9 +27403,9 @@ var require_gc = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/defaultMetrics.js
+// node_modules/prom-client/lib/defaultMetrics.js
 var require_defaultMetrics = __commonJS({
-  "../main/node_modules/prom-client/lib/defaultMetrics.js"(exports2, module2) {
+  "node_modules/prom-client/lib/defaultMetrics.js"(exports2, module2) {
     "use strict";
     var { isObject: isObject2 } = require_util2();
     var processCpuTotal = require_processCpuTotal();
@@ -27450,9 +27450,9 @@ var require_defaultMetrics = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/metricAggregators.js
+// node_modules/prom-client/lib/metricAggregators.js
 var require_metricAggregators = __commonJS({
-  "../main/node_modules/prom-client/lib/metricAggregators.js"(exports2) {
+  "node_modules/prom-client/lib/metricAggregators.js"(exports2) {
     "use strict";
     var { Grouper, hashObject } = require_util2();
     function AggregatorFactory(aggregatorFn) {
@@ -27523,9 +27523,9 @@ var require_metricAggregators = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/lib/cluster.js
+// node_modules/prom-client/lib/cluster.js
 var require_cluster = __commonJS({
-  "../main/node_modules/prom-client/lib/cluster.js"(exports2, module2) {
+  "node_modules/prom-client/lib/cluster.js"(exports2, module2) {
     "use strict";
     var Registry2 = require_registry();
     var { Grouper } = require_util2();
@@ -27694,9 +27694,9 @@ var require_cluster = __commonJS({
   }
 });
 
-// ../main/node_modules/prom-client/index.js
+// node_modules/prom-client/index.js
 var require_prom_client = __commonJS({
-  "../main/node_modules/prom-client/index.js"(exports2) {
+  "node_modules/prom-client/index.js"(exports2) {
     "use strict";
     exports2.register = require_registry().globalRegistry;
     exports2.Registry = require_registry();
@@ -27950,7 +27950,7 @@ var init_replica_work = __esm({
 import { createHash, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 import { createServer } from "node:http";
 
-// ../main/node_modules/probot/lib/context.js
+// node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = /* @__PURE__ */ Symbol("octokit request hook added");
@@ -28113,7 +28113,7 @@ var Context = class {
   }
 };
 
-// ../main/node_modules/@octokit/webhooks-methods/dist-node/index.js
+// node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer as Buffer2 } from "node:buffer";
@@ -28166,7 +28166,7 @@ async function verifyWithFallback(secret, payload, signature, additionalSecrets)
   return false;
 }
 
-// ../main/node_modules/@octokit/webhooks/dist-bundle/index.js
+// node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -28956,7 +28956,7 @@ var Webhooks = class {
   }
 };
 
-// ../main/node_modules/toad-cache/dist/toad-cache.mjs
+// node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max, ttlInMsecs) {
   if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
     throw new Error("Invalid max value");
@@ -29094,7 +29094,7 @@ var LruObject = class {
   }
 };
 
-// ../main/node_modules/probot/lib/helpers/create-deferred-promise.js
+// node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve2;
   let reject;
@@ -29105,7 +29105,7 @@ function createDeferredPromise() {
   return { promise: promise2, resolve: resolve2, reject };
 }
 
-// ../main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -29133,13 +29133,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// ../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// ../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// ../main/node_modules/npx-import-light/index.js
+// node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -29340,7 +29340,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// ../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -29487,7 +29487,7 @@ function toSentryError(data) {
   return error62;
 }
 
-// ../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -29500,7 +29500,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform2);
 }
 
-// ../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -29511,7 +29511,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -29824,7 +29824,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -30008,7 +30008,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -30343,7 +30343,7 @@ var JSONParse = (text4, reviver) => {
   }
 };
 
-// ../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -30382,7 +30382,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -30564,7 +30564,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -30587,7 +30587,7 @@ function register(state, name, method, options2) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook7) {
   const orig = hook7;
   if (!state.registry[name]) {
@@ -30622,7 +30622,7 @@ function addHook(state, kind, name, hook7) {
   });
 }
 
-// ../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -30636,7 +30636,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 
-// ../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state, name) {
@@ -30670,7 +30670,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -30780,7 +30780,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -30825,10 +30825,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// ../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -30962,10 +30962,10 @@ var Octokit = class {
   auth;
 };
 
-// ../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION6 = "6.0.3";
 
-// ../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -30996,7 +30996,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION6;
 
-// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -31112,10 +31112,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION7;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION8 = "17.0.0";
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -33407,7 +33407,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -33530,7 +33530,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -33547,7 +33547,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION8;
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION9 = "0.0.0-development";
 function isRequestError(error62) {
@@ -33621,7 +33621,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION9;
 
-// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -33851,10 +33851,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION10;
 throttling.triggersNotification = triggersNotification;
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION11 = "4.1.0";
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path3, ref }) {
@@ -33931,7 +33931,7 @@ async function getConfigFile(octokit, { owner, repo, path: path3, ref }) {
   };
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -33962,7 +33962,7 @@ function extendsToGetContentParams({
   };
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path3, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -34017,7 +34017,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path3, branch }) {
   } while (true);
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path3, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -34032,7 +34032,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// ../main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -34044,7 +34044,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION11;
 
-// ../main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason) {
   return {
     type: "unauthenticated",
@@ -34109,7 +34109,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// ../main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -34341,7 +34341,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// ../main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options2) {
   const cachedAuthentication = getCachedAuthentication(state, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -34464,7 +34464,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// ../main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION13 = "0.0.0-development";
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
@@ -34646,7 +34646,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION13;
 
-// ../main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -34724,7 +34724,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// ../main/node_modules/universal-github-app-jwt/lib/utils.js
+// node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -34763,7 +34763,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// ../main/node_modules/universal-github-app-jwt/lib/crypto-node.js
+// node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -34774,7 +34774,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// ../main/node_modules/universal-github-app-jwt/lib/get-token.js
+// node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -34811,7 +34811,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// ../main/node_modules/universal-github-app-jwt/index.js
+// node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -34837,7 +34837,7 @@ async function githubAppJwt({
   };
 }
 
-// ../main/node_modules/@octokit/auth-app/dist-node/index.js
+// node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -35296,7 +35296,7 @@ function createAppAuth(options2) {
   });
 }
 
-// ../main/node_modules/octokit-auth-probot/dist-node/index.js
+// node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state, options2) {
   if (options2.type !== "event-octokit") {
     if (state.type === "token" && options2.type === "installation" && options2.factory) {
@@ -35387,7 +35387,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION16;
 var createProbotAuth = createProbotAuthFn;
 
-// ../main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -35404,10 +35404,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// ../main/node_modules/probot/lib/version.js
+// node_modules/probot/lib/version.js
 var VERSION17 = "14.3.2";
 
-// ../main/node_modules/probot/lib/octokit/probot-octokit.js
+// node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -35434,7 +35434,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// ../main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -35470,7 +35470,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// ../main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -35518,7 +35518,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// ../main/node_modules/probot/lib/helpers/get-error-handler.js
+// node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error62) => {
     const errors = error62 instanceof AggregateError ? error62.errors : [error62];
@@ -35541,7 +35541,7 @@ function getErrorHandler(log) {
   };
 }
 
-// ../main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -35551,7 +35551,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// ../main/node_modules/probot/lib/octokit/get-webhooks.js
+// node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -35562,14 +35562,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// ../main/node_modules/probot/lib/server/handlers/http-logger.js
+// node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// ../main/node_modules/probot/lib/server/server.js
+// node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// ../main/node_modules/probot/lib/probot.js
+// node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -35778,14 +35778,14 @@ var Probot = class {
   }
 };
 
-// ../main/node_modules/probot/lib/manifest-creation.js
+// node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist(), 1);
 
-// ../main/node_modules/probot/lib/helpers/get-payload.js
+// node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode2 = textDecoder2.decode.bind(textDecoder2);
 
-// ../main/node_modules/@probot/get-private-key/dist-bundle/index.js
+// node_modules/@probot/get-private-key/dist-bundle/index.js
 import { resolve } from "node:path";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 var VERSION18 = "0.0.0-development";
@@ -35874,7 +35874,7 @@ ${end}`;
 }
 getPrivateKey.VERSION = VERSION18;
 
-// ../main/node_modules/probot/lib/create-probot.js
+// node_modules/probot/lib/create-probot.js
 var DEFAULTS2 = {
   APP_ID: "",
   WEBHOOK_SECRET: "",
@@ -35920,7 +35920,7 @@ function createProbot({ overrides = {}, defaults: defaults2 = {}, env = process.
   });
 }
 
-// ../main/node_modules/probot/lib/create-node-middleware.js
+// node_modules/probot/lib/create-node-middleware.js
 var noop4 = () => {
 };
 async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksPath } = {}) {
@@ -35953,10 +35953,10 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
   return mainHandler;
 }
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION19 = "6.0.0";
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options2) => {
     octokit.log.debug("request", options2);
@@ -35980,10 +35980,10 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION19;
 
-// ../main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION20 = "22.0.1";
 
-// ../main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION20}`
@@ -36162,7 +36162,7 @@ init_octokit_surface();
 import { createHmac as createHmac2 } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 
-// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
+// node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S = P("lru-cache:metrics");
 var W = G("lru-cache");
@@ -36753,7 +36753,7 @@ var import_cockatiel = __toESM(require_dist2(), 1);
 // src/core/tasks/iteration-limit.ts
 var MAX_ITERATIONS = 500;
 
-// ../main/node_modules/markdown-table/index.js
+// node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -37189,7 +37189,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// ../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -37452,7 +37452,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -37769,7 +37769,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -38625,7 +38625,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -38747,7 +38747,7 @@ function config2(newConfig) {
   return globalConfig;
 }
 
-// ../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -38939,7 +38939,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// ../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -39099,7 +39099,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -39271,7 +39271,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a3;
   inst._zod ?? (inst._zod = {});
@@ -39747,7 +39747,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -39788,14 +39788,14 @@ ${content3.join("\n")}
   }
 };
 
-// ../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a3;
   inst ?? (inst = {});
@@ -42237,7 +42237,7 @@ function handleRefineResult(result, payload, input2, inst) {
   }
 }
 
-// ../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -42514,7 +42514,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -42582,7 +42582,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -42694,7 +42694,7 @@ function ar_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -42805,7 +42805,7 @@ function az_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -42974,7 +42974,7 @@ function be_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -43100,7 +43100,7 @@ function bg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -43214,7 +43214,7 @@ function bn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -43328,7 +43328,7 @@ function ca_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -43461,7 +43461,7 @@ function ckb_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -43578,7 +43578,7 @@ function cs_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -43699,7 +43699,7 @@ function da_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -43813,7 +43813,7 @@ function de_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -43926,7 +43926,7 @@ function el_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -44051,7 +44051,7 @@ function en_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -44166,7 +44166,7 @@ function eo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -44303,7 +44303,7 @@ function es_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -44423,7 +44423,7 @@ function fa_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -44541,7 +44541,7 @@ function fi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -44671,7 +44671,7 @@ function fr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -44784,7 +44784,7 @@ function fr_CA_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -44898,7 +44898,7 @@ function gu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -45100,7 +45100,7 @@ function he_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -45212,7 +45212,7 @@ function hi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -45339,7 +45339,7 @@ function hr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -45453,7 +45453,7 @@ function hu_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -45612,7 +45612,7 @@ function hy_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -45724,7 +45724,7 @@ function id_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -45839,7 +45839,7 @@ function is_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -45953,7 +45953,7 @@ function it_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -46066,7 +46066,7 @@ function ja_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -46184,7 +46184,7 @@ function ka_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -46300,12 +46300,12 @@ function km_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -46421,7 +46421,7 @@ function kn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -46538,7 +46538,7 @@ function ko_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text4) => {
   return text4.charAt(0).toUpperCase() + text4.slice(1);
 };
@@ -46746,7 +46746,7 @@ function lt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -46861,7 +46861,7 @@ function mk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -46974,7 +46974,7 @@ function ms_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -47086,7 +47086,7 @@ function ne_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -47202,7 +47202,7 @@ function nl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -47316,7 +47316,7 @@ function nn_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -47430,7 +47430,7 @@ function no_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -47545,7 +47545,7 @@ function ota_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -47665,7 +47665,7 @@ function ps_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -47780,7 +47780,7 @@ function pl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -47924,7 +47924,7 @@ function pt_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -48069,7 +48069,7 @@ function pt_BR_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -48192,7 +48192,7 @@ function ro_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -48361,7 +48361,7 @@ function ru_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -48478,7 +48478,7 @@ function sk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -48593,7 +48593,7 @@ function sl_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -48709,7 +48709,7 @@ function sv_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -48825,7 +48825,7 @@ function ta_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -48942,7 +48942,7 @@ function tg_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -49058,7 +49058,7 @@ function th_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -49166,7 +49166,7 @@ function tk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -49277,7 +49277,7 @@ function tr_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -49391,12 +49391,12 @@ function uk_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -49512,7 +49512,7 @@ function ur_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -49626,7 +49626,7 @@ function uz_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -49740,7 +49740,7 @@ function vi_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -49855,7 +49855,7 @@ function zh_CN_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -49968,7 +49968,7 @@ function zh_TW_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -50081,7 +50081,7 @@ function yo_default() {
   };
 }
 
-// ../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -50131,7 +50131,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -51741,7 +51741,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -52800,7 +52800,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -53330,7 +53330,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -54078,7 +54078,7 @@ function toJSONSchema(input2, params) {
   return finalize(ctx, input2);
 }
 
-// ../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -54156,10 +54156,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -54340,7 +54340,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -54375,7 +54375,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -54421,7 +54421,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -54435,7 +54435,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config2(en_default());
@@ -55900,7 +55900,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -55926,7 +55926,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -55951,7 +55951,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -56684,7 +56684,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
@@ -56839,7 +56839,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// ../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -56851,7 +56851,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -56881,7 +56881,7 @@ function output(schema) {
   });
 }
 
-// ../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -56950,7 +56950,7 @@ var AlertsSchema = external_exports.strictObject({
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
 );
 
-// ../main/node_modules/mdast-util-to-string/lib/index.js
+// node_modules/mdast-util-to-string/lib/index.js
 var emptyOptions = {};
 function toString(value, options2) {
   const settings = options2 || emptyOptions;
@@ -56987,7 +56987,7 @@ function node2(value) {
   return Boolean(value && typeof value === "object");
 }
 
-// ../main/node_modules/character-entities/index.js
+// node_modules/character-entities/index.js
 var characterEntities = {
   AElig: "\xC6",
   AMP: "&",
@@ -59116,13 +59116,13 @@ var characterEntities = {
   zwnj: "\u200C"
 };
 
-// ../main/node_modules/decode-named-character-reference/index.js
+// node_modules/decode-named-character-reference/index.js
 var own2 = {}.hasOwnProperty;
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 
-// ../main/node_modules/micromark-util-chunked/index.js
+// node_modules/micromark-util-chunked/index.js
 function splice(list4, start, remove, items) {
   const end = list4.length;
   let chunkStart = 0;
@@ -59156,7 +59156,7 @@ function push(list4, items) {
   return items;
 }
 
-// ../main/node_modules/micromark-util-combine-extensions/index.js
+// node_modules/micromark-util-combine-extensions/index.js
 var hasOwnProperty = {}.hasOwnProperty;
 function combineExtensions(extensions) {
   const all2 = {};
@@ -59196,7 +59196,7 @@ function constructs(existing, list4) {
   splice(existing, 0, 0, before);
 }
 
-// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
+// node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code18 = Number.parseInt(value, base);
   if (
@@ -59214,12 +59214,12 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code18);
 }
 
-// ../main/node_modules/micromark-util-normalize-identifier/index.js
+// node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 
-// ../main/node_modules/micromark-util-character/index.js
+// node_modules/micromark-util-character/index.js
 var asciiAlpha = regexCheck(/[A-Za-z]/);
 var asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
 var asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -59251,7 +59251,7 @@ function regexCheck(regex2) {
   }
 }
 
-// ../main/node_modules/micromark-factory-space/index.js
+// node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -59296,7 +59296,7 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/content.js
+// node_modules/micromark/lib/initialize/content.js
 var content = {
   tokenize: initializeContent
 };
@@ -59346,7 +59346,7 @@ function initializeContent(effects) {
   }
 }
 
-// ../main/node_modules/micromark-util-edit-map/index.js
+// node_modules/micromark-util-edit-map/index.js
 var EditMap = class {
   /**
    * Create a new edit map.
@@ -59444,7 +59444,7 @@ function addImplementation(editMap, at2, remove, add, before) {
   editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark/lib/initialize/document.js
+// node_modules/micromark/lib/initialize/document.js
 var document = {
   tokenize: initializeDocument
 };
@@ -59638,7 +59638,7 @@ function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
 
-// ../main/node_modules/micromark-util-classify-character/index.js
+// node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code18) {
   if (code18 === null || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18)) {
     return 1;
@@ -59648,7 +59648,7 @@ function classifyCharacter(code18) {
   }
 }
 
-// ../main/node_modules/micromark-util-resolve-all/index.js
+// node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -59662,7 +59662,7 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/attention.js
+// node_modules/micromark-core-commonmark/lib/attention.js
 var attention = {
   name: "attention",
   resolveAll: resolveAllAttention,
@@ -59785,7 +59785,7 @@ function movePoint(point3, offset) {
   point3._bufferIndex += offset;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
+// node_modules/micromark-core-commonmark/lib/autolink.js
 var autolink = {
   name: "autolink",
   tokenize: tokenizeAutolink
@@ -59886,7 +59886,7 @@ function tokenizeAutolink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
+// node_modules/micromark-core-commonmark/lib/blank-line.js
 var blankLine = {
   partial: true,
   tokenize: tokenizeBlankLine
@@ -59901,7 +59901,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
+// node_modules/micromark-core-commonmark/lib/block-quote.js
 var blockQuote = {
   continuation: {
     tokenize: tokenizeBlockQuoteContinuation
@@ -59959,7 +59959,7 @@ function exit(effects) {
   effects.exit("blockQuote");
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
+// node_modules/micromark-core-commonmark/lib/character-escape.js
 var characterEscape = {
   name: "characterEscape",
   tokenize: tokenizeCharacterEscape
@@ -59985,7 +59985,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
+// node_modules/micromark-core-commonmark/lib/character-reference.js
 var characterReference = {
   name: "characterReference",
   tokenize: tokenizeCharacterReference
@@ -60050,7 +60050,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 var nonLazyContinuation = {
   partial: true,
   tokenize: tokenizeNonLazyContinuation
@@ -60072,7 +60072,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
+// node_modules/micromark-core-commonmark/lib/code-fenced.js
 var codeFenced = {
   concrete: true,
   name: "codeFenced",
@@ -60235,7 +60235,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
+// node_modules/micromark-core-commonmark/lib/code-indented.js
 var codeIndented = {
   name: "codeIndented",
   tokenize: tokenizeCodeIndented
@@ -60293,7 +60293,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
+// node_modules/micromark-core-commonmark/lib/code-text.js
 var codeText = {
   name: "codeText",
   previous,
@@ -60408,7 +60408,7 @@ function tokenizeCodeText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 var SpliceBuffer = class {
   /**
    * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -60601,7 +60601,7 @@ function chunkedPush(list4, right) {
   }
 }
 
-// ../main/node_modules/micromark-util-subtokenize/index.js
+// node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -60754,7 +60754,7 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/content.js
+// node_modules/micromark-core-commonmark/lib/content.js
 var content2 = {
   resolve: resolveContent,
   tokenize: tokenizeContent
@@ -60825,7 +60825,7 @@ function tokenizeContinuation(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-factory-destination/index.js
+// node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -60917,7 +60917,7 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 
-// ../main/node_modules/micromark-factory-label/index.js
+// node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -60978,7 +60978,7 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-title/index.js
+// node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -61040,7 +61040,7 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// ../main/node_modules/micromark-factory-whitespace/index.js
+// node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -61059,7 +61059,7 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/definition.js
+// node_modules/micromark-core-commonmark/lib/definition.js
 var definition = {
   name: "definition",
   tokenize: tokenizeDefinition
@@ -61145,7 +61145,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 var hardBreakEscape = {
   name: "hardBreakEscape",
   tokenize: tokenizeHardBreakEscape
@@ -61166,7 +61166,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
+// node_modules/micromark-core-commonmark/lib/heading-atx.js
 var headingAtx = {
   name: "headingAtx",
   resolve: resolveHeadingAtx,
@@ -61255,7 +61255,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-util-html-tag-name/index.js
+// node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames = [
   "address",
   "article",
@@ -61322,7 +61322,7 @@ var htmlBlockNames = [
 ];
 var htmlRawNames = ["pre", "script", "style", "textarea"];
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
+// node_modules/micromark-core-commonmark/lib/html-flow.js
 var htmlFlow = {
   concrete: true,
   name: "htmlFlow",
@@ -61681,7 +61681,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
+// node_modules/micromark-core-commonmark/lib/html-text.js
 var htmlText = {
   name: "htmlText",
   tokenize: tokenizeHtmlText
@@ -61987,7 +61987,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
+// node_modules/micromark-core-commonmark/lib/label-end.js
 var labelEnd = {
   name: "labelEnd",
   resolveAll: resolveAllLabelEnd,
@@ -62213,7 +62213,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
+// node_modules/micromark-core-commonmark/lib/label-start-image.js
 var labelStartImage = {
   name: "labelStartImage",
   resolveAll: labelEnd.resolveAll,
@@ -62250,7 +62250,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
+// node_modules/micromark-core-commonmark/lib/label-start-link.js
 var labelStartLink = {
   name: "labelStartLink",
   resolveAll: labelEnd.resolveAll,
@@ -62278,7 +62278,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
+// node_modules/micromark-core-commonmark/lib/line-ending.js
 var lineEnding = {
   name: "lineEnding",
   tokenize: tokenizeLineEnding
@@ -62293,7 +62293,7 @@ function tokenizeLineEnding(effects, ok3) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
+// node_modules/micromark-core-commonmark/lib/thematic-break.js
 var thematicBreak = {
   name: "thematicBreak",
   tokenize: tokenizeThematicBreak
@@ -62332,7 +62332,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/list.js
+// node_modules/micromark-core-commonmark/lib/list.js
 var list = {
   continuation: {
     tokenize: tokenizeListContinuation
@@ -62462,7 +62462,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
+// node_modules/micromark-core-commonmark/lib/setext-underline.js
 var setextUnderline = {
   name: "setextUnderline",
   resolveTo: resolveToSetextUnderline,
@@ -62556,7 +62556,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/flow.js
+// node_modules/micromark/lib/initialize/flow.js
 var flow = {
   tokenize: initializeFlow
 };
@@ -62594,7 +62594,7 @@ function initializeFlow(effects) {
   }
 }
 
-// ../main/node_modules/micromark/lib/initialize/text.js
+// node_modules/micromark/lib/initialize/text.js
 var resolver = {
   resolveAll: createResolver()
 };
@@ -62736,7 +62736,7 @@ function resolveAllLineSuffixes(events, context) {
   return events;
 }
 
-// ../main/node_modules/micromark/lib/constructs.js
+// node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -62811,7 +62811,7 @@ var disable = {
   null: []
 };
 
-// ../main/node_modules/micromark/lib/create-tokenizer.js
+// node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser2, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -63137,7 +63137,7 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 
-// ../main/node_modules/micromark/lib/parse.js
+// node_modules/micromark/lib/parse.js
 function parse5(options2) {
   const settings = options2 || {};
   const constructs2 = (
@@ -63163,14 +63163,14 @@ function parse5(options2) {
   }
 }
 
-// ../main/node_modules/micromark/lib/postprocess.js
+// node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 
-// ../main/node_modules/micromark/lib/preprocess.js
+// node_modules/micromark/lib/preprocess.js
 var search = /[\0\t\n\r]/g;
 function preprocess2() {
   let column = 1;
@@ -63250,7 +63250,7 @@ function preprocess2() {
   }
 }
 
-// ../main/node_modules/micromark-util-decode-string/index.js
+// node_modules/micromark-util-decode-string/index.js
 var characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode5);
@@ -63268,7 +63268,7 @@ function decode5($0, $1, $2) {
   return decodeNamedCharacterReference($2) || $0;
 }
 
-// ../main/node_modules/unist-util-stringify-position/lib/index.js
+// node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -63294,7 +63294,7 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 
-// ../main/node_modules/mdast-util-from-markdown/lib/index.js
+// node_modules/mdast-util-from-markdown/lib/index.js
 var own3 = {}.hasOwnProperty;
 function fromMarkdown(value, encoding, options2) {
   if (encoding && typeof encoding === "object") {
@@ -64064,7 +64064,7 @@ function defaultOnError(left, right) {
   }) + ") is still open");
 }
 
-// ../main/node_modules/ccount/index.js
+// node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -64079,11 +64079,11 @@ function ccount(value, character) {
   return count2;
 }
 
-// ../main/node_modules/devlop/lib/default.js
+// node_modules/devlop/lib/default.js
 function ok() {
 }
 
-// ../main/node_modules/escape-string-regexp/index.js
+// node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -64091,7 +64091,7 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 
-// ../main/node_modules/unist-util-is/lib/index.js
+// node_modules/unist-util-is/lib/index.js
 var convert = (
   // Note: overloads in JSDoc can’t yet use different `@template`s.
   /**
@@ -64190,12 +64190,12 @@ function looksLikeANode(value) {
   return value !== null && typeof value === "object" && "type" in value;
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
+// node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
-// ../main/node_modules/unist-util-visit-parents/lib/index.js
+// node_modules/unist-util-visit-parents/lib/index.js
 var empty = [];
 var CONTINUE = true;
 var EXIT = false;
@@ -64315,7 +64315,7 @@ function toResult(value) {
   return value === null || value === void 0 ? empty : [value];
 }
 
-// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
+// node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list4, options2) {
   const settings = options2 || {};
   const ignored = convert(settings.ignore || []);
@@ -64416,7 +64416,7 @@ function toFunction(replace2) {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -64581,7 +64581,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code18) || unicodePunctuation(code18);
 }
 
-// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
+// node_modules/mdast-util-gfm-footnote/lib/index.js
 footnoteReference.peek = footnoteReferencePeek;
 function enterFootnoteCallString() {
   this.buffer();
@@ -64655,7 +64655,7 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 
-// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// node_modules/mdast-util-gfm-strikethrough/lib/index.js
 handleDelete.attention = attentionDelete;
 handleDelete.peek = peekDelete;
 function gfmStrikethroughFromMarkdown() {
@@ -64692,7 +64692,7 @@ function peekDelete() {
   return "~";
 }
 
-// ../main/node_modules/mdast-util-gfm-table/lib/index.js
+// node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -64753,7 +64753,7 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 
-// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -64800,7 +64800,7 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 
-// ../main/node_modules/mdast-util-gfm/lib/index.js
+// node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -64811,7 +64811,7 @@ function gfmFromMarkdown() {
   ];
 }
 
-// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 var wwwPrefix = {
   tokenize: tokenizeWwwPrefix,
   partial: true
@@ -65153,7 +65153,7 @@ function previousUnbalanced(events) {
   return result;
 }
 
-// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 var indent = {
   tokenize: tokenizeIndent2,
   partial: true
@@ -65428,7 +65428,7 @@ function tokenizeIndent2(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options2) {
   const options_ = options2 || {};
   let single = options_.singleTilde;
@@ -65522,7 +65522,7 @@ function gfmStrikethrough(options2) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// node_modules/micromark-extension-gfm-table/lib/edit-map.js
 var EditMap2 = class {
   /**
    * Create a new edit map.
@@ -65608,7 +65608,7 @@ function addImplementation2(editMap, at2, remove, add) {
   editMap.index.set(at2, change);
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
+// node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -65635,7 +65635,7 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
+// node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -66026,7 +66026,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 
-// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 var tasklistCheck = {
   name: "tasklistCheck",
   tokenize: tokenizeTasklistCheck
@@ -66100,7 +66100,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
   }
 }
 
-// ../main/node_modules/micromark-extension-gfm/index.js
+// node_modules/micromark-extension-gfm/index.js
 function gfm(options2) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -66868,7 +66868,7 @@ function problemMessage(path3, where, found, expected) {
   return `${path3 ? `\`${path3}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 
-// ../main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -73737,7 +73737,7 @@ function pep508Refusal(requirement, registries) {
   return /^[\s<>=!~,.*()A-Za-z0-9+_-]{0,500}$/.test(rest) ? null : shorten(requirement);
 }
 
-// ../main/node_modules/smol-toml/dist/error.js
+// node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string6, ptr) {
   let lines = string6.slice(0, ptr).split(/\r?\n/);
   return [lines.length, lines.pop().length + 1];
@@ -73781,7 +73781,7 @@ ${codeblock}`, options2);
   }
 };
 
-// ../main/node_modules/smol-toml/dist/primitive.js
+// node_modules/smol-toml/dist/primitive.js
 function parseString(ctx) {
   let startPtr = ctx.p;
   let c = ctx.s.charCodeAt(ctx.p++);
@@ -73882,7 +73882,7 @@ function parseString(ctx) {
   TomlError.x("unfinished string", ctx, startPtr);
 }
 
-// ../main/node_modules/smol-toml/dist/date.js
+// node_modules/smol-toml/dist/date.js
 var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
 var TomlDate = class _TomlDate extends Date {
   #hasDate = false;
@@ -73997,7 +73997,7 @@ var TomlDate = class _TomlDate extends Date {
   }
 };
 
-// ../main/node_modules/smol-toml/dist/extract.js
+// node_modules/smol-toml/dist/extract.js
 function isDigit(char, base = 10) {
   return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
 }
@@ -74206,7 +74206,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
   }
 }
 
-// ../main/node_modules/smol-toml/dist/util.js
+// node_modules/smol-toml/dist/util.js
 function skipComment(ctx) {
   for (; ctx.p < ctx.s.length; ctx.p++) {
     let c = ctx.s.charCodeAt(ctx.p);
@@ -74232,7 +74232,7 @@ function skipVoid(ctx, banNewLines, banComments) {
   }
 }
 
-// ../main/node_modules/smol-toml/dist/struct.js
+// node_modules/smol-toml/dist/struct.js
 function parseKey(ctx, end = 61) {
   let startPtr;
   let state = 0;
@@ -74349,7 +74349,7 @@ function parseArray(ctx) {
   TomlError.x("unfinished array", ctx, startPtr);
 }
 
-// ../main/node_modules/smol-toml/dist/parse.js
+// node_modules/smol-toml/dist/parse.js
 function peekTable(ctx, key, table2, meta3, type) {
   let t = table2;
   let m = meta3;
@@ -74492,7 +74492,7 @@ function parse7(toml, options2 = {}) {
   return res;
 }
 
-// ../main/node_modules/smol-toml/dist/stringify.js
+// node_modules/smol-toml/dist/stringify.js
 var HAS_WELLFORMED = !!"".isWellFormed;
 
 // src/core/gates/toml-table.ts

@@ -47,7 +47,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../main/node_modules/@actions/core/lib/utils.js
+// node_modules/@actions/core/lib/utils.js
 function toCommandValue(input2) {
   if (input2 === null || input2 === void 0) {
     return "";
@@ -70,11 +70,11 @@ function toCommandProperties(annotationProperties) {
   };
 }
 var init_utils = __esm({
-  "../main/node_modules/@actions/core/lib/utils.js"() {
+  "node_modules/@actions/core/lib/utils.js"() {
   }
 });
 
-// ../main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 import * as os from "os";
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
@@ -91,7 +91,7 @@ function escapeProperty(s) {
 }
 var CMD_STRING, Command;
 var init_command = __esm({
-  "../main/node_modules/@actions/core/lib/command.js"() {
+  "node_modules/@actions/core/lib/command.js"() {
     init_utils();
     CMD_STRING = "::";
     Command = class {
@@ -129,7 +129,7 @@ var init_command = __esm({
   }
 });
 
-// ../main/node_modules/@actions/core/lib/file-command.js
+// node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -157,24 +157,24 @@ function prepareKeyValueMessage(key, value) {
   return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 var init_file_command = __esm({
-  "../main/node_modules/@actions/core/lib/file-command.js"() {
+  "node_modules/@actions/core/lib/file-command.js"() {
     init_utils();
   }
 });
 
-// ../main/node_modules/@actions/core/lib/oidc-utils.js
+// node_modules/@actions/core/lib/oidc-utils.js
 var init_oidc_utils = __esm({
-  "../main/node_modules/@actions/core/lib/oidc-utils.js"() {
+  "node_modules/@actions/core/lib/oidc-utils.js"() {
     init_core();
   }
 });
 
-// ../main/node_modules/@actions/core/lib/summary.js
+// node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter, access, appendFile, writeFile, SUMMARY_ENV_VAR, Summary, _summary, summary;
 var init_summary = __esm({
-  "../main/node_modules/@actions/core/lib/summary.js"() {
+  "node_modules/@actions/core/lib/summary.js"() {
     __awaiter = function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
         return value instanceof P2 ? value : new P2(function(resolve) {
@@ -459,23 +459,23 @@ var init_summary = __esm({
   }
 });
 
-// ../main/node_modules/@actions/core/lib/path-utils.js
+// node_modules/@actions/core/lib/path-utils.js
 var init_path_utils = __esm({
-  "../main/node_modules/@actions/core/lib/path-utils.js"() {
+  "node_modules/@actions/core/lib/path-utils.js"() {
   }
 });
 
-// ../main/node_modules/@actions/core/lib/platform.js
+// node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform, arch;
 var init_platform = __esm({
-  "../main/node_modules/@actions/core/lib/platform.js"() {
+  "node_modules/@actions/core/lib/platform.js"() {
     platform = os3.platform();
     arch = os3.arch();
   }
 });
 
-// ../main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 function setSecret(secret) {
   issueCommand("add-mask", {}, secret);
@@ -522,7 +522,7 @@ function endGroup() {
 }
 var ExitCode;
 var init_core = __esm({
-  "../main/node_modules/@actions/core/lib/core.js"() {
+  "node_modules/@actions/core/lib/core.js"() {
     init_command();
     init_file_command();
     init_utils();
@@ -1417,7 +1417,7 @@ var init_presets = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -2163,7 +2163,7 @@ function constantCatch(value) {
 }
 var Cached, EVALUATING, captureStackTrace, allowsEval, getParsedType, propertyKeyTypes, primitiveTypes, NUMBER_FORMAT_RANGES, BIGINT_FORMAT_RANGES, highSurrogate, Class, installing, broke, breaker, CONSTANT_CATCH;
 var init_util = __esm({
-  "../main/node_modules/zod/v4/core/util.js"() {
+  "node_modules/zod/v4/core/util.js"() {
     init_core2();
     Cached = class {
       constructor(getter) {
@@ -2278,7 +2278,7 @@ var init_util = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 function newError(Definition) {
   const E = _E;
   if (E) {
@@ -2381,7 +2381,7 @@ function config(newConfig) {
 }
 var _a, NEVER, _zodDesc, _E, $brand, $ZodAsyncError, $ZodEncodeError, globalConfig;
 var init_core2 = __esm({
-  "../main/node_modules/zod/v4/core/core.js"() {
+  "node_modules/zod/v4/core/core.js"() {
     init_util();
     NEVER = /* @__PURE__ */ Object.freeze({
       status: "aborted"
@@ -2405,7 +2405,7 @@ var init_core2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -2563,7 +2563,7 @@ function prettifyError(error63) {
 }
 var _messageDesc, _issuesDesc, _installedToString, initializer, $ZodError, $ZodRealError;
 var init_errors = __esm({
-  "../main/node_modules/zod/v4/core/errors.js"() {
+  "node_modules/zod/v4/core/errors.js"() {
     init_core2();
     init_util();
     _messageDesc = {
@@ -2604,7 +2604,7 @@ var init_errors = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -2644,7 +2644,7 @@ function validateFallback(schema, value, _ctx) {
 }
 var _parse, parse, _parseAsync, parseAsync, _safeParse, safeParse, _safeParseAsync, safeParseAsync, COMPILE_INVALID, COMPILE_FALLBACK, validate, validateAsync, _encode, encode, _decode, decode, _encodeAsync, encodeAsync, _decodeAsync, decodeAsync, _safeEncode, safeEncode, _safeDecode, safeDecode, _safeEncodeAsync, safeEncodeAsync, _safeDecodeAsync, safeDecodeAsync;
 var init_parse = __esm({
-  "../main/node_modules/zod/v4/core/parse.js"() {
+  "node_modules/zod/v4/core/parse.js"() {
     init_core2();
     init_errors();
     init_util();
@@ -2772,7 +2772,7 @@ var init_parse = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -2873,7 +2873,7 @@ function fixedBase64url(length) {
 }
 var cuid, cuid2, ulid, xid, ksuid, nanoid, duration, extendedDuration, guid, uuid, uuid4, uuid6, uuid7, email, html5Email, rfc5322Email, unicodeEmail, idnEmail, browserEmail, _emoji, ipv4, ipv6, mac, cidrv4, cidrv6, base64, base64url, hostname, domain, httpProtocol, e164, creditCard, currencyCode, iban, dateSource, date, anyString, string, bigint, integer, number, boolean, _null, _undefined, lowercase, uppercase, hex, md5_hex, md5_base64, md5_base64url, sha1_hex, sha1_base64, sha1_base64url, sha256_hex, sha256_base64, sha256_base64url, sha384_hex, sha384_base64, sha384_base64url, sha512_hex, sha512_base64, sha512_base64url;
 var init_regexes = __esm({
-  "../main/node_modules/zod/v4/core/regexes.js"() {
+  "node_modules/zod/v4/core/regexes.js"() {
     init_util();
     cuid = /^[cC][0-9a-z]{6,}$/;
     cuid2 = /^[0-9a-z]+$/;
@@ -2950,7 +2950,7 @@ var init_regexes = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 function handleCheckPropertyResult(result, payload, property) {
   if (result.issues.length) {
     payload.issues.push(...prefixIssues(property, result.issues));
@@ -2958,7 +2958,7 @@ function handleCheckPropertyResult(result, payload, property) {
 }
 var $ZodCheck, _whenHasSize, _whenHasLength, numericOriginMap, $ZodCheckLessThan, $ZodCheckGreaterThan, $ZodCheckMultipleOf, $ZodCheckNumberFormat, $ZodCheckBigIntFormat, $ZodCheckMaxSize, $ZodCheckMinSize, $ZodCheckSizeEquals, $ZodCheckMaxLength, $ZodCheckMinLength, $ZodCheckLengthEquals, $ZodCheckStringFormat, $ZodCheckRegex, $ZodCheckLowerCase, $ZodCheckUpperCase, $ZodCheckIncludes, $ZodCheckStartsWith, $ZodCheckEndsWith, $ZodCheckProperty, $ZodCheckProperties, $ZodCheckMimeType, $ZodCheckOverwrite;
 var init_checks = __esm({
-  "../main/node_modules/zod/v4/core/checks.js"() {
+  "node_modules/zod/v4/core/checks.js"() {
     init_core2();
     init_regexes();
     init_util();
@@ -3434,10 +3434,10 @@ var init_checks = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc;
 var init_doc = __esm({
-  "../main/node_modules/zod/v4/core/doc.js"() {
+  "node_modules/zod/v4/core/doc.js"() {
     Doc = class {
       constructor(args = [], closed = {}) {
         this.content = [];
@@ -3480,10 +3480,10 @@ ${content3.join("\n")}
   }
 });
 
-// ../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version;
 var init_versions = __esm({
-  "../main/node_modules/zod/v4/core/versions.js"() {
+  "node_modules/zod/v4/core/versions.js"() {
     version = {
       major: 4,
       minor: 6,
@@ -3492,7 +3492,7 @@ var init_versions = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 async function validateAsync2(inst, value) {
   const ctx = { async: true };
   return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
@@ -4173,7 +4173,7 @@ function handleRefineResult(result, payload, input2, inst) {
 }
 var $ZodType, toStandardResult, $ZodString, $ZodStringFormat, $ZodGUID, $ZodUUID, $ZodEmail, URL_BAD_FORMAT, URL_UNPARSEABLE, asciiTabOrNewline, $ZodURL, $ZodEmoji, $ZodNanoID, $ZodCUID, $ZodCUID2, $ZodULID, $ZodXID, $ZodKSUID, $ZodISODateTime, $ZodISODate, $ZodISOTime, $ZodISODuration, $ZodIPv4, ipv6Alphabet, $ZodIPv6, $ZodMAC, $ZodCIDRv4, $ZodCIDRv6, base64Charset, $ZodBase64, base64urlCharset, $ZodBase64URL, $ZodE164, CC_SANITIZE, $ZodCreditCard, $ZodIBAN, $ZodJWT, $ZodCustomStringFormat, $ZodNumber, $ZodNumberFormat, $ZodBoolean, $ZodBigInt, $ZodBigIntFormat, $ZodSymbol, $ZodUndefined, $ZodNull, $ZodAny, $ZodUnknown, $ZodNever, $ZodVoid, $ZodDate, arraySize, mapSize, setSize, $ZodArray, NO_SYMBOL_KEYS, $ZodObject, $ZodObjectJIT, $ZodUnion, $ZodXor, $ZodDiscriminatedUnion, $ZodIntersection, $ZodTuple, $ZodRecord, $ZodMap, $ZodSet, $ZodEnum, $ZodLiteral, $ZodFile, $ZodTransform, $ZodOptional, $ZodExactOptional, $ZodNullable, $ZodDefault, $ZodPrefault, $ZodNonOptional, $ZodSuccess, $ZodCatch, $ZodNaN, $ZodPipe, $ZodCodec, $ZodPreprocess, $ZodReadonly, $ZodTemplateLiteral, $ZodFunction, $ZodPromise, $ZodLazy, $ZodCustom;
 var init_schemas = __esm({
-  "../main/node_modules/zod/v4/core/schemas.js"() {
+  "node_modules/zod/v4/core/schemas.js"() {
     init_checks();
     init_core2();
     init_doc();
@@ -5947,7 +5947,7 @@ var init_schemas = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 function isRef(value) {
   return value !== null && typeof value === "object";
 }
@@ -6111,7 +6111,7 @@ function isBackEdge(ctx, value) {
 }
 var $ZodCyclicError, STATE, NO_ISSUES, recursive, NONE, ASSUMED, PROVEN, handoff, open, memo;
 var init_memoizer = __esm({
-  "../main/node_modules/zod/v4/core/memoizer.js"() {
+  "node_modules/zod/v4/core/memoizer.js"() {
     init_util();
     $ZodCyclicError = class extends Error {
       constructor() {
@@ -6229,7 +6229,7 @@ var init_memoizer = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 function ar_default() {
   return {
     localeError: error2()
@@ -6237,7 +6237,7 @@ function ar_default() {
 }
 var error2;
 var init_ar = __esm({
-  "../main/node_modules/zod/v4/locales/ar.js"() {
+  "node_modules/zod/v4/locales/ar.js"() {
     init_util();
     error2 = () => {
       const Sizable = {
@@ -6347,7 +6347,7 @@ var init_ar = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 function az_default() {
   return {
     localeError: error3()
@@ -6355,7 +6355,7 @@ function az_default() {
 }
 var error3;
 var init_az = __esm({
-  "../main/node_modules/zod/v4/locales/az.js"() {
+  "node_modules/zod/v4/locales/az.js"() {
     init_util();
     error3 = () => {
       const Sizable = {
@@ -6464,7 +6464,7 @@ var init_az = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -6487,7 +6487,7 @@ function be_default() {
 }
 var error4;
 var init_be = __esm({
-  "../main/node_modules/zod/v4/locales/be.js"() {
+  "node_modules/zod/v4/locales/be.js"() {
     init_util();
     error4 = () => {
       const Sizable = {
@@ -6639,7 +6639,7 @@ var init_be = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 function bg_default() {
   return {
     localeError: error5()
@@ -6647,7 +6647,7 @@ function bg_default() {
 }
 var error5;
 var init_bg = __esm({
-  "../main/node_modules/zod/v4/locales/bg.js"() {
+  "node_modules/zod/v4/locales/bg.js"() {
     init_util();
     error5 = () => {
       const Sizable = {
@@ -6771,7 +6771,7 @@ var init_bg = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 function bn_default() {
   return {
     localeError: error6()
@@ -6779,7 +6779,7 @@ function bn_default() {
 }
 var error6;
 var init_bn = __esm({
-  "../main/node_modules/zod/v4/locales/bn.js"() {
+  "node_modules/zod/v4/locales/bn.js"() {
     init_util();
     error6 = () => {
       const Sizable = {
@@ -6891,7 +6891,7 @@ var init_bn = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 function ca_default() {
   return {
     localeError: error7()
@@ -6899,7 +6899,7 @@ function ca_default() {
 }
 var error7;
 var init_ca = __esm({
-  "../main/node_modules/zod/v4/locales/ca.js"() {
+  "node_modules/zod/v4/locales/ca.js"() {
     init_util();
     error7 = () => {
       const Sizable = {
@@ -7011,7 +7011,7 @@ var init_ca = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 function ckb_default() {
   return {
     localeError: error8()
@@ -7019,7 +7019,7 @@ function ckb_default() {
 }
 var error8;
 var init_ckb = __esm({
-  "../main/node_modules/zod/v4/locales/ckb.js"() {
+  "node_modules/zod/v4/locales/ckb.js"() {
     init_util();
     error8 = () => {
       const Sizable = {
@@ -7150,7 +7150,7 @@ var init_ckb = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 function cs_default() {
   return {
     localeError: error9()
@@ -7158,7 +7158,7 @@ function cs_default() {
 }
 var error9;
 var init_cs = __esm({
-  "../main/node_modules/zod/v4/locales/cs.js"() {
+  "node_modules/zod/v4/locales/cs.js"() {
     init_util();
     error9 = () => {
       const Sizable = {
@@ -7273,7 +7273,7 @@ var init_cs = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 function da_default() {
   return {
     localeError: error10()
@@ -7281,7 +7281,7 @@ function da_default() {
 }
 var error10;
 var init_da = __esm({
-  "../main/node_modules/zod/v4/locales/da.js"() {
+  "node_modules/zod/v4/locales/da.js"() {
     init_util();
     error10 = () => {
       const Sizable = {
@@ -7400,7 +7400,7 @@ var init_da = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 function de_default() {
   return {
     localeError: error11()
@@ -7408,7 +7408,7 @@ function de_default() {
 }
 var error11;
 var init_de = __esm({
-  "../main/node_modules/zod/v4/locales/de.js"() {
+  "node_modules/zod/v4/locales/de.js"() {
     init_util();
     error11 = () => {
       const Sizable = {
@@ -7520,7 +7520,7 @@ var init_de = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 function el_default() {
   return {
     localeError: error12()
@@ -7528,7 +7528,7 @@ function el_default() {
 }
 var error12;
 var init_el = __esm({
-  "../main/node_modules/zod/v4/locales/el.js"() {
+  "node_modules/zod/v4/locales/el.js"() {
     init_util();
     error12 = () => {
       const Sizable = {
@@ -7639,7 +7639,7 @@ var init_el = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 function en_default() {
   return {
     localeError: error13()
@@ -7647,7 +7647,7 @@ function en_default() {
 }
 var error13;
 var init_en = __esm({
-  "../main/node_modules/zod/v4/locales/en.js"() {
+  "node_modules/zod/v4/locales/en.js"() {
     init_util();
     error13 = () => {
       const Sizable = {
@@ -7770,7 +7770,7 @@ var init_en = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 function eo_default() {
   return {
     localeError: error14()
@@ -7778,7 +7778,7 @@ function eo_default() {
 }
 var error14;
 var init_eo = __esm({
-  "../main/node_modules/zod/v4/locales/eo.js"() {
+  "node_modules/zod/v4/locales/eo.js"() {
     init_util();
     error14 = () => {
       const Sizable = {
@@ -7891,7 +7891,7 @@ var init_eo = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 function es_default() {
   return {
     localeError: error15()
@@ -7899,7 +7899,7 @@ function es_default() {
 }
 var error15;
 var init_es = __esm({
-  "../main/node_modules/zod/v4/locales/es.js"() {
+  "node_modules/zod/v4/locales/es.js"() {
     init_util();
     error15 = () => {
       const Sizable = {
@@ -8034,7 +8034,7 @@ var init_es = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 function fa_default() {
   return {
     localeError: error16()
@@ -8042,7 +8042,7 @@ function fa_default() {
 }
 var error16;
 var init_fa = __esm({
-  "../main/node_modules/zod/v4/locales/fa.js"() {
+  "node_modules/zod/v4/locales/fa.js"() {
     init_util();
     error16 = () => {
       const Sizable = {
@@ -8160,7 +8160,7 @@ var init_fa = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 function fi_default() {
   return {
     localeError: error17()
@@ -8168,7 +8168,7 @@ function fi_default() {
 }
 var error17;
 var init_fi = __esm({
-  "../main/node_modules/zod/v4/locales/fi.js"() {
+  "node_modules/zod/v4/locales/fi.js"() {
     init_util();
     error17 = () => {
       const Sizable = {
@@ -8284,7 +8284,7 @@ var init_fi = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 function fr_default() {
   return {
     localeError: error18()
@@ -8292,7 +8292,7 @@ function fr_default() {
 }
 var error18;
 var init_fr = __esm({
-  "../main/node_modules/zod/v4/locales/fr.js"() {
+  "node_modules/zod/v4/locales/fr.js"() {
     init_util();
     error18 = () => {
       const Sizable = {
@@ -8420,7 +8420,7 @@ var init_fr = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 function fr_CA_default() {
   return {
     localeError: error19()
@@ -8428,7 +8428,7 @@ function fr_CA_default() {
 }
 var error19;
 var init_fr_CA = __esm({
-  "../main/node_modules/zod/v4/locales/fr-CA.js"() {
+  "node_modules/zod/v4/locales/fr-CA.js"() {
     init_util();
     error19 = () => {
       const Sizable = {
@@ -8539,7 +8539,7 @@ var init_fr_CA = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 function gu_default() {
   return {
     localeError: error20()
@@ -8547,7 +8547,7 @@ function gu_default() {
 }
 var error20;
 var init_gu = __esm({
-  "../main/node_modules/zod/v4/locales/gu.js"() {
+  "node_modules/zod/v4/locales/gu.js"() {
     init_util();
     error20 = () => {
       const Sizable = {
@@ -8659,7 +8659,7 @@ var init_gu = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 function he_default() {
   return {
     localeError: error21()
@@ -8667,7 +8667,7 @@ function he_default() {
 }
 var error21;
 var init_he = __esm({
-  "../main/node_modules/zod/v4/locales/he.js"() {
+  "node_modules/zod/v4/locales/he.js"() {
     init_util();
     error21 = () => {
       const TypeNames = {
@@ -8867,7 +8867,7 @@ var init_he = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 function hi_default() {
   return {
     localeError: error22()
@@ -8875,7 +8875,7 @@ function hi_default() {
 }
 var error22;
 var init_hi = __esm({
-  "../main/node_modules/zod/v4/locales/hi.js"() {
+  "node_modules/zod/v4/locales/hi.js"() {
     init_util();
     error22 = () => {
       const Sizable = {
@@ -8985,7 +8985,7 @@ var init_hi = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 function hr_default() {
   return {
     localeError: error23()
@@ -8993,7 +8993,7 @@ function hr_default() {
 }
 var error23;
 var init_hr = __esm({
-  "../main/node_modules/zod/v4/locales/hr.js"() {
+  "node_modules/zod/v4/locales/hr.js"() {
     init_util();
     error23 = () => {
       const Sizable = {
@@ -9118,7 +9118,7 @@ var init_hr = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 function hu_default() {
   return {
     localeError: error24()
@@ -9126,7 +9126,7 @@ function hu_default() {
 }
 var error24;
 var init_hu = __esm({
-  "../main/node_modules/zod/v4/locales/hu.js"() {
+  "node_modules/zod/v4/locales/hu.js"() {
     init_util();
     error24 = () => {
       const Sizable = {
@@ -9238,7 +9238,7 @@ var init_hu = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -9256,7 +9256,7 @@ function hy_default() {
 }
 var error25;
 var init_hy = __esm({
-  "../main/node_modules/zod/v4/locales/hy.js"() {
+  "node_modules/zod/v4/locales/hy.js"() {
     init_util();
     error25 = () => {
       const Sizable = {
@@ -9403,7 +9403,7 @@ var init_hy = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 function id_default() {
   return {
     localeError: error26()
@@ -9411,7 +9411,7 @@ function id_default() {
 }
 var error26;
 var init_id = __esm({
-  "../main/node_modules/zod/v4/locales/id.js"() {
+  "node_modules/zod/v4/locales/id.js"() {
     init_util();
     error26 = () => {
       const Sizable = {
@@ -9521,7 +9521,7 @@ var init_id = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 function is_default() {
   return {
     localeError: error27()
@@ -9529,7 +9529,7 @@ function is_default() {
 }
 var error27;
 var init_is = __esm({
-  "../main/node_modules/zod/v4/locales/is.js"() {
+  "node_modules/zod/v4/locales/is.js"() {
     init_util();
     error27 = () => {
       const Sizable = {
@@ -9642,7 +9642,7 @@ var init_is = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 function it_default() {
   return {
     localeError: error28()
@@ -9650,7 +9650,7 @@ function it_default() {
 }
 var error28;
 var init_it = __esm({
-  "../main/node_modules/zod/v4/locales/it.js"() {
+  "node_modules/zod/v4/locales/it.js"() {
     init_util();
     error28 = () => {
       const Sizable = {
@@ -9762,7 +9762,7 @@ var init_it = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 function ja_default() {
   return {
     localeError: error29()
@@ -9770,7 +9770,7 @@ function ja_default() {
 }
 var error29;
 var init_ja = __esm({
-  "../main/node_modules/zod/v4/locales/ja.js"() {
+  "node_modules/zod/v4/locales/ja.js"() {
     init_util();
     error29 = () => {
       const Sizable = {
@@ -9881,7 +9881,7 @@ var init_ja = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 function ka_default() {
   return {
     localeError: error30()
@@ -9889,7 +9889,7 @@ function ka_default() {
 }
 var error30;
 var init_ka = __esm({
-  "../main/node_modules/zod/v4/locales/ka.js"() {
+  "node_modules/zod/v4/locales/ka.js"() {
     init_util();
     error30 = () => {
       const Sizable = {
@@ -10005,7 +10005,7 @@ var init_ka = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 function km_default() {
   return {
     localeError: error31()
@@ -10013,7 +10013,7 @@ function km_default() {
 }
 var error31;
 var init_km = __esm({
-  "../main/node_modules/zod/v4/locales/km.js"() {
+  "node_modules/zod/v4/locales/km.js"() {
     init_util();
     error31 = () => {
       const Sizable = {
@@ -10127,17 +10127,17 @@ var init_km = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 var init_kh = __esm({
-  "../main/node_modules/zod/v4/locales/kh.js"() {
+  "node_modules/zod/v4/locales/kh.js"() {
     init_km();
   }
 });
 
-// ../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 function kn_default() {
   return {
     localeError: error32()
@@ -10145,7 +10145,7 @@ function kn_default() {
 }
 var error32;
 var init_kn = __esm({
-  "../main/node_modules/zod/v4/locales/kn.js"() {
+  "node_modules/zod/v4/locales/kn.js"() {
     init_util();
     error32 = () => {
       const Sizable = {
@@ -10259,7 +10259,7 @@ var init_kn = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 function ko_default() {
   return {
     localeError: error33()
@@ -10267,7 +10267,7 @@ function ko_default() {
 }
 var error33;
 var init_ko = __esm({
-  "../main/node_modules/zod/v4/locales/ko.js"() {
+  "node_modules/zod/v4/locales/ko.js"() {
     init_util();
     error33 = () => {
       const Sizable = {
@@ -10382,7 +10382,7 @@ var init_ko = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
   const last = abs % 10;
@@ -10400,7 +10400,7 @@ function lt_default() {
 }
 var capitalizeFirstCharacter, error34;
 var init_lt = __esm({
-  "../main/node_modules/zod/v4/locales/lt.js"() {
+  "node_modules/zod/v4/locales/lt.js"() {
     init_util();
     capitalizeFirstCharacter = (text4) => {
       return text4.charAt(0).toUpperCase() + text4.slice(1);
@@ -10596,7 +10596,7 @@ var init_lt = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 function mk_default() {
   return {
     localeError: error35()
@@ -10604,7 +10604,7 @@ function mk_default() {
 }
 var error35;
 var init_mk = __esm({
-  "../main/node_modules/zod/v4/locales/mk.js"() {
+  "node_modules/zod/v4/locales/mk.js"() {
     init_util();
     error35 = () => {
       const Sizable = {
@@ -10717,7 +10717,7 @@ var init_mk = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 function ms_default() {
   return {
     localeError: error36()
@@ -10725,7 +10725,7 @@ function ms_default() {
 }
 var error36;
 var init_ms = __esm({
-  "../main/node_modules/zod/v4/locales/ms.js"() {
+  "node_modules/zod/v4/locales/ms.js"() {
     init_util();
     error36 = () => {
       const Sizable = {
@@ -10836,7 +10836,7 @@ var init_ms = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 function ne_default() {
   return {
     localeError: error37()
@@ -10844,7 +10844,7 @@ function ne_default() {
 }
 var error37;
 var init_ne = __esm({
-  "../main/node_modules/zod/v4/locales/ne.js"() {
+  "node_modules/zod/v4/locales/ne.js"() {
     init_util();
     error37 = () => {
       const Sizable = {
@@ -10954,7 +10954,7 @@ var init_ne = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 function nl_default() {
   return {
     localeError: error38()
@@ -10962,7 +10962,7 @@ function nl_default() {
 }
 var error38;
 var init_nl = __esm({
-  "../main/node_modules/zod/v4/locales/nl.js"() {
+  "node_modules/zod/v4/locales/nl.js"() {
     init_util();
     error38 = () => {
       const Sizable = {
@@ -11076,7 +11076,7 @@ var init_nl = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 function nn_default() {
   return {
     localeError: error39()
@@ -11084,7 +11084,7 @@ function nn_default() {
 }
 var error39;
 var init_nn = __esm({
-  "../main/node_modules/zod/v4/locales/nn.js"() {
+  "node_modules/zod/v4/locales/nn.js"() {
     init_util();
     error39 = () => {
       const Sizable = {
@@ -11196,7 +11196,7 @@ var init_nn = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 function no_default() {
   return {
     localeError: error40()
@@ -11204,7 +11204,7 @@ function no_default() {
 }
 var error40;
 var init_no = __esm({
-  "../main/node_modules/zod/v4/locales/no.js"() {
+  "node_modules/zod/v4/locales/no.js"() {
     init_util();
     error40 = () => {
       const Sizable = {
@@ -11316,7 +11316,7 @@ var init_no = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 function ota_default() {
   return {
     localeError: error41()
@@ -11324,7 +11324,7 @@ function ota_default() {
 }
 var error41;
 var init_ota = __esm({
-  "../main/node_modules/zod/v4/locales/ota.js"() {
+  "node_modules/zod/v4/locales/ota.js"() {
     init_util();
     error41 = () => {
       const Sizable = {
@@ -11437,7 +11437,7 @@ var init_ota = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 function ps_default() {
   return {
     localeError: error42()
@@ -11445,7 +11445,7 @@ function ps_default() {
 }
 var error42;
 var init_ps = __esm({
-  "../main/node_modules/zod/v4/locales/ps.js"() {
+  "node_modules/zod/v4/locales/ps.js"() {
     init_util();
     error42 = () => {
       const Sizable = {
@@ -11563,7 +11563,7 @@ var init_ps = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 function pl_default() {
   return {
     localeError: error43()
@@ -11571,7 +11571,7 @@ function pl_default() {
 }
 var error43;
 var init_pl = __esm({
-  "../main/node_modules/zod/v4/locales/pl.js"() {
+  "node_modules/zod/v4/locales/pl.js"() {
     init_util();
     error43 = () => {
       const Sizable = {
@@ -11684,7 +11684,7 @@ var init_pl = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 function pt_default() {
   return {
     localeError: error44()
@@ -11692,7 +11692,7 @@ function pt_default() {
 }
 var error44;
 var init_pt = __esm({
-  "../main/node_modules/zod/v4/locales/pt.js"() {
+  "node_modules/zod/v4/locales/pt.js"() {
     init_util();
     error44 = () => {
       const Sizable = {
@@ -11834,7 +11834,7 @@ var init_pt = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 function pt_BR_default() {
   return {
     localeError: error45()
@@ -11842,7 +11842,7 @@ function pt_BR_default() {
 }
 var error45;
 var init_pt_BR = __esm({
-  "../main/node_modules/zod/v4/locales/pt-BR.js"() {
+  "node_modules/zod/v4/locales/pt-BR.js"() {
     init_util();
     error45 = () => {
       const Sizable = {
@@ -11985,7 +11985,7 @@ var init_pt_BR = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 function ro_default() {
   return {
     localeError: error46()
@@ -11993,7 +11993,7 @@ function ro_default() {
 }
 var error46;
 var init_ro = __esm({
-  "../main/node_modules/zod/v4/locales/ro.js"() {
+  "node_modules/zod/v4/locales/ro.js"() {
     init_util();
     error46 = () => {
       const Sizable = {
@@ -12114,7 +12114,7 @@ var init_ro = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -12137,7 +12137,7 @@ function ru_default() {
 }
 var error47;
 var init_ru = __esm({
-  "../main/node_modules/zod/v4/locales/ru.js"() {
+  "node_modules/zod/v4/locales/ru.js"() {
     init_util();
     error47 = () => {
       const Sizable = {
@@ -12289,7 +12289,7 @@ var init_ru = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 function sk_default() {
   return {
     localeError: error48()
@@ -12297,7 +12297,7 @@ function sk_default() {
 }
 var error48;
 var init_sk = __esm({
-  "../main/node_modules/zod/v4/locales/sk.js"() {
+  "node_modules/zod/v4/locales/sk.js"() {
     init_util();
     error48 = () => {
       const Sizable = {
@@ -12412,7 +12412,7 @@ var init_sk = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 function sl_default() {
   return {
     localeError: error49()
@@ -12420,7 +12420,7 @@ function sl_default() {
 }
 var error49;
 var init_sl = __esm({
-  "../main/node_modules/zod/v4/locales/sl.js"() {
+  "node_modules/zod/v4/locales/sl.js"() {
     init_util();
     error49 = () => {
       const Sizable = {
@@ -12533,7 +12533,7 @@ var init_sl = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 function sv_default() {
   return {
     localeError: error50()
@@ -12541,7 +12541,7 @@ function sv_default() {
 }
 var error50;
 var init_sv = __esm({
-  "../main/node_modules/zod/v4/locales/sv.js"() {
+  "node_modules/zod/v4/locales/sv.js"() {
     init_util();
     error50 = () => {
       const Sizable = {
@@ -12655,7 +12655,7 @@ var init_sv = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 function ta_default() {
   return {
     localeError: error51()
@@ -12663,7 +12663,7 @@ function ta_default() {
 }
 var error51;
 var init_ta = __esm({
-  "../main/node_modules/zod/v4/locales/ta.js"() {
+  "node_modules/zod/v4/locales/ta.js"() {
     init_util();
     error51 = () => {
       const Sizable = {
@@ -12777,7 +12777,7 @@ var init_ta = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 function tg_default() {
   return {
     localeError: error52()
@@ -12785,7 +12785,7 @@ function tg_default() {
 }
 var error52;
 var init_tg = __esm({
-  "../main/node_modules/zod/v4/locales/tg.js"() {
+  "node_modules/zod/v4/locales/tg.js"() {
     init_util();
     error52 = () => {
       const Sizable = {
@@ -12900,7 +12900,7 @@ var init_tg = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 function th_default() {
   return {
     localeError: error53()
@@ -12908,7 +12908,7 @@ function th_default() {
 }
 var error53;
 var init_th = __esm({
-  "../main/node_modules/zod/v4/locales/th.js"() {
+  "node_modules/zod/v4/locales/th.js"() {
     init_util();
     error53 = () => {
       const Sizable = {
@@ -13022,7 +13022,7 @@ var init_th = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 function tk_default() {
   return {
     localeError: error54()
@@ -13030,7 +13030,7 @@ function tk_default() {
 }
 var error54;
 var init_tk = __esm({
-  "../main/node_modules/zod/v4/locales/tk.js"() {
+  "node_modules/zod/v4/locales/tk.js"() {
     init_util();
     error54 = () => {
       const Sizable = {
@@ -13136,7 +13136,7 @@ var init_tk = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 function tr_default() {
   return {
     localeError: error55()
@@ -13144,7 +13144,7 @@ function tr_default() {
 }
 var error55;
 var init_tr = __esm({
-  "../main/node_modules/zod/v4/locales/tr.js"() {
+  "node_modules/zod/v4/locales/tr.js"() {
     init_util();
     error55 = () => {
       const Sizable = {
@@ -13253,7 +13253,7 @@ var init_tr = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 function uk_default() {
   return {
     localeError: error56()
@@ -13261,7 +13261,7 @@ function uk_default() {
 }
 var error56;
 var init_uk = __esm({
-  "../main/node_modules/zod/v4/locales/uk.js"() {
+  "node_modules/zod/v4/locales/uk.js"() {
     init_util();
     error56 = () => {
       const Sizable = {
@@ -13373,17 +13373,17 @@ var init_uk = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 var init_ua = __esm({
-  "../main/node_modules/zod/v4/locales/ua.js"() {
+  "node_modules/zod/v4/locales/ua.js"() {
     init_uk();
   }
 });
 
-// ../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 function ur_default() {
   return {
     localeError: error57()
@@ -13391,7 +13391,7 @@ function ur_default() {
 }
 var error57;
 var init_ur = __esm({
-  "../main/node_modules/zod/v4/locales/ur.js"() {
+  "node_modules/zod/v4/locales/ur.js"() {
     init_util();
     error57 = () => {
       const Sizable = {
@@ -13505,7 +13505,7 @@ var init_ur = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 function uz_default() {
   return {
     localeError: error58()
@@ -13513,7 +13513,7 @@ function uz_default() {
 }
 var error58;
 var init_uz = __esm({
-  "../main/node_modules/zod/v4/locales/uz.js"() {
+  "node_modules/zod/v4/locales/uz.js"() {
     init_util();
     error58 = () => {
       const Sizable = {
@@ -13625,7 +13625,7 @@ var init_uz = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 function vi_default() {
   return {
     localeError: error59()
@@ -13633,7 +13633,7 @@ function vi_default() {
 }
 var error59;
 var init_vi = __esm({
-  "../main/node_modules/zod/v4/locales/vi.js"() {
+  "node_modules/zod/v4/locales/vi.js"() {
     init_util();
     error59 = () => {
       const Sizable = {
@@ -13745,7 +13745,7 @@ var init_vi = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 function zh_CN_default() {
   return {
     localeError: error60()
@@ -13753,7 +13753,7 @@ function zh_CN_default() {
 }
 var error60;
 var init_zh_CN = __esm({
-  "../main/node_modules/zod/v4/locales/zh-CN.js"() {
+  "node_modules/zod/v4/locales/zh-CN.js"() {
     init_util();
     error60 = () => {
       const Sizable = {
@@ -13866,7 +13866,7 @@ var init_zh_CN = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 function zh_TW_default() {
   return {
     localeError: error61()
@@ -13874,7 +13874,7 @@ function zh_TW_default() {
 }
 var error61;
 var init_zh_TW = __esm({
-  "../main/node_modules/zod/v4/locales/zh-TW.js"() {
+  "node_modules/zod/v4/locales/zh-TW.js"() {
     init_util();
     error61 = () => {
       const Sizable = {
@@ -13985,7 +13985,7 @@ var init_zh_TW = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 function yo_default() {
   return {
     localeError: error62()
@@ -13993,7 +13993,7 @@ function yo_default() {
 }
 var error62;
 var init_yo = __esm({
-  "../main/node_modules/zod/v4/locales/yo.js"() {
+  "node_modules/zod/v4/locales/yo.js"() {
     init_util();
     error62 = () => {
       const Sizable = {
@@ -14104,7 +14104,7 @@ var init_yo = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -14172,7 +14172,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 var init_locales = __esm({
-  "../main/node_modules/zod/v4/locales/index.js"() {
+  "node_modules/zod/v4/locales/index.js"() {
     init_ar();
     init_az();
     init_be();
@@ -14239,13 +14239,13 @@ var init_locales = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 function registry() {
   return new $ZodRegistry();
 }
 var _a2, $output, $input, $ZodRegistry, globalRegistry;
 var init_registries = __esm({
-  "../main/node_modules/zod/v4/core/registries.js"() {
+  "node_modules/zod/v4/core/registries.js"() {
     $output = /* @__PURE__ */ Symbol("ZodOutput");
     $input = /* @__PURE__ */ Symbol("ZodInput");
     $ZodRegistry = class {
@@ -14293,7 +14293,7 @@ var init_registries = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 function compileValidator(schema, parser) {
   try {
     return compileFn(schema, { assertOnly: true });
@@ -15855,7 +15855,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
 }
 var INVALID, FALLBACK_FLAG, ZodCompileAsyncError, ZodCompileUnsupportedError, WHEN_DEFAULTED_CHECKS, PATTERN_IS_COMPLETE;
 var init_compile = __esm({
-  "../main/node_modules/zod/v4/core/compile.js"() {
+  "node_modules/zod/v4/core/compile.js"() {
     init_core2();
     init_doc();
     init_memoizer();
@@ -15914,7 +15914,7 @@ var init_compile = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -16967,7 +16967,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
 }
 var TimePrecision;
 var init_api = __esm({
-  "../main/node_modules/zod/v4/core/api.js"() {
+  "node_modules/zod/v4/core/api.js"() {
     init_checks();
     init_registries();
     init_schemas();
@@ -16982,7 +16982,7 @@ var init_api = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -17498,7 +17498,7 @@ function isTransforming(_schema, _ctx) {
 }
 var FOLDABLE_KEYS, UNION_KEYS, createToJSONSchemaMethod, createStandardJSONSchemaMethod;
 var init_to_json_schema = __esm({
-  "../main/node_modules/zod/v4/core/to-json-schema.js"() {
+  "node_modules/zod/v4/core/to-json-schema.js"() {
     init_registries();
     init_util();
     FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
@@ -17519,7 +17519,7 @@ var init_to_json_schema = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
@@ -17669,7 +17669,7 @@ function toJSONSchema(input2, params) {
 }
 var narrowMin, narrowMax, narrowBoth, addDivisor, addPattern, intersectMime, setFormat, minContributor, maxContributor, formatContributor, contributors, formatMap, exactPatterns, exactPattern, stringProcessor, numberProcessor, booleanProcessor, bigintProcessor, symbolProcessor, nullProcessor, undefinedProcessor, voidProcessor, neverProcessor, anyProcessor, unknownProcessor, dateProcessor, enumProcessor, literalProcessor, nanProcessor, templateLiteralProcessor, fileProcessor, successProcessor, customProcessor, functionProcessor, transformProcessor, mapProcessor, setProcessor, arrayProcessor, objectProcessor, unionProcessor, intersectionProcessor, tupleProcessor, pendingRecords, recordProcessor, nullableProcessor, nonoptionalProcessor, UNREPRESENTABLE_DEFAULT, defaultProcessor, prefaultProcessor, catchProcessor, pipeProcessor, readonlyProcessor, promiseProcessor, optionalProcessor, lazyProcessor, allProcessors;
 var init_json_schema_processors = __esm({
-  "../main/node_modules/zod/v4/core/json-schema-processors.js"() {
+  "node_modules/zod/v4/core/json-schema-processors.js"() {
     init_regexes();
     init_schemas();
     init_to_json_schema();
@@ -18276,10 +18276,10 @@ var init_json_schema_processors = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator;
 var init_json_schema_generator = __esm({
-  "../main/node_modules/zod/v4/core/json-schema-generator.js"() {
+  "node_modules/zod/v4/core/json-schema-generator.js"() {
     init_json_schema_processors();
     init_to_json_schema();
     JSONSchemaGenerator = class {
@@ -18361,14 +18361,14 @@ var init_json_schema_generator = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 var init_json_schema = __esm({
-  "../main/node_modules/zod/v4/core/json-schema.js"() {
+  "node_modules/zod/v4/core/json-schema.js"() {
   }
 });
 
-// ../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -18685,7 +18685,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 var init_core3 = __esm({
-  "../main/node_modules/zod/v4/core/index.js"() {
+  "node_modules/zod/v4/core/index.js"() {
     init_core2();
     init_parse();
     init_errors();
@@ -18708,7 +18708,7 @@ var init_core3 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -18743,12 +18743,12 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 var init_checks2 = __esm({
-  "../main/node_modules/zod/v4/classic/checks.js"() {
+  "node_modules/zod/v4/classic/checks.js"() {
     init_core3();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
     configurable: true,
@@ -18765,7 +18765,7 @@ function _lazyMethod(proto, key, make) {
 }
 var _installedErrorProtos, initializer2, ZodError, ZodRealError;
 var init_errors2 = __esm({
-  "../main/node_modules/zod/v4/classic/errors.js"() {
+  "node_modules/zod/v4/classic/errors.js"() {
     init_core3();
     init_core3();
     init_util();
@@ -18802,10 +18802,10 @@ var init_errors2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse2, parseAsync2, safeParse2, safeParseAsync2, encode2, decode2, encodeAsync2, decodeAsync2, safeEncode2, safeDecode2, safeEncodeAsync2, safeDecodeAsync2;
 var init_parse2 = __esm({
-  "../main/node_modules/zod/v4/classic/parse.js"() {
+  "node_modules/zod/v4/classic/parse.js"() {
     init_core3();
     init_errors2();
     init_core3();
@@ -18824,7 +18824,7 @@ var init_parse2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -19498,7 +19498,7 @@ function preprocess(fn, schema) {
 }
 var ZodType, _ZodString, ZodString, ZodStringFormat, ZodISODateTime, ZodISODate, ZodISOTime, ZodISODuration, ZodEmail, ZodGUID, ZodUUID, ZodURL, ZodEmoji, ZodNanoID, ZodCUID, ZodCUID2, ZodULID, ZodXID, ZodKSUID, ZodIPv4, ZodMAC, ZodIPv6, ZodCIDRv4, ZodCIDRv6, ZodBase64, ZodBase64URL, ZodE164, ZodCreditCard, ZodIBAN, ZodJWT, ZodCustomStringFormat, ZodNumber, ZodNumberFormat, ZodBoolean, ZodBigInt, ZodBigIntFormat, ZodSymbol, ZodUndefined, ZodNull, ZodAny, ZodUnknown, ZodNever, ZodVoid, ZodDate, ZodArray, ZodObject, ZodUnion, ZodXor, ZodDiscriminatedUnion, ZodIntersection, ZodTuple, ZodRecord, ZodMap, ZodSet, ZodEnum, ZodLiteral, ZodFile, ZodTransform, ZodOptional, ZodExactOptional, ZodNullable, ZodDefault, ZodPrefault, ZodNonOptional, ZodSuccess, ZodCatch, ZodNaN, ZodPipe, ZodCodec, ZodPreprocess, ZodReadonly, ZodTemplateLiteral, ZodLazy, ZodPromise, ZodFunction, ZodCustom, describe2, meta2, ZodInstanceOf, stringbool;
 var init_schemas2 = __esm({
-  "../main/node_modules/zod/v4/classic/schemas.js"() {
+  "node_modules/zod/v4/classic/schemas.js"() {
     init_core3();
     init_core3();
     init_json_schema_processors();
@@ -20481,7 +20481,7 @@ var init_schemas2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 function setErrorMap(map2) {
   config({
     customError: map2
@@ -20492,7 +20492,7 @@ function getErrorMap() {
 }
 var ZodIssueCode, ZodFirstPartyTypeKind;
 var init_compat = __esm({
-  "../main/node_modules/zod/v4/classic/compat.js"() {
+  "node_modules/zod/v4/classic/compat.js"() {
     init_core3();
     ZodIssueCode = {
       invalid_type: "invalid_type",
@@ -20512,7 +20512,7 @@ var init_compat = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -20537,14 +20537,14 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 var init_iso = __esm({
-  "../main/node_modules/zod/v4/classic/iso.js"() {
+  "node_modules/zod/v4/classic/iso.js"() {
     init_core3();
     init_schemas2();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 function detectVersion(schema, defaultTarget) {
   const $schema = schema.$schema;
   if ($schema === "https://json-schema.org/draft/2020-12/schema") {
@@ -21175,7 +21175,7 @@ function fromJSONSchema(schema, params) {
 }
 var z, RECOGNIZED_KEYS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, fullTime;
 var init_from_json_schema = __esm({
-  "../main/node_modules/zod/v4/classic/from-json-schema.js"() {
+  "node_modules/zod/v4/classic/from-json-schema.js"() {
     init_registries();
     init_util();
     init_checks2();
@@ -21287,7 +21287,7 @@ var init_from_json_schema = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
     const h = fnOrHandlers[node3._zod.def.type];
@@ -21442,14 +21442,14 @@ function visit(schema, fnOrHandlers) {
 }
 var RESOLVING;
 var init_visit = __esm({
-  "../main/node_modules/zod/v4/core/visit.js"() {
+  "node_modules/zod/v4/core/visit.js"() {
     init_schemas();
     init_util();
     RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
   }
 });
 
-// ../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -21461,13 +21461,13 @@ function deepPartial(schema) {
   });
 }
 var init_deep_partial = __esm({
-  "../main/node_modules/zod/v4/classic/deep-partial.js"() {
+  "node_modules/zod/v4/classic/deep-partial.js"() {
     init_visit();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -21497,14 +21497,14 @@ function output(schema) {
   });
 }
 var init_in_out = __esm({
-  "../main/node_modules/zod/v4/classic/in-out.js"() {
+  "node_modules/zod/v4/classic/in-out.js"() {
     init_util();
     init_visit();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -21529,13 +21529,13 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 var init_coerce = __esm({
-  "../main/node_modules/zod/v4/classic/coerce.js"() {
+  "node_modules/zod/v4/classic/coerce.js"() {
     init_core3();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -21798,7 +21798,7 @@ __export(external_exports, {
   xor: () => xor
 });
 var init_external = __esm({
-  "../main/node_modules/zod/v4/classic/external.js"() {
+  "node_modules/zod/v4/classic/external.js"() {
     init_core3();
     init_schemas2();
     init_checks2();
@@ -21817,9 +21817,9 @@ var init_external = __esm({
   }
 });
 
-// ../main/node_modules/zod/index.js
+// node_modules/zod/index.js
 var init_zod = __esm({
-  "../main/node_modules/zod/index.js"() {
+  "node_modules/zod/index.js"() {
     init_external();
     init_external();
   }
@@ -22245,10 +22245,10 @@ var init_alerts_schema = __esm({
   }
 });
 
-// ../main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags, PublicFlags, ASCII_SIZE, ASCII_TO_UPPER, ASCII_TO_LOWER, MAX_BMP, Codepoint, UnicodeRangeTable, B64, B64_MAP, decodeVLQ, decodeRanges, decodeOrbit, LazyMap, UnicodeTables, Unicode, RE2JSException, RE2JSSyntaxException, RE2JSCompileException, RE2JSGroupException, RE2JSFlagsException, RE2JSInternalException, FAST_PATH_TABLE_SIZE, WORD_RUNE_TABLE, cachedNativeEncoder, cachedNativeDecoder, Utils, createEnum, MatcherInputBase, Utf8MatcherInput, Utf16MatcherInput, MatcherInput, MachineInputBase, MachineUTF8Input, MachineUTF16Input, MachineInput, Matcher, Inst, Queue, LookbehindState, Machine, hashState, arraysEqual, isState, NO_IDS, END_TEXT, DFAState, DFA, VISITED_BITS, MAX_BACKTRACK_PROG, INITIAL_JOB_CAPACITY, MAX_BACKTRACK_VECTOR, BitState, bitStatePool, Backtracker, QueueOnePass, mergeRuneSets, OnePassProg, onePassCopy, makeOnePass, cleanupOnePass, OnePass, Regexp, RegexpWalker, AhoCorasick, Prefilter, PrefilterTree, PatchList, Prog, ANY_RUNE_NOT_NL, ANY_RUNE, Frag, Compiler, Simplify, CharGroup, code1, code2, code3, PERL_GROUPS, code4, code5, code6, code7, code8, code9, code10, code11, code12, code13, code14, code15, code16, code17, POSIX_GROUPS, CharClass, StringIterator, Parser, RE2, RE2Set, TranslateRegExpString, execResult, RE2JS;
 var init_build = __esm({
-  "../main/node_modules/re2js/build/index.js"() {
+  "node_modules/re2js/build/index.js"() {
     RE2Flags = class RE2Flags2 {
       static FOLD_CASE = 1;
       static LITERAL = 2;
@@ -28986,28 +28986,28 @@ var init_source_allowance = __esm({
   }
 });
 
-// ../main/node_modules/smol-toml/dist/error.js
+// node_modules/smol-toml/dist/error.js
 var init_error = __esm({
-  "../main/node_modules/smol-toml/dist/error.js"() {
+  "node_modules/smol-toml/dist/error.js"() {
   }
 });
 
-// ../main/node_modules/smol-toml/dist/primitive.js
+// node_modules/smol-toml/dist/primitive.js
 var init_primitive = __esm({
-  "../main/node_modules/smol-toml/dist/primitive.js"() {
+  "node_modules/smol-toml/dist/primitive.js"() {
     init_error();
   }
 });
 
-// ../main/node_modules/smol-toml/dist/date.js
+// node_modules/smol-toml/dist/date.js
 var init_date = __esm({
-  "../main/node_modules/smol-toml/dist/date.js"() {
+  "node_modules/smol-toml/dist/date.js"() {
   }
 });
 
-// ../main/node_modules/smol-toml/dist/extract.js
+// node_modules/smol-toml/dist/extract.js
 var init_extract = __esm({
-  "../main/node_modules/smol-toml/dist/extract.js"() {
+  "node_modules/smol-toml/dist/extract.js"() {
     init_primitive();
     init_struct();
     init_error();
@@ -29015,16 +29015,16 @@ var init_extract = __esm({
   }
 });
 
-// ../main/node_modules/smol-toml/dist/util.js
+// node_modules/smol-toml/dist/util.js
 var init_util2 = __esm({
-  "../main/node_modules/smol-toml/dist/util.js"() {
+  "node_modules/smol-toml/dist/util.js"() {
     init_error();
   }
 });
 
-// ../main/node_modules/smol-toml/dist/struct.js
+// node_modules/smol-toml/dist/struct.js
 var init_struct = __esm({
-  "../main/node_modules/smol-toml/dist/struct.js"() {
+  "node_modules/smol-toml/dist/struct.js"() {
     init_primitive();
     init_extract();
     init_util2();
@@ -29032,9 +29032,9 @@ var init_struct = __esm({
   }
 });
 
-// ../main/node_modules/smol-toml/dist/parse.js
+// node_modules/smol-toml/dist/parse.js
 var init_parse3 = __esm({
-  "../main/node_modules/smol-toml/dist/parse.js"() {
+  "node_modules/smol-toml/dist/parse.js"() {
     init_struct();
     init_extract();
     init_util2();
@@ -29042,17 +29042,17 @@ var init_parse3 = __esm({
   }
 });
 
-// ../main/node_modules/smol-toml/dist/stringify.js
+// node_modules/smol-toml/dist/stringify.js
 var HAS_WELLFORMED;
 var init_stringify = __esm({
-  "../main/node_modules/smol-toml/dist/stringify.js"() {
+  "node_modules/smol-toml/dist/stringify.js"() {
     HAS_WELLFORMED = !!"".isWellFormed;
   }
 });
 
-// ../main/node_modules/smol-toml/dist/index.js
+// node_modules/smol-toml/dist/index.js
 var init_dist = __esm({
-  "../main/node_modules/smol-toml/dist/index.js"() {
+  "node_modules/smol-toml/dist/index.js"() {
     init_parse3();
     init_stringify();
     init_date();
@@ -29085,18 +29085,18 @@ var init_lockfile_line_sources = __esm({
   }
 });
 
-// ../main/node_modules/json5/lib/unicode.js
+// node_modules/json5/lib/unicode.js
 var require_unicode = __commonJS({
-  "../main/node_modules/json5/lib/unicode.js"(exports2, module) {
+  "node_modules/json5/lib/unicode.js"(exports2, module) {
     module.exports.Space_Separator = /[\u1680\u2000-\u200A\u202F\u205F\u3000]/;
     module.exports.ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
     module.exports.ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
   }
 });
 
-// ../main/node_modules/json5/lib/util.js
+// node_modules/json5/lib/util.js
 var require_util = __commonJS({
-  "../main/node_modules/json5/lib/util.js"(exports2, module) {
+  "node_modules/json5/lib/util.js"(exports2, module) {
     var unicode = require_unicode();
     module.exports = {
       isSpaceSeparator(c) {
@@ -29118,9 +29118,9 @@ var require_util = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/parse.js
+// node_modules/json5/lib/parse.js
 var require_parse = __commonJS({
-  "../main/node_modules/json5/lib/parse.js"(exports2, module) {
+  "node_modules/json5/lib/parse.js"(exports2, module) {
     var util2 = require_util();
     var source;
     var parseState;
@@ -29965,9 +29965,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/stringify.js
+// node_modules/json5/lib/stringify.js
 var require_stringify = __commonJS({
-  "../main/node_modules/json5/lib/stringify.js"(exports2, module) {
+  "node_modules/json5/lib/stringify.js"(exports2, module) {
     var util2 = require_util();
     module.exports = function stringify2(value, replacer, space) {
       const stack = [];
@@ -30184,9 +30184,9 @@ var require_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/json5/lib/index.js
+// node_modules/json5/lib/index.js
 var require_lib = __commonJS({
-  "../main/node_modules/json5/lib/index.js"(exports2, module) {
+  "node_modules/json5/lib/index.js"(exports2, module) {
     var parse8 = require_parse();
     var stringify2 = require_stringify();
     var JSON52 = {
@@ -30197,9 +30197,9 @@ var require_lib = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -30254,9 +30254,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -30412,9 +30412,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -30583,9 +30583,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -30653,9 +30653,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -30703,9 +30703,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -30733,9 +30733,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -30774,9 +30774,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -30892,9 +30892,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -30922,9 +30922,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -30997,9 +30997,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -31140,9 +31140,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent2) {
@@ -31157,9 +31157,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -31293,9 +31293,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -31576,9 +31576,9 @@ ${indent2}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify2 = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -31700,9 +31700,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -31833,9 +31833,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug3(logLevel, ...messages2) {
@@ -31855,9 +31855,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -31915,9 +31915,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log2 = require_log();
     var merge3 = require_merge();
@@ -31979,9 +31979,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -32019,9 +32019,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify2 = require_stringify2();
@@ -32170,9 +32170,9 @@ ${indent2}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -32314,9 +32314,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -32336,9 +32336,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -32452,9 +32452,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -32474,9 +32474,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -32493,9 +32493,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -32511,9 +32511,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -32535,9 +32535,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -32562,9 +32562,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -32608,9 +32608,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -32653,9 +32653,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -32681,9 +32681,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -32748,9 +32748,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -32814,9 +32814,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -32892,9 +32892,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -32970,9 +32970,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -33002,9 +33002,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -33051,9 +33051,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -33130,9 +33130,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -33219,9 +33219,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -33307,9 +33307,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -33351,9 +33351,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -33445,9 +33445,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -33477,9 +33477,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var stringify2 = require_stringify2();
@@ -33557,9 +33557,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -33866,9 +33866,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code18, message) {
@@ -33931,9 +33931,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -34065,9 +34065,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -34107,9 +34107,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -34125,9 +34125,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -34141,9 +34141,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -34249,9 +34249,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -34300,9 +34300,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -34343,9 +34343,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -34537,9 +34537,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -34602,9 +34602,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -34785,9 +34785,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -35006,9 +35006,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -35087,9 +35087,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -35117,9 +35117,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -35223,9 +35223,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -35266,9 +35266,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -35474,9 +35474,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -35659,9 +35659,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -35720,9 +35720,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -35782,9 +35782,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -35884,9 +35884,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -36473,9 +36473,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -36504,9 +36504,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -37378,9 +37378,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -37475,9 +37475,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -38798,9 +38798,9 @@ var init_config_at_commit = __esm({
   }
 });
 
-// ../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../main/node_modules/bottleneck/light.js"(exports2, module) {
+  "node_modules/bottleneck/light.js"(exports2, module) {
     (function(global2, factory) {
       typeof exports2 === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports2, (function() {
@@ -40117,10 +40117,10 @@ var require_light = __commonJS({
   }
 });
 
-// ../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError;
 var init_dist_src = __esm({
-  "../main/node_modules/@octokit/request-error/dist-src/index.js"() {
+  "node_modules/@octokit/request-error/dist-src/index.js"() {
     RequestError = class extends Error {
       name;
       /**
@@ -40161,7 +40161,7 @@ var init_dist_src = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 function isRequestError(error63) {
   return error63.request !== void 0;
 }
@@ -40233,7 +40233,7 @@ function retry(octokit, octokitOptions) {
 }
 var import_light, VERSION;
 var init_dist_bundle = __esm({
-  "../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
+  "node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
     import_light = __toESM(require_light(), 1);
     init_dist_src();
     VERSION = "0.0.0-development";
@@ -40241,7 +40241,7 @@ var init_dist_bundle = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 function wrapRequest2(state, request2, options) {
   return state.retryLimiter.schedule(doRequest, state, request2, options);
 }
@@ -40413,7 +40413,7 @@ function throttling(octokit, octokitOptions) {
 }
 var import_light2, VERSION2, noop, triggers_notification_paths_default, regex, triggersNotification, groups, createGroups;
 var init_dist_bundle2 = __esm({
-  "../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
+  "node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
     import_light2 = __toESM(require_light(), 1);
     VERSION2 = "0.0.0-development";
     noop = () => Promise.resolve();
@@ -40476,7 +40476,7 @@ var init_dist_bundle2 = __esm({
   }
 });
 
-// ../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -40487,11 +40487,11 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 var init_universal_user_agent = __esm({
-  "../main/node_modules/universal-user-agent/index.js"() {
+  "node_modules/universal-user-agent/index.js"() {
   }
 });
 
-// ../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -40514,11 +40514,11 @@ function register(state, name, method, options) {
   });
 }
 var init_register = __esm({
-  "../main/node_modules/before-after-hook/lib/register.js"() {
+  "node_modules/before-after-hook/lib/register.js"() {
   }
 });
 
-// ../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -40553,11 +40553,11 @@ function addHook(state, kind, name, hook2) {
   });
 }
 var init_add = __esm({
-  "../main/node_modules/before-after-hook/lib/add.js"() {
+  "node_modules/before-after-hook/lib/add.js"() {
   }
 });
 
-// ../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -40571,11 +40571,11 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index3, 1);
 }
 var init_remove = __esm({
-  "../main/node_modules/before-after-hook/lib/remove.js"() {
+  "node_modules/before-after-hook/lib/remove.js"() {
   }
 });
 
-// ../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 function bindApi(hook2, state, name) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
@@ -40607,7 +40607,7 @@ function Collection() {
 }
 var bind, bindable, before_after_hook_default;
 var init_before_after_hook = __esm({
-  "../main/node_modules/before-after-hook/index.js"() {
+  "node_modules/before-after-hook/index.js"() {
     init_register();
     init_add();
     init_remove();
@@ -40617,7 +40617,7 @@ var init_before_after_hook = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 function lowercaseKeys(object2) {
   if (!object2) {
     return {};
@@ -40916,7 +40916,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var VERSION3, userAgent, DEFAULTS, urlVariableRegex, endpoint;
 var init_dist_bundle3 = __esm({
-  "../main/node_modules/@octokit/endpoint/dist-bundle/index.js"() {
+  "node_modules/@octokit/endpoint/dist-bundle/index.js"() {
     init_universal_user_agent();
     VERSION3 = "0.0.0-development";
     userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
@@ -40936,7 +40936,7 @@ var init_dist_bundle3 = __esm({
   }
 });
 
-// ../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 function parse5(header2, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header2.length;
@@ -41081,7 +41081,7 @@ function unescapeQuotedPairs(str, start, end) {
 }
 var SP, HTAB, SEMI, EQ, DQUOTE, BSLASH, COMMA, LOWER_CASE, OWS, SEMI_FLAG, COMMA_FLAG, TOKEN_FLAG, NON_ASCII, CASE_FLAGS, CHAR_MAP, NullObject;
 var init_dist2 = __esm({
-  "../main/node_modules/content-type/dist/index.js"() {
+  "node_modules/content-type/dist/index.js"() {
     SP = 32;
     HTAB = 9;
     SEMI = 59;
@@ -41125,10 +41125,10 @@ var init_dist2 = __esm({
   }
 });
 
-// ../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex, noiseValue, originalStringify, originalParse, customFormat, bigIntsStringify, noiseStringify, isUnstringifiable, isRawJSON, stringifyIteratively, JSONStringify, featureCache, isContextSourceSupported, convertMarkedBigIntsReviver, JSONParseV2, MAX_INT, MAX_DIGITS, stringsOrLargeNumbers, noiseValueWithQuotes, applyReviverIteratively, serializeBigInts, JSONParse;
 var init_json_with_bigint = __esm({
-  "../main/node_modules/json-with-bigint/json-with-bigint.js"() {
+  "node_modules/json-with-bigint/json-with-bigint.js"() {
     intRegex = /^-?\d+$/;
     noiseValue = /^-?\d+n+$/;
     originalStringify = JSON.stringify;
@@ -41465,7 +41465,7 @@ var init_json_with_bigint = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) return false;
   if (Object.prototype.toString.call(value) !== "[object Object]") return false;
@@ -41640,7 +41640,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var VERSION4, defaults_default, noop2, request;
 var init_dist_bundle4 = __esm({
-  "../main/node_modules/@octokit/request/dist-bundle/index.js"() {
+  "node_modules/@octokit/request/dist-bundle/index.js"() {
     init_dist_bundle3();
     init_universal_user_agent();
     init_dist2();
@@ -41657,7 +41657,7 @@ var init_dist_bundle4 = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 function _buildMessageForResponseErrors(data2) {
   return `Request failed due to following response errors:
 ` + data2.errors.map((e) => ` - ${e.message}`).join("\n");
@@ -41729,7 +41729,7 @@ function withCustomRequest(customRequest) {
 }
 var VERSION5, GraphqlResponseError, NON_VARIABLE_OPTIONS, FORBIDDEN_VARIABLE_OPTIONS, GHES_V3_SUFFIX_REGEX, graphql2;
 var init_dist_bundle5 = __esm({
-  "../main/node_modules/@octokit/graphql/dist-bundle/index.js"() {
+  "node_modules/@octokit/graphql/dist-bundle/index.js"() {
     init_dist_bundle4();
     init_universal_user_agent();
     VERSION5 = "0.0.0-development";
@@ -41774,7 +41774,7 @@ var init_dist_bundle5 = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 async function auth(token) {
   const isApp = isJWT(token);
   const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
@@ -41802,7 +41802,7 @@ async function hook(token, request2, route, parameters) {
 }
 var b64url, sep, jwtRE, isJWT, createTokenAuth;
 var init_dist_bundle6 = __esm({
-  "../main/node_modules/@octokit/auth-token/dist-bundle/index.js"() {
+  "node_modules/@octokit/auth-token/dist-bundle/index.js"() {
     b64url = "(?:[a-zA-Z0-9_-]+)";
     sep = "\\.";
     jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -41824,15 +41824,15 @@ var init_dist_bundle6 = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION6;
 var init_version = __esm({
-  "../main/node_modules/@octokit/core/dist-src/version.js"() {
+  "node_modules/@octokit/core/dist-src/version.js"() {
     VERSION6 = "7.0.8";
   }
 });
 
-// ../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 function createLogger(logger = {}) {
   if (typeof logger.debug !== "function") {
     logger.debug = noop3;
@@ -41850,7 +41850,7 @@ function createLogger(logger = {}) {
 }
 var noop3, consoleWarn, consoleError, userAgentTrail, Octokit;
 var init_dist_src2 = __esm({
-  "../main/node_modules/@octokit/core/dist-src/index.js"() {
+  "node_modules/@octokit/core/dist-src/index.js"() {
     init_universal_user_agent();
     init_before_after_hook();
     init_dist_bundle4();
@@ -41977,15 +41977,15 @@ var init_dist_src2 = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION7;
 var init_version2 = __esm({
-  "../main/node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
+  "node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
     VERSION7 = "6.0.0";
   }
 });
 
-// ../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -42008,13 +42008,13 @@ function requestLog(octokit) {
   });
 }
 var init_dist_src3 = __esm({
-  "../main/node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
+  "node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
     init_version2();
     requestLog.VERSION = VERSION7;
   }
 });
 
-// ../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
     return {
@@ -42126,7 +42126,7 @@ function paginateRest(octokit) {
 }
 var VERSION8, composePaginateRest;
 var init_dist_bundle7 = __esm({
-  "../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js"() {
+  "node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js"() {
     VERSION8 = "0.0.0-development";
     composePaginateRest = Object.assign(paginate, {
       iterator
@@ -42135,18 +42135,18 @@ var init_dist_bundle7 = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9;
 var init_version3 = __esm({
-  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
     VERSION9 = "17.0.0";
   }
 });
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints, endpoints_default;
 var init_endpoints = __esm({
-  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js"() {
     Endpoints = {
       actions: {
         addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -44440,7 +44440,7 @@ var init_endpoints = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 function endpointsToMethods(octokit) {
   const newMethods = {};
   for (const scope of endpointMethodsMap.keys()) {
@@ -44491,7 +44491,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
 }
 var endpointMethodsMap, handler;
 var init_endpoints_to_methods = __esm({
-  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js"() {
     init_endpoints();
     endpointMethodsMap = /* @__PURE__ */ new Map();
     for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -44569,7 +44569,7 @@ var init_endpoints_to_methods = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -44584,7 +44584,7 @@ function legacyRestEndpointMethods(octokit) {
   };
 }
 var init_dist_src4 = __esm({
-  "../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
     init_version3();
     init_endpoints_to_methods();
     restEndpointMethods.VERSION = VERSION9;
@@ -44592,18 +44592,18 @@ var init_dist_src4 = __esm({
   }
 });
 
-// ../main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION10;
 var init_version4 = __esm({
-  "../main/node_modules/@octokit/rest/dist-src/version.js"() {
+  "node_modules/@octokit/rest/dist-src/version.js"() {
     VERSION10 = "22.0.1";
   }
 });
 
-// ../main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2;
 var init_dist_src5 = __esm({
-  "../main/node_modules/@octokit/rest/dist-src/index.js"() {
+  "node_modules/@octokit/rest/dist-src/index.js"() {
     init_dist_src2();
     init_dist_src3();
     init_dist_bundle7();
@@ -44896,11 +44896,11 @@ var init_worker_github_data = __esm({
   }
 });
 
-// ../main/node_modules/lru-cache/dist/esm/node/index.min.js
+// node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S, W, L, R, U, M, k, H, T, j, O, x, I;
 var init_index_min = __esm({
-  "../main/node_modules/lru-cache/dist/esm/node/index.min.js"() {
+  "node_modules/lru-cache/dist/esm/node/index.min.js"() {
     S = P("lru-cache:metrics");
     W = G("lru-cache");
     L = typeof performance == "object" && performance && typeof performance.now == "function" ? performance : Date;
@@ -49610,7 +49610,7 @@ var init_task_checkout = __esm({
   }
 });
 
-// ../main/node_modules/mdast-util-to-string/lib/index.js
+// node_modules/mdast-util-to-string/lib/index.js
 function toString(value, options) {
   const settings = options || emptyOptions;
   const includeImageAlt = typeof settings.includeImageAlt === "boolean" ? settings.includeImageAlt : true;
@@ -49647,22 +49647,22 @@ function node2(value) {
 }
 var emptyOptions;
 var init_lib = __esm({
-  "../main/node_modules/mdast-util-to-string/lib/index.js"() {
+  "node_modules/mdast-util-to-string/lib/index.js"() {
     emptyOptions = {};
   }
 });
 
-// ../main/node_modules/mdast-util-to-string/index.js
+// node_modules/mdast-util-to-string/index.js
 var init_mdast_util_to_string = __esm({
-  "../main/node_modules/mdast-util-to-string/index.js"() {
+  "node_modules/mdast-util-to-string/index.js"() {
     init_lib();
   }
 });
 
-// ../main/node_modules/character-entities/index.js
+// node_modules/character-entities/index.js
 var characterEntities;
 var init_character_entities = __esm({
-  "../main/node_modules/character-entities/index.js"() {
+  "node_modules/character-entities/index.js"() {
     characterEntities = {
       AElig: "\xC6",
       AMP: "&",
@@ -51793,19 +51793,19 @@ var init_character_entities = __esm({
   }
 });
 
-// ../main/node_modules/decode-named-character-reference/index.js
+// node_modules/decode-named-character-reference/index.js
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 var own2;
 var init_decode_named_character_reference = __esm({
-  "../main/node_modules/decode-named-character-reference/index.js"() {
+  "node_modules/decode-named-character-reference/index.js"() {
     init_character_entities();
     own2 = {}.hasOwnProperty;
   }
 });
 
-// ../main/node_modules/micromark-util-chunked/index.js
+// node_modules/micromark-util-chunked/index.js
 function splice(list3, start, remove, items) {
   const end = list3.length;
   let chunkStart = 0;
@@ -51839,11 +51839,11 @@ function push(list3, items) {
   return items;
 }
 var init_micromark_util_chunked = __esm({
-  "../main/node_modules/micromark-util-chunked/index.js"() {
+  "node_modules/micromark-util-chunked/index.js"() {
   }
 });
 
-// ../main/node_modules/micromark-util-combine-extensions/index.js
+// node_modules/micromark-util-combine-extensions/index.js
 function combineExtensions(extensions) {
   const all2 = {};
   let index3 = -1;
@@ -51883,13 +51883,13 @@ function constructs(existing, list3) {
 }
 var hasOwnProperty;
 var init_micromark_util_combine_extensions = __esm({
-  "../main/node_modules/micromark-util-combine-extensions/index.js"() {
+  "node_modules/micromark-util-combine-extensions/index.js"() {
     init_micromark_util_chunked();
     hasOwnProperty = {}.hasOwnProperty;
   }
 });
 
-// ../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
+// node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code18 = Number.parseInt(value, base);
   if (
@@ -51907,20 +51907,20 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code18);
 }
 var init_micromark_util_decode_numeric_character_reference = __esm({
-  "../main/node_modules/micromark-util-decode-numeric-character-reference/index.js"() {
+  "node_modules/micromark-util-decode-numeric-character-reference/index.js"() {
   }
 });
 
-// ../main/node_modules/micromark-util-normalize-identifier/index.js
+// node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 var init_micromark_util_normalize_identifier = __esm({
-  "../main/node_modules/micromark-util-normalize-identifier/index.js"() {
+  "node_modules/micromark-util-normalize-identifier/index.js"() {
   }
 });
 
-// ../main/node_modules/micromark-util-character/index.js
+// node_modules/micromark-util-character/index.js
 function asciiControl(code18) {
   return (
     // Special whitespace codes (which have negative values), C0 and Control
@@ -51945,7 +51945,7 @@ function regexCheck(regex2) {
 }
 var asciiAlpha, asciiAlphanumeric, asciiAtext, asciiDigit, asciiHexDigit, asciiPunctuation, unicodePunctuation, unicodeWhitespace;
 var init_micromark_util_character = __esm({
-  "../main/node_modules/micromark-util-character/index.js"() {
+  "node_modules/micromark-util-character/index.js"() {
     asciiAlpha = regexCheck(/[A-Za-z]/);
     asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
     asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -51957,7 +51957,7 @@ var init_micromark_util_character = __esm({
   }
 });
 
-// ../main/node_modules/micromark-factory-space/index.js
+// node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -52002,12 +52002,12 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 var init_micromark_factory_space = __esm({
-  "../main/node_modules/micromark-factory-space/index.js"() {
+  "node_modules/micromark-factory-space/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../main/node_modules/micromark/lib/initialize/content.js
+// node_modules/micromark/lib/initialize/content.js
 function initializeContent(effects) {
   const contentStart = effects.attempt(this.parser.constructs.contentInitial, afterContentStartConstruct, paragraphInitial);
   let previous3;
@@ -52055,7 +52055,7 @@ function initializeContent(effects) {
 }
 var content;
 var init_content = __esm({
-  "../main/node_modules/micromark/lib/initialize/content.js"() {
+  "node_modules/micromark/lib/initialize/content.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     content = {
@@ -52064,7 +52064,7 @@ var init_content = __esm({
   }
 });
 
-// ../main/node_modules/micromark-util-edit-map/index.js
+// node_modules/micromark-util-edit-map/index.js
 function addImplementation(editMap, at, remove, add, before) {
   if (remove === 0 && add.length === 0) {
     return;
@@ -52086,7 +52086,7 @@ function addImplementation(editMap, at, remove, add, before) {
 }
 var EditMap;
 var init_micromark_util_edit_map = __esm({
-  "../main/node_modules/micromark-util-edit-map/index.js"() {
+  "node_modules/micromark-util-edit-map/index.js"() {
     EditMap = class {
       /**
        * Create a new edit map.
@@ -52167,7 +52167,7 @@ var init_micromark_util_edit_map = __esm({
   }
 });
 
-// ../main/node_modules/micromark/lib/initialize/document.js
+// node_modules/micromark/lib/initialize/document.js
 function initializeDocument(effects) {
   const self2 = this;
   const stack = [];
@@ -52356,7 +52356,7 @@ function tokenizeContainer(effects, ok3, nok) {
 }
 var document2, containerConstruct;
 var init_document = __esm({
-  "../main/node_modules/micromark/lib/initialize/document.js"() {
+  "node_modules/micromark/lib/initialize/document.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
@@ -52369,7 +52369,7 @@ var init_document = __esm({
   }
 });
 
-// ../main/node_modules/micromark-util-classify-character/index.js
+// node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code18) {
   if (code18 === null || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18)) {
     return 1;
@@ -52379,12 +52379,12 @@ function classifyCharacter(code18) {
   }
 }
 var init_micromark_util_classify_character = __esm({
-  "../main/node_modules/micromark-util-classify-character/index.js"() {
+  "node_modules/micromark-util-classify-character/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../main/node_modules/micromark-util-resolve-all/index.js
+// node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index3 = -1;
@@ -52398,11 +52398,11 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 var init_micromark_util_resolve_all = __esm({
-  "../main/node_modules/micromark-util-resolve-all/index.js"() {
+  "node_modules/micromark-util-resolve-all/index.js"() {
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/attention.js
+// node_modules/micromark-core-commonmark/lib/attention.js
 function resolveAllAttention(events, context) {
   let index3 = -1;
   let nextEvents;
@@ -52521,7 +52521,7 @@ function movePoint(point3, offset) {
 }
 var attention;
 var init_attention = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/attention.js"() {
+  "node_modules/micromark-core-commonmark/lib/attention.js"() {
     init_micromark_util_chunked();
     init_micromark_util_classify_character();
     init_micromark_util_resolve_all();
@@ -52533,7 +52533,7 @@ var init_attention = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/autolink.js
+// node_modules/micromark-core-commonmark/lib/autolink.js
 function tokenizeAutolink(effects, ok3, nok) {
   let size = 0;
   return start;
@@ -52631,7 +52631,7 @@ function tokenizeAutolink(effects, ok3, nok) {
 }
 var autolink;
 var init_autolink = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/autolink.js"() {
+  "node_modules/micromark-core-commonmark/lib/autolink.js"() {
     init_micromark_util_character();
     autolink = {
       name: "autolink",
@@ -52640,7 +52640,7 @@ var init_autolink = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/blank-line.js
+// node_modules/micromark-core-commonmark/lib/blank-line.js
 function tokenizeBlankLine(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -52652,7 +52652,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
 }
 var blankLine;
 var init_blank_line = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/blank-line.js"() {
+  "node_modules/micromark-core-commonmark/lib/blank-line.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     blankLine = {
@@ -52662,7 +52662,7 @@ var init_blank_line = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/block-quote.js
+// node_modules/micromark-core-commonmark/lib/block-quote.js
 function tokenizeBlockQuoteStart(effects, ok3, nok) {
   const self2 = this;
   return start;
@@ -52713,7 +52713,7 @@ function exit(effects) {
 }
 var blockQuote;
 var init_block_quote = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/block-quote.js"() {
+  "node_modules/micromark-core-commonmark/lib/block-quote.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     blockQuote = {
@@ -52727,7 +52727,7 @@ var init_block_quote = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-escape.js
+// node_modules/micromark-core-commonmark/lib/character-escape.js
 function tokenizeCharacterEscape(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -52750,7 +52750,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
 }
 var characterEscape;
 var init_character_escape = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/character-escape.js"() {
+  "node_modules/micromark-core-commonmark/lib/character-escape.js"() {
     init_micromark_util_character();
     characterEscape = {
       name: "characterEscape",
@@ -52759,7 +52759,7 @@ var init_character_escape = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/character-reference.js
+// node_modules/micromark-core-commonmark/lib/character-reference.js
 function tokenizeCharacterReference(effects, ok3, nok) {
   const self2 = this;
   let size = 0;
@@ -52821,7 +52821,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
 }
 var characterReference;
 var init_character_reference = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/character-reference.js"() {
+  "node_modules/micromark-core-commonmark/lib/character-reference.js"() {
     init_decode_named_character_reference();
     init_micromark_util_character();
     characterReference = {
@@ -52831,7 +52831,7 @@ var init_character_reference = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 function tokenizeNonLazyContinuation(effects, ok3, nok) {
   const self2 = this;
   return start;
@@ -52850,7 +52850,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
 }
 var nonLazyContinuation;
 var init_partial_non_lazy_continuation = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js"() {
+  "node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js"() {
     nonLazyContinuation = {
       partial: true,
       tokenize: tokenizeNonLazyContinuation
@@ -52858,7 +52858,7 @@ var init_partial_non_lazy_continuation = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
+// node_modules/micromark-core-commonmark/lib/code-fenced.js
 function tokenizeCodeFenced(effects, ok3, nok) {
   const self2 = this;
   const closeStart = {
@@ -53017,7 +53017,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
 }
 var codeFenced;
 var init_code_fenced = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/code-fenced.js"() {
+  "node_modules/micromark-core-commonmark/lib/code-fenced.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_partial_non_lazy_continuation();
@@ -53029,7 +53029,7 @@ var init_code_fenced = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-indented.js
+// node_modules/micromark-core-commonmark/lib/code-indented.js
 function tokenizeCodeIndented(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -53080,7 +53080,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
 }
 var codeIndented, furtherStart;
 var init_code_indented = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/code-indented.js"() {
+  "node_modules/micromark-core-commonmark/lib/code-indented.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     codeIndented = {
@@ -53094,7 +53094,7 @@ var init_code_indented = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/code-text.js
+// node_modules/micromark-core-commonmark/lib/code-text.js
 function resolveCodeText(events) {
   let tailExitIndex = events.length - 4;
   let headEnterIndex = 3;
@@ -53204,7 +53204,7 @@ function tokenizeCodeText(effects, ok3, nok) {
 }
 var codeText;
 var init_code_text = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/code-text.js"() {
+  "node_modules/micromark-core-commonmark/lib/code-text.js"() {
     init_micromark_util_character();
     codeText = {
       name: "codeText",
@@ -53215,7 +53215,7 @@ var init_code_text = __esm({
   }
 });
 
-// ../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 function chunkedPush(list3, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
@@ -53229,7 +53229,7 @@ function chunkedPush(list3, right) {
 }
 var SpliceBuffer;
 var init_splice_buffer = __esm({
-  "../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js"() {
+  "node_modules/micromark-util-subtokenize/lib/splice-buffer.js"() {
     SpliceBuffer = class {
       /**
        * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -53413,7 +53413,7 @@ var init_splice_buffer = __esm({
   }
 });
 
-// ../main/node_modules/micromark-util-subtokenize/index.js
+// node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index3 = -1;
@@ -53566,13 +53566,13 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 var init_micromark_util_subtokenize = __esm({
-  "../main/node_modules/micromark-util-subtokenize/index.js"() {
+  "node_modules/micromark-util-subtokenize/index.js"() {
     init_micromark_util_chunked();
     init_splice_buffer();
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/content.js
+// node_modules/micromark-core-commonmark/lib/content.js
 function resolveContent(events) {
   subtokenize(events);
   return events;
@@ -53636,7 +53636,7 @@ function tokenizeContinuation(effects, ok3, nok) {
 }
 var content2, continuationConstruct;
 var init_content2 = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/content.js"() {
+  "node_modules/micromark-core-commonmark/lib/content.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_subtokenize();
@@ -53651,7 +53651,7 @@ var init_content2 = __esm({
   }
 });
 
-// ../main/node_modules/micromark-factory-destination/index.js
+// node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -53743,12 +53743,12 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 var init_micromark_factory_destination = __esm({
-  "../main/node_modules/micromark-factory-destination/index.js"() {
+  "node_modules/micromark-factory-destination/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../main/node_modules/micromark-factory-label/index.js
+// node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -53809,12 +53809,12 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 var init_micromark_factory_label = __esm({
-  "../main/node_modules/micromark-factory-label/index.js"() {
+  "node_modules/micromark-factory-label/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../main/node_modules/micromark-factory-title/index.js
+// node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -53876,13 +53876,13 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 var init_micromark_factory_title = __esm({
-  "../main/node_modules/micromark-factory-title/index.js"() {
+  "node_modules/micromark-factory-title/index.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
   }
 });
 
-// ../main/node_modules/micromark-factory-whitespace/index.js
+// node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -53901,13 +53901,13 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 var init_micromark_factory_whitespace = __esm({
-  "../main/node_modules/micromark-factory-whitespace/index.js"() {
+  "node_modules/micromark-factory-whitespace/index.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/definition.js
+// node_modules/micromark-core-commonmark/lib/definition.js
 function tokenizeDefinition(effects, ok3, nok) {
   const self2 = this;
   let identifier;
@@ -53986,7 +53986,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
 }
 var definition, titleBefore;
 var init_definition = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/definition.js"() {
+  "node_modules/micromark-core-commonmark/lib/definition.js"() {
     init_micromark_factory_destination();
     init_micromark_factory_label();
     init_micromark_factory_space();
@@ -54005,7 +54005,7 @@ var init_definition = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 function tokenizeHardBreakEscape(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -54023,7 +54023,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
 }
 var hardBreakEscape;
 var init_hard_break_escape = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js"() {
+  "node_modules/micromark-core-commonmark/lib/hard-break-escape.js"() {
     init_micromark_util_character();
     hardBreakEscape = {
       name: "hardBreakEscape",
@@ -54032,7 +54032,7 @@ var init_hard_break_escape = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
+// node_modules/micromark-core-commonmark/lib/heading-atx.js
 function resolveHeadingAtx(events, context) {
   let contentEnd = events.length - 2;
   let contentStart = 3;
@@ -54117,7 +54117,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
 }
 var headingAtx;
 var init_heading_atx = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/heading-atx.js"() {
+  "node_modules/micromark-core-commonmark/lib/heading-atx.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_chunked();
@@ -54129,10 +54129,10 @@ var init_heading_atx = __esm({
   }
 });
 
-// ../main/node_modules/micromark-util-html-tag-name/index.js
+// node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames, htmlRawNames;
 var init_micromark_util_html_tag_name = __esm({
-  "../main/node_modules/micromark-util-html-tag-name/index.js"() {
+  "node_modules/micromark-util-html-tag-name/index.js"() {
     htmlBlockNames = [
       "address",
       "article",
@@ -54201,7 +54201,7 @@ var init_micromark_util_html_tag_name = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-flow.js
+// node_modules/micromark-core-commonmark/lib/html-flow.js
 function resolveToHtmlFlow(events) {
   let index3 = events.length;
   while (index3--) {
@@ -54551,7 +54551,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
 }
 var htmlFlow, blankLineBefore;
 var init_html_flow = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/html-flow.js"() {
+  "node_modules/micromark-core-commonmark/lib/html-flow.js"() {
     init_micromark_util_character();
     init_micromark_util_html_tag_name();
     init_blank_line();
@@ -54569,7 +54569,7 @@ var init_html_flow = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/html-text.js
+// node_modules/micromark-core-commonmark/lib/html-text.js
 function tokenizeHtmlText(effects, ok3, nok) {
   const self2 = this;
   let marker;
@@ -54872,7 +54872,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
 }
 var htmlText;
 var init_html_text = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/html-text.js"() {
+  "node_modules/micromark-core-commonmark/lib/html-text.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     htmlText = {
@@ -54882,7 +54882,7 @@ var init_html_text = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-end.js
+// node_modules/micromark-core-commonmark/lib/label-end.js
 function resolveAllLabelEnd(events) {
   let index3 = -1;
   const newEvents = [];
@@ -55094,7 +55094,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
 }
 var labelEnd, resourceConstruct, referenceFullConstruct, referenceCollapsedConstruct;
 var init_label_end = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/label-end.js"() {
+  "node_modules/micromark-core-commonmark/lib/label-end.js"() {
     init_micromark_factory_destination();
     init_micromark_factory_label();
     init_micromark_factory_title();
@@ -55121,7 +55121,7 @@ var init_label_end = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
+// node_modules/micromark-core-commonmark/lib/label-start-image.js
 function tokenizeLabelStartImage(effects, ok3, nok) {
   const self2 = this;
   let labelImage;
@@ -55154,7 +55154,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
 }
 var labelStartImage;
 var init_label_start_image = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/label-start-image.js"() {
+  "node_modules/micromark-core-commonmark/lib/label-start-image.js"() {
     init_label_end();
     labelStartImage = {
       name: "labelStartImage",
@@ -55164,7 +55164,7 @@ var init_label_start_image = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
+// node_modules/micromark-core-commonmark/lib/label-start-link.js
 function tokenizeLabelStartLink(effects, ok3, nok) {
   const self2 = this;
   let labelLink;
@@ -55188,7 +55188,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
 }
 var labelStartLink;
 var init_label_start_link = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/label-start-link.js"() {
+  "node_modules/micromark-core-commonmark/lib/label-start-link.js"() {
     init_label_end();
     labelStartLink = {
       name: "labelStartLink",
@@ -55198,7 +55198,7 @@ var init_label_start_link = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/line-ending.js
+// node_modules/micromark-core-commonmark/lib/line-ending.js
 function tokenizeLineEnding(effects, ok3) {
   return start;
   function start(code18) {
@@ -55210,7 +55210,7 @@ function tokenizeLineEnding(effects, ok3) {
 }
 var lineEnding;
 var init_line_ending = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/line-ending.js"() {
+  "node_modules/micromark-core-commonmark/lib/line-ending.js"() {
     init_micromark_factory_space();
     lineEnding = {
       name: "lineEnding",
@@ -55219,7 +55219,7 @@ var init_line_ending = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
+// node_modules/micromark-core-commonmark/lib/thematic-break.js
 function tokenizeThematicBreak(effects, ok3, nok) {
   let size = 0;
   let marker;
@@ -55255,7 +55255,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
 }
 var thematicBreak;
 var init_thematic_break = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/thematic-break.js"() {
+  "node_modules/micromark-core-commonmark/lib/thematic-break.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     thematicBreak = {
@@ -55265,7 +55265,7 @@ var init_thematic_break = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/list.js
+// node_modules/micromark-core-commonmark/lib/list.js
 function tokenizeListStart(effects, ok3, nok) {
   const self2 = this;
   const tail = self2.events[self2.events.length - 1];
@@ -55380,7 +55380,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
 }
 var list, listItemPrefixWhitespaceConstruct, indentConstruct;
 var init_list = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/list.js"() {
+  "node_modules/micromark-core-commonmark/lib/list.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_blank_line();
@@ -55404,7 +55404,7 @@ var init_list = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
+// node_modules/micromark-core-commonmark/lib/setext-underline.js
 function resolveToSetextUnderline(events, context) {
   const editMap = new EditMap();
   let index3 = events.length;
@@ -55494,7 +55494,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
 }
 var setextUnderline;
 var init_setext_underline = __esm({
-  "../main/node_modules/micromark-core-commonmark/lib/setext-underline.js"() {
+  "node_modules/micromark-core-commonmark/lib/setext-underline.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
@@ -55506,9 +55506,9 @@ var init_setext_underline = __esm({
   }
 });
 
-// ../main/node_modules/micromark-core-commonmark/index.js
+// node_modules/micromark-core-commonmark/index.js
 var init_micromark_core_commonmark = __esm({
-  "../main/node_modules/micromark-core-commonmark/index.js"() {
+  "node_modules/micromark-core-commonmark/index.js"() {
     init_attention();
     init_autolink();
     init_blank_line();
@@ -55534,7 +55534,7 @@ var init_micromark_core_commonmark = __esm({
   }
 });
 
-// ../main/node_modules/micromark/lib/initialize/flow.js
+// node_modules/micromark/lib/initialize/flow.js
 function initializeFlow(effects) {
   const self2 = this;
   const initial = effects.attempt(
@@ -55570,7 +55570,7 @@ function initializeFlow(effects) {
 }
 var flow;
 var init_flow = __esm({
-  "../main/node_modules/micromark/lib/initialize/flow.js"() {
+  "node_modules/micromark/lib/initialize/flow.js"() {
     init_micromark_core_commonmark();
     init_micromark_factory_space();
     flow = {
@@ -55579,7 +55579,7 @@ var init_flow = __esm({
   }
 });
 
-// ../main/node_modules/micromark/lib/initialize/text.js
+// node_modules/micromark/lib/initialize/text.js
 function initializeFactory(field) {
   return {
     resolveAll: createResolver(field === "text" ? resolveAllLineSuffixes : void 0),
@@ -55717,7 +55717,7 @@ function resolveAllLineSuffixes(events, context) {
 }
 var resolver, string4, text;
 var init_text = __esm({
-  "../main/node_modules/micromark/lib/initialize/text.js"() {
+  "node_modules/micromark/lib/initialize/text.js"() {
     init_micromark_util_edit_map();
     resolver = {
       resolveAll: createResolver()
@@ -55727,7 +55727,7 @@ var init_text = __esm({
   }
 });
 
-// ../main/node_modules/micromark/lib/constructs.js
+// node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -55742,7 +55742,7 @@ __export(constructs_exports, {
 });
 var document3, contentInitial, flowInitial, flow2, string5, text2, insideSpan, attentionMarkers, disable;
 var init_constructs = __esm({
-  "../main/node_modules/micromark/lib/constructs.js"() {
+  "node_modules/micromark/lib/constructs.js"() {
     init_micromark_core_commonmark();
     init_text();
     document3 = {
@@ -55809,7 +55809,7 @@ var init_constructs = __esm({
   }
 });
 
-// ../main/node_modules/micromark/lib/create-tokenizer.js
+// node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -56135,14 +56135,14 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 var init_create_tokenizer = __esm({
-  "../main/node_modules/micromark/lib/create-tokenizer.js"() {
+  "node_modules/micromark/lib/create-tokenizer.js"() {
     init_micromark_util_character();
     init_micromark_util_chunked();
     init_micromark_util_resolve_all();
   }
 });
 
-// ../main/node_modules/micromark/lib/parse.js
+// node_modules/micromark/lib/parse.js
 function parse6(options) {
   const settings = options || {};
   const constructs2 = (
@@ -56168,7 +56168,7 @@ function parse6(options) {
   }
 }
 var init_parse4 = __esm({
-  "../main/node_modules/micromark/lib/parse.js"() {
+  "node_modules/micromark/lib/parse.js"() {
     init_micromark_util_combine_extensions();
     init_content();
     init_document();
@@ -56179,19 +56179,19 @@ var init_parse4 = __esm({
   }
 });
 
-// ../main/node_modules/micromark/lib/postprocess.js
+// node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 var init_postprocess = __esm({
-  "../main/node_modules/micromark/lib/postprocess.js"() {
+  "node_modules/micromark/lib/postprocess.js"() {
     init_micromark_util_subtokenize();
   }
 });
 
-// ../main/node_modules/micromark/lib/preprocess.js
+// node_modules/micromark/lib/preprocess.js
 function preprocess2() {
   let column = 1;
   let buffer = "";
@@ -56271,21 +56271,21 @@ function preprocess2() {
 }
 var search;
 var init_preprocess = __esm({
-  "../main/node_modules/micromark/lib/preprocess.js"() {
+  "node_modules/micromark/lib/preprocess.js"() {
     search = /[\0\t\n\r]/g;
   }
 });
 
-// ../main/node_modules/micromark/index.js
+// node_modules/micromark/index.js
 var init_micromark = __esm({
-  "../main/node_modules/micromark/index.js"() {
+  "node_modules/micromark/index.js"() {
     init_parse4();
     init_postprocess();
     init_preprocess();
   }
 });
 
-// ../main/node_modules/micromark-util-decode-string/index.js
+// node_modules/micromark-util-decode-string/index.js
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode3);
 }
@@ -56303,14 +56303,14 @@ function decode3($0, $1, $2) {
 }
 var characterEscapeOrReference;
 var init_micromark_util_decode_string = __esm({
-  "../main/node_modules/micromark-util-decode-string/index.js"() {
+  "node_modules/micromark-util-decode-string/index.js"() {
     init_decode_named_character_reference();
     init_micromark_util_decode_numeric_character_reference();
     characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
   }
 });
 
-// ../main/node_modules/unist-util-stringify-position/lib/index.js
+// node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -56336,18 +56336,18 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 var init_lib2 = __esm({
-  "../main/node_modules/unist-util-stringify-position/lib/index.js"() {
+  "node_modules/unist-util-stringify-position/lib/index.js"() {
   }
 });
 
-// ../main/node_modules/unist-util-stringify-position/index.js
+// node_modules/unist-util-stringify-position/index.js
 var init_unist_util_stringify_position = __esm({
-  "../main/node_modules/unist-util-stringify-position/index.js"() {
+  "node_modules/unist-util-stringify-position/index.js"() {
     init_lib2();
   }
 });
 
-// ../main/node_modules/mdast-util-from-markdown/lib/index.js
+// node_modules/mdast-util-from-markdown/lib/index.js
 function fromMarkdown(value, encoding, options) {
   if (encoding && typeof encoding === "object") {
     options = encoding;
@@ -57117,7 +57117,7 @@ function defaultOnError(left, right) {
 }
 var own3;
 var init_lib3 = __esm({
-  "../main/node_modules/mdast-util-from-markdown/lib/index.js"() {
+  "node_modules/mdast-util-from-markdown/lib/index.js"() {
     init_mdast_util_to_string();
     init_micromark();
     init_micromark_util_decode_numeric_character_reference();
@@ -57129,14 +57129,14 @@ var init_lib3 = __esm({
   }
 });
 
-// ../main/node_modules/mdast-util-from-markdown/index.js
+// node_modules/mdast-util-from-markdown/index.js
 var init_mdast_util_from_markdown = __esm({
-  "../main/node_modules/mdast-util-from-markdown/index.js"() {
+  "node_modules/mdast-util-from-markdown/index.js"() {
     init_lib3();
   }
 });
 
-// ../main/node_modules/ccount/index.js
+// node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -57151,19 +57151,19 @@ function ccount(value, character) {
   return count2;
 }
 var init_ccount = __esm({
-  "../main/node_modules/ccount/index.js"() {
+  "node_modules/ccount/index.js"() {
   }
 });
 
-// ../main/node_modules/devlop/lib/default.js
+// node_modules/devlop/lib/default.js
 function ok() {
 }
 var init_default = __esm({
-  "../main/node_modules/devlop/lib/default.js"() {
+  "node_modules/devlop/lib/default.js"() {
   }
 });
 
-// ../main/node_modules/escape-string-regexp/index.js
+// node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -57171,11 +57171,11 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 var init_escape_string_regexp = __esm({
-  "../main/node_modules/escape-string-regexp/index.js"() {
+  "node_modules/escape-string-regexp/index.js"() {
   }
 });
 
-// ../main/node_modules/unist-util-is/lib/index.js
+// node_modules/unist-util-is/lib/index.js
 function anyFactory(tests) {
   const checks = [];
   let index3 = -1;
@@ -57237,7 +57237,7 @@ function looksLikeANode(value) {
 }
 var convert;
 var init_lib4 = __esm({
-  "../main/node_modules/unist-util-is/lib/index.js"() {
+  "node_modules/unist-util-is/lib/index.js"() {
     convert = // Note: overloads in JSDoc can’t yet use different `@template`s.
     /**
      * @type {(
@@ -57277,23 +57277,23 @@ var init_lib4 = __esm({
   }
 });
 
-// ../main/node_modules/unist-util-is/index.js
+// node_modules/unist-util-is/index.js
 var init_unist_util_is = __esm({
-  "../main/node_modules/unist-util-is/index.js"() {
+  "node_modules/unist-util-is/index.js"() {
     init_lib4();
   }
 });
 
-// ../main/node_modules/unist-util-visit-parents/lib/color.node.js
+// node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d3) {
   return "\x1B[33m" + d3 + "\x1B[39m";
 }
 var init_color_node = __esm({
-  "../main/node_modules/unist-util-visit-parents/lib/color.node.js"() {
+  "node_modules/unist-util-visit-parents/lib/color.node.js"() {
   }
 });
 
-// ../main/node_modules/unist-util-visit-parents/lib/index.js
+// node_modules/unist-util-visit-parents/lib/index.js
 function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, reverse) {
   if (!tree || typeof tree !== "object") {
     throw new Error("Unexpected value `" + tree + "` for `tree`, expected node");
@@ -57410,7 +57410,7 @@ function toResult(value) {
 }
 var empty, CONTINUE, EXIT, SKIP;
 var init_lib5 = __esm({
-  "../main/node_modules/unist-util-visit-parents/lib/index.js"() {
+  "node_modules/unist-util-visit-parents/lib/index.js"() {
     init_unist_util_is();
     init_color_node();
     empty = [];
@@ -57420,14 +57420,14 @@ var init_lib5 = __esm({
   }
 });
 
-// ../main/node_modules/unist-util-visit-parents/index.js
+// node_modules/unist-util-visit-parents/index.js
 var init_unist_util_visit_parents = __esm({
-  "../main/node_modules/unist-util-visit-parents/index.js"() {
+  "node_modules/unist-util-visit-parents/index.js"() {
     init_lib5();
   }
 });
 
-// ../main/node_modules/mdast-util-find-and-replace/lib/index.js
+// node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list3, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
@@ -57528,21 +57528,21 @@ function toFunction(replace2) {
   };
 }
 var init_lib6 = __esm({
-  "../main/node_modules/mdast-util-find-and-replace/lib/index.js"() {
+  "node_modules/mdast-util-find-and-replace/lib/index.js"() {
     init_escape_string_regexp();
     init_unist_util_visit_parents();
     init_unist_util_is();
   }
 });
 
-// ../main/node_modules/mdast-util-find-and-replace/index.js
+// node_modules/mdast-util-find-and-replace/index.js
 var init_mdast_util_find_and_replace = __esm({
-  "../main/node_modules/mdast-util-find-and-replace/index.js"() {
+  "node_modules/mdast-util-find-and-replace/index.js"() {
     init_lib6();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -57707,7 +57707,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code18) || unicodePunctuation(code18);
 }
 var init_lib7 = __esm({
-  "../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js"() {
+  "node_modules/mdast-util-gfm-autolink-literal/lib/index.js"() {
     init_ccount();
     init_default();
     init_micromark_util_character();
@@ -57715,14 +57715,14 @@ var init_lib7 = __esm({
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-autolink-literal/index.js
+// node_modules/mdast-util-gfm-autolink-literal/index.js
 var init_mdast_util_gfm_autolink_literal = __esm({
-  "../main/node_modules/mdast-util-gfm-autolink-literal/index.js"() {
+  "node_modules/mdast-util-gfm-autolink-literal/index.js"() {
     init_lib7();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-footnote/lib/index.js
+// node_modules/mdast-util-gfm-footnote/lib/index.js
 function enterFootnoteCallString() {
   this.buffer();
 }
@@ -57795,21 +57795,21 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 var init_lib8 = __esm({
-  "../main/node_modules/mdast-util-gfm-footnote/lib/index.js"() {
+  "node_modules/mdast-util-gfm-footnote/lib/index.js"() {
     init_default();
     init_micromark_util_normalize_identifier();
     footnoteReference.peek = footnoteReferencePeek;
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-footnote/index.js
+// node_modules/mdast-util-gfm-footnote/index.js
 var init_mdast_util_gfm_footnote = __esm({
-  "../main/node_modules/mdast-util-gfm-footnote/index.js"() {
+  "node_modules/mdast-util-gfm-footnote/index.js"() {
     init_lib8();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// node_modules/mdast-util-gfm-strikethrough/lib/index.js
 function gfmStrikethroughFromMarkdown() {
   return {
     canContainEols: ["delete"],
@@ -57844,20 +57844,20 @@ function peekDelete() {
   return "~";
 }
 var init_lib9 = __esm({
-  "../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js"() {
+  "node_modules/mdast-util-gfm-strikethrough/lib/index.js"() {
     handleDelete.attention = attentionDelete;
     handleDelete.peek = peekDelete;
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-strikethrough/index.js
+// node_modules/mdast-util-gfm-strikethrough/index.js
 var init_mdast_util_gfm_strikethrough = __esm({
-  "../main/node_modules/mdast-util-gfm-strikethrough/index.js"() {
+  "node_modules/mdast-util-gfm-strikethrough/index.js"() {
     init_lib9();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-table/lib/index.js
+// node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -57918,19 +57918,19 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 var init_lib10 = __esm({
-  "../main/node_modules/mdast-util-gfm-table/lib/index.js"() {
+  "node_modules/mdast-util-gfm-table/lib/index.js"() {
     init_default();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-table/index.js
+// node_modules/mdast-util-gfm-table/index.js
 var init_mdast_util_gfm_table = __esm({
-  "../main/node_modules/mdast-util-gfm-table/index.js"() {
+  "node_modules/mdast-util-gfm-table/index.js"() {
     init_lib10();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -57977,19 +57977,19 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 var init_lib11 = __esm({
-  "../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js"() {
+  "node_modules/mdast-util-gfm-task-list-item/lib/index.js"() {
     init_default();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm-task-list-item/index.js
+// node_modules/mdast-util-gfm-task-list-item/index.js
 var init_mdast_util_gfm_task_list_item = __esm({
-  "../main/node_modules/mdast-util-gfm-task-list-item/index.js"() {
+  "node_modules/mdast-util-gfm-task-list-item/index.js"() {
     init_lib11();
   }
 });
 
-// ../main/node_modules/mdast-util-gfm/lib/index.js
+// node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -58000,7 +58000,7 @@ function gfmFromMarkdown() {
   ];
 }
 var init_lib12 = __esm({
-  "../main/node_modules/mdast-util-gfm/lib/index.js"() {
+  "node_modules/mdast-util-gfm/lib/index.js"() {
     init_mdast_util_gfm_autolink_literal();
     init_mdast_util_gfm_footnote();
     init_mdast_util_gfm_strikethrough();
@@ -58009,14 +58009,14 @@ var init_lib12 = __esm({
   }
 });
 
-// ../main/node_modules/mdast-util-gfm/index.js
+// node_modules/mdast-util-gfm/index.js
 var init_mdast_util_gfm = __esm({
-  "../main/node_modules/mdast-util-gfm/index.js"() {
+  "node_modules/mdast-util-gfm/index.js"() {
     init_lib12();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 function gfmAutolinkLiteral() {
   return {
     text: text3
@@ -58308,7 +58308,7 @@ function previousUnbalanced(events) {
 }
 var wwwPrefix, domain2, path15, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
-  "../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
     wwwPrefix = {
       tokenize: tokenizeWwwPrefix,
@@ -58364,14 +58364,14 @@ var init_syntax = __esm({
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-autolink-literal/index.js
+// node_modules/micromark-extension-gfm-autolink-literal/index.js
 var init_micromark_extension_gfm_autolink_literal = __esm({
-  "../main/node_modules/micromark-extension-gfm-autolink-literal/index.js"() {
+  "node_modules/micromark-extension-gfm-autolink-literal/index.js"() {
     init_syntax();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 function gfmFootnote() {
   return {
     document: {
@@ -58643,7 +58643,7 @@ function tokenizeIndent2(effects, ok3, nok) {
 }
 var indent;
 var init_syntax2 = __esm({
-  "../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-footnote/lib/syntax.js"() {
     init_micromark_core_commonmark();
     init_micromark_factory_space();
     init_micromark_util_character();
@@ -58655,14 +58655,14 @@ var init_syntax2 = __esm({
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-footnote/index.js
+// node_modules/micromark-extension-gfm-footnote/index.js
 var init_micromark_extension_gfm_footnote = __esm({
-  "../main/node_modules/micromark-extension-gfm-footnote/index.js"() {
+  "node_modules/micromark-extension-gfm-footnote/index.js"() {
     init_syntax2();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options) {
   const options_ = options || {};
   let single = options_.singleTilde;
@@ -58756,21 +58756,21 @@ function gfmStrikethrough(options) {
   }
 }
 var init_syntax3 = __esm({
-  "../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js"() {
     init_micromark_util_chunked();
     init_micromark_util_classify_character();
     init_micromark_util_resolve_all();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-strikethrough/index.js
+// node_modules/micromark-extension-gfm-strikethrough/index.js
 var init_micromark_extension_gfm_strikethrough = __esm({
-  "../main/node_modules/micromark-extension-gfm-strikethrough/index.js"() {
+  "node_modules/micromark-extension-gfm-strikethrough/index.js"() {
     init_syntax3();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// node_modules/micromark-extension-gfm-table/lib/edit-map.js
 function addImplementation2(editMap, at, remove, add) {
   if (remove === 0 && add.length === 0) {
     return;
@@ -58787,7 +58787,7 @@ function addImplementation2(editMap, at, remove, add) {
 }
 var EditMap2;
 var init_edit_map = __esm({
-  "../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js"() {
+  "node_modules/micromark-extension-gfm-table/lib/edit-map.js"() {
     EditMap2 = class {
       /**
        * Create a new edit map.
@@ -58861,7 +58861,7 @@ var init_edit_map = __esm({
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/infer.js
+// node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index3) {
   let inDelimiterRow = false;
   const align = [];
@@ -58888,11 +58888,11 @@ function gfmTableAlign(events, index3) {
   return align;
 }
 var init_infer = __esm({
-  "../main/node_modules/micromark-extension-gfm-table/lib/infer.js"() {
+  "node_modules/micromark-extension-gfm-table/lib/infer.js"() {
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
+// node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -59283,7 +59283,7 @@ function getPoint(events, index3) {
   return event[1][side];
 }
 var init_syntax4 = __esm({
-  "../main/node_modules/micromark-extension-gfm-table/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-table/lib/syntax.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_edit_map();
@@ -59291,14 +59291,14 @@ var init_syntax4 = __esm({
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-table/index.js
+// node_modules/micromark-extension-gfm-table/index.js
 var init_micromark_extension_gfm_table = __esm({
-  "../main/node_modules/micromark-extension-gfm-table/index.js"() {
+  "node_modules/micromark-extension-gfm-table/index.js"() {
     init_syntax4();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 function gfmTaskListItem() {
   return {
     text: {
@@ -59369,7 +59369,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
 }
 var tasklistCheck;
 var init_syntax5 = __esm({
-  "../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     tasklistCheck = {
@@ -59379,14 +59379,14 @@ var init_syntax5 = __esm({
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm-task-list-item/index.js
+// node_modules/micromark-extension-gfm-task-list-item/index.js
 var init_micromark_extension_gfm_task_list_item = __esm({
-  "../main/node_modules/micromark-extension-gfm-task-list-item/index.js"() {
+  "node_modules/micromark-extension-gfm-task-list-item/index.js"() {
     init_syntax5();
   }
 });
 
-// ../main/node_modules/micromark-extension-gfm/index.js
+// node_modules/micromark-extension-gfm/index.js
 function gfm(options) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -59397,7 +59397,7 @@ function gfm(options) {
   ]);
 }
 var init_micromark_extension_gfm = __esm({
-  "../main/node_modules/micromark-extension-gfm/index.js"() {
+  "node_modules/micromark-extension-gfm/index.js"() {
     init_micromark_util_combine_extensions();
     init_micromark_extension_gfm_autolink_literal();
     init_micromark_extension_gfm_footnote();
@@ -60156,7 +60156,7 @@ var init_prompt = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/util.js
+// node_modules/fast-xml-parser/src/util.js
 function getAllMatches(string6, regex2) {
   const matches = [];
   let match = regex2.exec(string6);
@@ -60177,7 +60177,7 @@ function isExist(v) {
 }
 var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
 var init_util3 = __esm({
-  "../main/node_modules/fast-xml-parser/src/util.js"() {
+  "node_modules/fast-xml-parser/src/util.js"() {
     "use strict";
     nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
     nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
@@ -60203,7 +60203,7 @@ var init_util3 = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/validator.js
+// node_modules/fast-xml-parser/src/validator.js
 function validate3(xmlData, options) {
   options = Object.assign({}, defaultOptions, options);
   const tags = [];
@@ -60549,7 +60549,7 @@ function getPositionFromMatch(match) {
 }
 var defaultOptions, doubleQuote, singleQuote;
 var init_validator = __esm({
-  "../main/node_modules/fast-xml-parser/src/validator.js"() {
+  "node_modules/fast-xml-parser/src/validator.js"() {
     "use strict";
     init_util3();
     defaultOptions = {
@@ -60562,10 +60562,10 @@ var init_validator = __esm({
   }
 });
 
-// ../main/node_modules/@nodable/entities/src/entities.js
+// node_modules/@nodable/entities/src/entities.js
 var CURRENCY, XML, COMMON_HTML;
 var init_entities = __esm({
-  "../main/node_modules/@nodable/entities/src/entities.js"() {
+  "node_modules/@nodable/entities/src/entities.js"() {
     CURRENCY = {
       cent: "\xA2",
       pound: "\xA3",
@@ -60615,7 +60615,7 @@ var init_entities = __esm({
   }
 });
 
-// ../main/node_modules/@nodable/entities/src/EntityDecoder.js
+// node_modules/@nodable/entities/src/EntityDecoder.js
 function validateEntityName(name) {
   if (name[0] === "#") {
     throw new Error(`[EntityReplacer] Invalid character '#' in entity name: "${name}"`);
@@ -60664,7 +60664,7 @@ function parseNCRConfig(ncr) {
 }
 var ENTITY_ACTION, SPECIAL_CHARS, LIMIT_TIER_EXTERNAL, LIMIT_TIER_BASE, LIMIT_TIER_ALL, NCR_LEVEL, XML10_ALLOWED_C0, EntityDecoder;
 var init_EntityDecoder = __esm({
-  "../main/node_modules/@nodable/entities/src/EntityDecoder.js"() {
+  "node_modules/@nodable/entities/src/EntityDecoder.js"() {
     init_entities();
     ENTITY_ACTION = Object.freeze({
       /** Resolve and expand the entity normally. */
@@ -61065,15 +61065,15 @@ var init_EntityDecoder = __esm({
   }
 });
 
-// ../main/node_modules/@nodable/entities/src/index.js
+// node_modules/@nodable/entities/src/index.js
 var init_src = __esm({
-  "../main/node_modules/@nodable/entities/src/index.js"() {
+  "node_modules/@nodable/entities/src/index.js"() {
     init_EntityDecoder();
     init_entities();
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 function validatePropertyName(propertyName, optionName) {
   if (typeof propertyName !== "string") {
     return;
@@ -61122,7 +61122,7 @@ function normalizeProcessEntities(value, htmlEntities) {
 }
 var defaultOnDangerousProperty, defaultOptions2, buildOptions;
 var init_OptionsBuilder = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
     init_util3();
     defaultOnDangerousProperty = (name) => {
       if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
@@ -61214,10 +61214,10 @@ var init_OptionsBuilder = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL, XmlNode;
 var init_xmlNode = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
     "use strict";
     if (typeof Symbol !== "function") {
       METADATA_SYMBOL = "@@xmlMetadata";
@@ -61262,10 +61262,10 @@ var init_xmlNode = __esm({
   }
 });
 
-// ../main/node_modules/xml-naming/src/index.js
+// node_modules/xml-naming/src/index.js
 var nameStartChar10, nameChar10, nameStartChar11, nameChar11, buildRegexes, regexes10, regexes11, nameStartCharAscii, nameCharAscii, regexesAscii, getRegexes, qName;
 var init_src2 = __esm({
-  "../main/node_modules/xml-naming/src/index.js"() {
+  "node_modules/xml-naming/src/index.js"() {
     nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
     nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
     nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -61295,7 +61295,7 @@ var init_src2 = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 function hasSeq(data2, seq, i) {
   for (let j2 = 0; j2 < seq.length; j2++) {
     if (seq[j2] !== data2[i + j2 + 1]) return false;
@@ -61310,7 +61310,7 @@ function validateEntityName2(name, xmlVersion) {
 }
 var DocTypeReader, skipWhitespace;
 var init_DocTypeReader = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
     init_src2();
     DocTypeReader = class {
       constructor(options, xmlVersion) {
@@ -61592,10 +61592,10 @@ var init_DocTypeReader = __esm({
   }
 });
 
-// ../main/node_modules/anynum/digitTable.js
+// node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS, NOT_DIGIT, HIGH_MAP, LOW_MAX, LOW_MIN, TABLE_OFFSET, TABLE_SIZE, TABLE;
 var init_digitTable = __esm({
-  "../main/node_modules/anynum/digitTable.js"() {
+  "node_modules/anynum/digitTable.js"() {
     SCRIPT_ZEROS = [
       // Basic Latin (ASCII) — included for completeness / pass-through
       48,
@@ -61747,7 +61747,7 @@ var init_digitTable = __esm({
   }
 });
 
-// ../main/node_modules/anynum/anynum.js
+// node_modules/anynum/anynum.js
 function anynum(str) {
   if (typeof str !== "string") return str;
   const len = str.length;
@@ -61821,7 +61821,7 @@ function anynum(str) {
 }
 var CHAR_0, CHAR_9, CHAR_MINUS, MINUS_SET, anynum_default;
 var init_anynum = __esm({
-  "../main/node_modules/anynum/anynum.js"() {
+  "node_modules/anynum/anynum.js"() {
     "use strict";
     init_digitTable();
     CHAR_0 = 48;
@@ -61832,7 +61832,7 @@ var init_anynum = __esm({
   }
 });
 
-// ../main/node_modules/strnum/strnum.js
+// node_modules/strnum/strnum.js
 function toNumber(str, options = {}) {
   options = Object.assign({}, consider, options);
   if (!str || typeof str !== "string") return str;
@@ -61955,7 +61955,7 @@ function handleInfinity(str, num, options) {
 }
 var hexRegex, binRegex, octRegex, numRegex, consider, eNotationRegx;
 var init_strnum = __esm({
-  "../main/node_modules/strnum/strnum.js"() {
+  "node_modules/strnum/strnum.js"() {
     init_anynum();
     hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
     binRegex = /^0b[01]+$/;
@@ -61977,7 +61977,7 @@ var init_strnum = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
+// node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -61997,14 +61997,14 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 var init_ignoreAttributes = __esm({
-  "../main/node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
+  "node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/Expression.js
+// node_modules/path-expression-matcher/src/Expression.js
 var Expression;
 var init_Expression = __esm({
-  "../main/node_modules/path-expression-matcher/src/Expression.js"() {
+  "node_modules/path-expression-matcher/src/Expression.js"() {
     Expression = class {
       /**
        * Create a new Expression
@@ -62169,10 +62169,10 @@ var init_Expression = __esm({
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/ExpressionSet.js
+// node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet;
 var init_ExpressionSet = __esm({
-  "../main/node_modules/path-expression-matcher/src/ExpressionSet.js"() {
+  "node_modules/path-expression-matcher/src/ExpressionSet.js"() {
     ExpressionSet = class {
       constructor() {
         this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -62343,10 +62343,10 @@ var init_ExpressionSet = __esm({
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/Matcher.js
+// node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView, Matcher3;
 var init_Matcher = __esm({
-  "../main/node_modules/path-expression-matcher/src/Matcher.js"() {
+  "node_modules/path-expression-matcher/src/Matcher.js"() {
     MatcherView = class {
       /**
        * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -62865,19 +62865,19 @@ var init_Matcher = __esm({
   }
 });
 
-// ../main/node_modules/path-expression-matcher/src/index.js
+// node_modules/path-expression-matcher/src/index.js
 var init_src3 = __esm({
-  "../main/node_modules/path-expression-matcher/src/index.js"() {
+  "node_modules/path-expression-matcher/src/index.js"() {
     init_Expression();
     init_Matcher();
     init_ExpressionSet();
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/html.js
+// node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS, html_default;
 var init_html = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/html.js"() {
+  "node_modules/is-unsafe/src/contexts/html.js"() {
     HTML_PATTERNS = [
       {
         id: "html-script-open",
@@ -62972,10 +62972,10 @@ var init_html = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/xml.js
+// node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS, xml_default;
 var init_xml = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/xml.js"() {
+  "node_modules/is-unsafe/src/contexts/xml.js"() {
     XML_PATTERNS = [
       {
         id: "xml-cdata-injection",
@@ -63045,10 +63045,10 @@ var init_xml = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/svg.js
+// node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS, svg_default;
 var init_svg = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/svg.js"() {
+  "node_modules/is-unsafe/src/contexts/svg.js"() {
     SVG_PATTERNS = [
       {
         id: "svg-script-element",
@@ -63122,10 +63122,10 @@ var init_svg = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/sql.js
+// node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS, sql_default;
 var init_sql = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/sql.js"() {
+  "node_modules/is-unsafe/src/contexts/sql.js"() {
     SQL_PATTERNS = [
       {
         id: "sql-block-comment-open",
@@ -63209,10 +63209,10 @@ var init_sql = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/shell.js
+// node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS, shell_default;
 var init_shell = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/shell.js"() {
+  "node_modules/is-unsafe/src/contexts/shell.js"() {
     SHELL_PATTERNS = [
       {
         id: "shell-path-traversal-unix",
@@ -63312,10 +63312,10 @@ var init_shell = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/redos.js
+// node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS, redos_default;
 var init_redos = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/redos.js"() {
+  "node_modules/is-unsafe/src/contexts/redos.js"() {
     REDOS_PATTERNS = [
       {
         id: "redos-nested-quantifier-plus",
@@ -63366,10 +63366,10 @@ var init_redos = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/nosql.js
+// node_modules/is-unsafe/src/contexts/nosql.js
 var sep2, NOSQL_PATTERNS, nosql_default;
 var init_nosql = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/nosql.js"() {
+  "node_modules/is-unsafe/src/contexts/nosql.js"() {
     sep2 = `["'\\s]*:`;
     NOSQL_PATTERNS = [
       // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -63461,10 +63461,10 @@ var init_nosql = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/log.js
+// node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS, log_default;
 var init_log = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/log.js"() {
+  "node_modules/is-unsafe/src/contexts/log.js"() {
     LOG_PATTERNS = [
       // ─── CRLF / newline injection ─────────────────────────────────────────────
       {
@@ -63540,10 +63540,10 @@ var init_log = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/contexts/sql-strict.js
+// node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA, SQL_STRICT_PATTERNS, sql_strict_default;
 var init_sql_strict = __esm({
-  "../main/node_modules/is-unsafe/src/contexts/sql-strict.js"() {
+  "node_modules/is-unsafe/src/contexts/sql-strict.js"() {
     init_sql();
     SQL_STRICT_EXTRA = [
       {
@@ -63567,7 +63567,7 @@ var init_sql_strict = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/util/decode-entities.js
+// node_modules/is-unsafe/src/util/decode-entities.js
 function decodeEntities(input2) {
   if (input2.indexOf("&") === -1) return input2;
   return input2.replace(ENTITY_RE, (match, hex4, dec, name) => {
@@ -63581,7 +63581,7 @@ function decodeEntities(input2) {
 }
 var NAMED, ENTITY_RE;
 var init_decode_entities = __esm({
-  "../main/node_modules/is-unsafe/src/util/decode-entities.js"() {
+  "node_modules/is-unsafe/src/util/decode-entities.js"() {
     NAMED = Object.freeze({
       colon: ":",
       Tab: "	",
@@ -63591,7 +63591,7 @@ var init_decode_entities = __esm({
   }
 });
 
-// ../main/node_modules/is-unsafe/src/index.js
+// node_modules/is-unsafe/src/index.js
 function assertString(value) {
   if (typeof value !== "string") {
     throw new TypeError(
@@ -63652,7 +63652,7 @@ function isUnsafe(value, context) {
 }
 var VALID_CONTEXTS;
 var init_src4 = __esm({
-  "../main/node_modules/is-unsafe/src/index.js"() {
+  "node_modules/is-unsafe/src/index.js"() {
     init_html();
     init_xml();
     init_sql_strict();
@@ -63691,7 +63691,7 @@ var init_src4 = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options) {
   if (!prefixedAttrs) return {};
   const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
@@ -64046,7 +64046,7 @@ function sanitizeName(name, options) {
 }
 var OrderedObjParser, attrsRegx, parseXml;
 var init_OrderedObjParser = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
     "use strict";
     init_util3();
     init_xmlNode();
@@ -64345,7 +64345,7 @@ var init_OrderedObjParser = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// node_modules/fast-xml-parser/src/xmlparser/node2json.js
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
   if (!prefix) return attrs;
@@ -64457,17 +64457,17 @@ function isLeafTag(obj, options) {
 }
 var METADATA_SYMBOL2;
 var init_node2json = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
     "use strict";
     init_xmlNode();
     METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser;
 var init_XMLParser = __esm({
-  "../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
+  "node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
     init_OptionsBuilder();
     init_OrderedObjParser();
     init_node2json();
@@ -64538,10 +64538,10 @@ var init_XMLParser = __esm({
   }
 });
 
-// ../main/node_modules/fast-xml-parser/src/fxp.js
+// node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator;
 var init_fxp = __esm({
-  "../main/node_modules/fast-xml-parser/src/fxp.js"() {
+  "node_modules/fast-xml-parser/src/fxp.js"() {
     "use strict";
     init_validator();
     init_XMLParser();
@@ -65993,9 +65993,9 @@ var init_secret_leak = __esm({
   }
 });
 
-// ../main/node_modules/boundary/lib/index.js
+// node_modules/boundary/lib/index.js
 var require_lib2 = __commonJS({
-  "../main/node_modules/boundary/lib/index.js"(exports2) {
+  "node_modules/boundary/lib/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.binarySearch = exports2.upperBound = exports2.lowerBound = exports2.compare = void 0;
@@ -66043,9 +66043,9 @@ var require_lib2 = __commonJS({
   }
 });
 
-// ../main/node_modules/structured-source/lib/structured-source.js
+// node_modules/structured-source/lib/structured-source.js
 var require_structured_source = __commonJS({
-  "../main/node_modules/structured-source/lib/structured-source.js"(exports2) {
+  "node_modules/structured-source/lib/structured-source.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.StructuredSource = void 0;
@@ -66121,20 +66121,20 @@ var require_structured_source = __commonJS({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/helper/invariant.js
+// node_modules/@secretlint/core/module/helper/invariant.js
 function invariant(condition, message) {
   if (!condition)
     throw new Error(message);
 }
 var init_invariant = __esm({
-  "../main/node_modules/@secretlint/core/module/helper/invariant.js"() {
+  "node_modules/@secretlint/core/module/helper/invariant.js"() {
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
 var import_structured_source, SecretLintSourceCodeImpl;
 var init_SecretLintSourceCodeImpl = __esm({
-  "../main/node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js"() {
+  "node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js"() {
     import_structured_source = __toESM(require_structured_source(), 1);
     init_invariant();
     SecretLintSourceCodeImpl = class {
@@ -66223,10 +66223,10 @@ var init_SecretLintSourceCodeImpl = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
 var EventEmitter, PromiseEventEmitter;
 var init_promise_event_emitter = __esm({
-  "../main/node_modules/@secretlint/core/module/helper/promise-event-emitter.js"() {
+  "node_modules/@secretlint/core/module/helper/promise-event-emitter.js"() {
     EventEmitter = class {
       #listeners = /* @__PURE__ */ new Map();
       on(type, listener) {
@@ -66287,10 +66287,10 @@ var init_promise_event_emitter = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
 var DEFAULT_LOCAL, formatMessage, getMatchedLocaleMessage, createTranslator;
 var init_SecretLintRuleMessageTranslator = __esm({
-  "../main/node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js"() {
+  "node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js"() {
     DEFAULT_LOCAL = "en";
     formatMessage = (messageHandler, props) => {
       if (typeof props !== "object" || props === null) {
@@ -66356,10 +66356,10 @@ var init_SecretLintRuleMessageTranslator = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/RuleContext.js
+// node_modules/@secretlint/core/module/RuleContext.js
 var createContextEvents, createRuleContext;
 var init_RuleContext = __esm({
-  "../main/node_modules/@secretlint/core/module/RuleContext.js"() {
+  "node_modules/@secretlint/core/module/RuleContext.js"() {
     init_promise_event_emitter();
     init_SecretLintRuleMessageTranslator();
     createContextEvents = () => {
@@ -66448,10 +66448,10 @@ var init_RuleContext = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
 var SecretLintRule;
 var init_SecretLintRuleImpl = __esm({
-  "../main/node_modules/@secretlint/core/module/SecretLintRuleImpl.js"() {
+  "node_modules/@secretlint/core/module/SecretLintRuleImpl.js"() {
     SecretLintRule = class {
       ruleReportHandle;
       ruleCreator;
@@ -66495,10 +66495,10 @@ var init_SecretLintRuleImpl = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/profiler/module/index.js
+// node_modules/@secretlint/profiler/module/index.js
 var SecretLintProfiler;
 var init_module = __esm({
-  "../main/node_modules/@secretlint/profiler/module/index.js"() {
+  "node_modules/@secretlint/profiler/module/index.js"() {
     SecretLintProfiler = class {
       perf;
       entries = [];
@@ -66557,11 +66557,11 @@ var init_module = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/profiler/module/node.js
+// node_modules/@secretlint/profiler/module/node.js
 import perf_hooks from "node:perf_hooks";
 var NullPerformanceObserver, secretLintProfiler;
 var init_node = __esm({
-  "../main/node_modules/@secretlint/profiler/module/node.js"() {
+  "node_modules/@secretlint/profiler/module/node.js"() {
     init_module();
     NullPerformanceObserver = class {
       disconnect() {
@@ -66576,10 +66576,10 @@ var init_node = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/RunningEvents.js
+// node_modules/@secretlint/core/module/RunningEvents.js
 var createRunningEvents;
 var init_RunningEvents = __esm({
-  "../main/node_modules/@secretlint/core/module/RunningEvents.js"() {
+  "node_modules/@secretlint/core/module/RunningEvents.js"() {
     init_promise_event_emitter();
     init_SecretLintRuleImpl();
     init_node();
@@ -66642,10 +66642,10 @@ Duplicated rule.id is something wrong in .secretlintrc.
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/RulePresetContext.js
+// node_modules/@secretlint/core/module/RulePresetContext.js
 var createRulePresetContext;
 var init_RulePresetContext = __esm({
-  "../main/node_modules/@secretlint/core/module/RulePresetContext.js"() {
+  "node_modules/@secretlint/core/module/RulePresetContext.js"() {
     init_RuleContext();
     createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
       const presetRules = configRulePreset.rules || [];
@@ -66698,7 +66698,7 @@ var init_RulePresetContext = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
 function filterIgnoredMessages(options) {
   const reportedMessages = options.reportedMessages;
   const ignoreMessages = options.ignoredMessages;
@@ -66717,7 +66717,7 @@ function filterIgnoredMessages(options) {
 }
 var isContainedRange;
 var init_filter_ignored_process = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/filter-ignored-process.js"() {
+  "node_modules/@secretlint/core/module/messages/filter-ignored-process.js"() {
     isContainedRange = (index3, range) => {
       const [start, end] = range;
       return start <= index3 && index3 <= end;
@@ -66725,10 +66725,10 @@ var init_filter_ignored_process = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
 var createMessageProcessor;
 var init_MessageProcessManager = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/MessageProcessManager.js"() {
+  "node_modules/@secretlint/core/module/messages/MessageProcessManager.js"() {
     createMessageProcessor = (processors) => {
       return {
         /**
@@ -66748,7 +66748,7 @@ var init_MessageProcessManager = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
 function filterDuplicatedMessages(messages2 = []) {
   return messages2.filter((message, index3) => {
     const restMessages = messages2.slice(index3 + 1);
@@ -66759,14 +66759,14 @@ function filterDuplicatedMessages(messages2 = []) {
 }
 var isEqualMessage;
 var init_filter_duplicated_process = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/filter-duplicated-process.js"() {
+  "node_modules/@secretlint/core/module/messages/filter-duplicated-process.js"() {
     isEqualMessage = (aMessage, bMessage) => {
       return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
     };
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/sort-messages-process.js
+// node_modules/@secretlint/core/module/messages/sort-messages-process.js
 function sortMessagesByLocation(messages2) {
   return messages2.sort(function(a, b) {
     const startIndexDiff = a.range[0] - b.range[0];
@@ -66778,14 +66778,14 @@ function sortMessagesByLocation(messages2) {
   });
 }
 var init_sort_messages_process = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/sort-messages-process.js"() {
+  "node_modules/@secretlint/core/module/messages/sort-messages-process.js"() {
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/filter-message-id.js
+// node_modules/@secretlint/core/module/messages/filter-message-id.js
 var filterByAllowMessageIds;
 var init_filter_message_id = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/filter-message-id.js"() {
+  "node_modules/@secretlint/core/module/messages/filter-message-id.js"() {
     filterByAllowMessageIds = (messages2, allowMessageIds) => {
       const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
         return `${allowMessage.ruleId}--${allowMessage.messageId}`;
@@ -66797,10 +66797,10 @@ var init_filter_message_id = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
 var deepMask, createMaskValue, maskWithValues, filterMaskSecretsData;
 var init_filter_mask_secrets = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/filter-mask-secrets.js"() {
+  "node_modules/@secretlint/core/module/messages/filter-mask-secrets.js"() {
     deepMask = (object2, handler2) => {
       for (const key of Object.keys(object2)) {
         if (typeof object2[key] === "object") {
@@ -66847,10 +66847,10 @@ var init_filter_mask_secrets = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/messages/index.js
+// node_modules/@secretlint/core/module/messages/index.js
 var cleanupMessages;
 var init_messages = __esm({
-  "../main/node_modules/@secretlint/core/module/messages/index.js"() {
+  "node_modules/@secretlint/core/module/messages/index.js"() {
     init_filter_ignored_process();
     init_MessageProcessManager();
     init_filter_duplicated_process();
@@ -66867,9 +66867,9 @@ var init_messages = __esm({
   }
 });
 
-// ../main/node_modules/ms/index.js
+// node_modules/ms/index.js
 var require_ms = __commonJS({
-  "../main/node_modules/ms/index.js"(exports2, module) {
+  "node_modules/ms/index.js"(exports2, module) {
     var s = 1e3;
     var m = s * 60;
     var h = m * 60;
@@ -66983,9 +66983,9 @@ var require_ms = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/common.js
+// node_modules/debug/src/common.js
 var require_common = __commonJS({
-  "../main/node_modules/debug/src/common.js"(exports2, module) {
+  "node_modules/debug/src/common.js"(exports2, module) {
     function setup(env) {
       createDebug.debug = createDebug;
       createDebug.default = createDebug;
@@ -67160,9 +67160,9 @@ var require_common = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/browser.js
+// node_modules/debug/src/browser.js
 var require_browser = __commonJS({
-  "../main/node_modules/debug/src/browser.js"(exports2, module) {
+  "node_modules/debug/src/browser.js"(exports2, module) {
     exports2.formatArgs = formatArgs;
     exports2.save = save;
     exports2.load = load;
@@ -67330,9 +67330,9 @@ var require_browser = __commonJS({
   }
 });
 
-// ../main/node_modules/has-flag/index.js
+// node_modules/has-flag/index.js
 var require_has_flag = __commonJS({
-  "../main/node_modules/has-flag/index.js"(exports2, module) {
+  "node_modules/has-flag/index.js"(exports2, module) {
     "use strict";
     module.exports = (flag, argv = process.argv) => {
       const prefix = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
@@ -67343,9 +67343,9 @@ var require_has_flag = __commonJS({
   }
 });
 
-// ../main/node_modules/supports-color/index.js
+// node_modules/supports-color/index.js
 var require_supports_color = __commonJS({
-  "../main/node_modules/supports-color/index.js"(exports2, module) {
+  "node_modules/supports-color/index.js"(exports2, module) {
     "use strict";
     var os9 = __require("os");
     var tty = __require("tty");
@@ -67445,9 +67445,9 @@ var require_supports_color = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/node.js
+// node_modules/debug/src/node.js
 var require_node = __commonJS({
-  "../main/node_modules/debug/src/node.js"(exports2, module) {
+  "node_modules/debug/src/node.js"(exports2, module) {
     var tty = __require("tty");
     var util2 = __require("util");
     exports2.init = init;
@@ -67619,9 +67619,9 @@ var require_node = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/index.js
+// node_modules/debug/src/index.js
 var require_src = __commonJS({
-  "../main/node_modules/debug/src/index.js"(exports2, module) {
+  "node_modules/debug/src/index.js"(exports2, module) {
     if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
       module.exports = require_browser();
     } else {
@@ -67630,10 +67630,10 @@ var require_src = __commonJS({
   }
 });
 
-// ../main/node_modules/@secretlint/core/module/index.js
+// node_modules/@secretlint/core/module/index.js
 var import_debug, debug2, lintSource, isRulePreset, isRule, registerRule;
 var init_module2 = __esm({
-  "../main/node_modules/@secretlint/core/module/index.js"() {
+  "node_modules/@secretlint/core/module/index.js"() {
     init_SecretLintSourceCodeImpl();
     init_RuleContext();
     init_RunningEvents();
@@ -67764,7 +67764,7 @@ var init_module2 = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-BDnqZat0.js
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-BDnqZat0.js
 var index_BDnqZat0_exports = {};
 __export(index_BDnqZat0_exports, {
   i: () => index2
@@ -85543,7 +85543,7 @@ function requireLib() {
 }
 var forge, hasRequiredForge, util, baseN, hasRequiredBaseN, hasRequiredUtil, cipher, hasRequiredCipher, cipherModes, hasRequiredCipherModes, aes, hasRequiredAes, aesCipherSuites, asn1, oids, hasRequiredOids, hasRequiredAsn1, hmac, md, hasRequiredMd, hasRequiredHmac, md5, hasRequiredMd5, pem, hasRequiredPem, pki, des, hasRequiredDes, pbkdf2, hasRequiredPbkdf2, random, sha256, hasRequiredSha256, prng, hasRequiredPrng, hasRequiredRandom, rc2, hasRequiredRc2, jsbn, hasRequiredJsbn, pkcs1, sha1, hasRequiredSha1, hasRequiredPkcs1, prime, hasRequiredPrime, rsa, hasRequiredRsa, pbe, hasRequiredPbe, pkcs12, pkcs7asn1, hasRequiredPkcs7asn1, x509, mgf1, hasRequiredMgf1, mgf, hasRequiredMgf, pss, hasRequiredPss, hasRequiredX509, hasRequiredPkcs12, hasRequiredPki, tls_1, hasRequiredTls, hasRequiredAesCipherSuites, sha512, hasRequiredSha512, asn1Validator, hasRequiredAsn1Validator, ed25519_1, hasRequiredEd25519, kem, hasRequiredKem, log, hasRequiredLog, md_all, hasRequiredMd_all, pkcs7, hasRequiredPkcs7, ssh, hasRequiredSsh, lib, hasRequiredLib, libExports, index2;
 var init_index_BDnqZat0 = __esm({
-  "../main/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-BDnqZat0.js"() {
+  "node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-BDnqZat0.js"() {
     init_index_Cq_34xZU();
     util = { exports: {} };
     cipherModes = { exports: {} };
@@ -85577,7 +85577,7 @@ var init_index_BDnqZat0 = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
 import path19 from "node:path";
 function requireLodash_uniq() {
   if (hasRequiredLodash_uniq) return lodash_uniq;
@@ -87658,7 +87658,7 @@ function parseComment(options) {
 }
 var commonjsGlobal, regexpStringMatcher, lodash_uniq, hasRequiredLodash_uniq, lodash_uniqwith, hasRequiredLodash_uniqwith, lodash_sortby, hasRequiredLodash_sortby, escapeStringRegexp2, hasRequiredEscapeStringRegexp, regexpParse, hasRequiredRegexpParse, hasRequiredRegexpStringMatcher, regexpStringMatcherExports, BUILTIN_IGNORED, messages$e, reportAWSAccessKey, reportAWSSecretAccessKey, reportAWSAccountID, creator$f, messages$d, creator$e, messages$c, isPackageFile, isNpmrc, creator$d, messages$b, creator$c, messages$a, BUILTIN_IGNORED_PATTERNS$1, creator$b, messages$9, creator$a, messages$8, creator$9, messages$7, creator$8, messages$6, PEM_CONTENT_PATTERN, creator$7, messages$5, creator$6, messages$4, creator$5, messages$3, typeMap, creator$4, messages$2, is1PasswordServiceAccountToken, creator$3, messages$1, BUILTIN_IGNORED_PATTERNS, creator$2, HTML_COMMENT_REGEXP, parseComments, CommentState, messages, creator$1, rules, creator;
 var init_index_Cq_34xZU = __esm({
-  "../main/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js"() {
+  "node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js"() {
     commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
     regexpStringMatcher = {};
     lodash_sortby = { exports: {} };
@@ -88521,9 +88521,9 @@ var init_index_Cq_34xZU = __esm({
   }
 });
 
-// ../main/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
 var init_module3 = __esm({
-  "../main/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js"() {
+  "node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js"() {
     init_index_Cq_34xZU();
   }
 });

@@ -24,13 +24,17 @@ export const AUTOPILOT_JOB_USER = {
   claim: () => claimJobUser(),
 };
 
-const JOB_USER_LOCKS = join(tmpdir(), "autopilot-sandbox-agent-users");
+// Root's sandboxes share one set of users; another user's (a developer running the demo without root) have a
+// set and a lock directory of their own, since it can neither write root's locks nor may it take root's users.
+const uid = process.getuid?.() ?? 0;
+const JOB_USER_PREFIX = uid === 0 ? "ap-sbx-" : `ap-sbx${uid}-`;
+const JOB_USER_LOCKS = join(tmpdir(), `autopilot-sandbox-agent-users${uid === 0 ? "" : `-${uid}`}`);
 /** More than any run here holds at once; past it, a claim fails loudly rather than sharing a user. */
 const JOB_USER_COUNT = 64;
 
 /** A user name no other running sandbox job on this machine holds (`locks`: tests use a directory of their own). */
 export function claimJobUser(locks = JOB_USER_LOCKS): { name: string; release: () => void } {
-  const claimed = claimSlot(locks, JOB_USER_COUNT, (slot) => `ap-sbx-${slot}`);
+  const claimed = claimSlot(locks, JOB_USER_COUNT, (slot) => `${JOB_USER_PREFIX}${slot}`);
   if (!claimed) throw new Error(`all ${JOB_USER_COUNT} sandbox agent users are in use (locks in ${locks})`);
   return claimed;
 }

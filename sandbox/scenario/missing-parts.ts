@@ -46,15 +46,17 @@ const CONTROLLER_MODULE = join(PACKAGE_ROOT, "src", "app", "hosted", "http-serve
 /**
  * Lists what is missing to run scenarios: the controller app, the bundled worker action, and bubblewrap, which
  * the worker runs every agent in (`isolation: namespace`, the default; without it each worker would refuse to
- * start and the scenario would only time out). `findBinary` is for tests.
+ * start and the scenario would only time out); a scenario whose configuration chooses another wall (the demo on
+ * a machine without it: demo-isolation.ts) does not need it. `findBinary` is for tests.
  */
 export async function findMissingParts(
   actionDir = PACKAGE_ROOT,
   startController?: StartControllerServer,
   findBinary: (name: string) => string | null = trustedBinary,
+  needsNamespace = true,
 ): Promise<{ missing: string[]; startController: StartControllerServer | null }> {
   const missing: string[] = [];
-  if (!findBinary("bwrap")) {
+  if (needsNamespace && !findBinary("bwrap")) {
     missing.push(
       "bubblewrap (bwrap), the namespace sandbox the worker runs each agent in: install it " +
         "(`apt-get install bubblewrap` on Debian or Ubuntu) and run again as root or with password-less sudo",

@@ -29,6 +29,11 @@ export interface RunScenarioOptions {
   handleSignals?: boolean;
   /** Keep run workspaces for inspection. */
   keepWorkspaces?: boolean;
+  /**
+   * End the run as soon as the session pauses, with the pause's reason as the last progress line (the demo: its
+   * timeline never resumes a session, so a pause would otherwise wait out the time limit in silence).
+   */
+  endOnPause?: boolean;
   /** Report every line of the runs' output as progress. */
   verbose?: boolean;
   /** Port of the sandbox's web pages on 127.0.0.1 (0 or absent: a free one). */

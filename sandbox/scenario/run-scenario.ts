@@ -21,7 +21,11 @@ export async function runScenario(
   const scenario = typeof scenarioOrFile === "string" ? loadScenario(scenarioOrFile) : scenarioOrFile;
   killRunPlan(scenario.faults?.killRun); // a bad fault is a scenario error, reported before anything starts
   const actionDir = resolve(options.actionDir ?? PACKAGE_ROOT);
-  const parts = await findMissingParts(actionDir, options.startController);
+  const config = scenario.repo.config;
+  // The worker's default wall is the namespace sandbox: only a configuration choosing another one does without it.
+  const chosen = typeof config === "string" ? /^isolation:\s*(\w+)/m.exec(config)?.[1] : config.isolation;
+  const needsNamespace = chosen === undefined || chosen === "namespace";
+  const parts = await findMissingParts(actionDir, options.startController, undefined, needsNamespace);
   if (parts.missing.length || !parts.startController) throw new MissingPartsError(parts.missing);
   return new ScenarioRun(scenario, options, { actionDir, startController: parts.startController }).run();
 }

@@ -9,6 +9,12 @@ import { type CliIo, EXIT, untilInterrupted } from "../../src/cli/cli-io.js";
 import { WebViewPortError } from "../emulator/web/web-view.js";
 import { withControllerMode } from "./controllers/controller-mode.js";
 import {
+  describeDemoIsolation,
+  probeMachineWalls,
+  strongestIsolation,
+  withDemoIsolation,
+} from "./demo-isolation.js";
+import {
   DEFAULT_SCENARIO,
   MissingPartsError,
   type ProgressEvent,
@@ -122,10 +128,17 @@ export async function runSandboxCommand(io: CliIo, options: SandboxCommandOption
     }
     scenario = withControllerMode(scenario, options.controller);
   }
+  // The bundled demo runs its own scripted agent behind the strongest wall this machine allows
+  // (demo-isolation.ts), says which, and ends as soon as its session pauses; other scenarios run as written.
+  const demo = options.scenario === undefined;
+  const walls = demo ? await probeMachineWalls() : null;
+  const isolation = walls ? strongestIsolation(walls) : null;
+  if (walls && isolation) scenario = withDemoIsolation(scenario, isolation, walls);
   const titles = new Map(scenario.issues.map((issue, i) => [i + 1, issue.title]));
   if (!options.quiet) {
     io.out(options.title ?? `Running scenario "${scenario.name}" on the offline sandbox (${file})`);
     if (scenario.description) io.out(scenario.description);
+    if (walls && isolation) for (const line of describeDemoIsolation(isolation, walls)) io.out(line);
     io.out("");
   }
   let report: ScenarioReport;
@@ -135,6 +148,7 @@ export async function runSandboxCommand(io: CliIo, options: SandboxCommandOption
     report = await runScenario(scenario, {
       ...(options.report ? { report: options.report } : {}),
       verbose: options.verbose ?? false,
+      endOnPause: demo,
       keepWorkspaces: options.keepWorkspaces ?? false,
       onProgress: options.quiet ? undefined : (event) => io.out(formatProgress(event, titles)),
       webPort: options.port ?? 0,

@@ -4,7 +4,8 @@
  * timeline's conditions, progress lines) and for the report at the end.
  */
 import type { TaskLabelNames } from "../../src/core/tasks/task.js";
-import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
+import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
+import { describeReason } from "../../src/core/session/session.js";
 import { parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 import type { Issue, SandboxStore } from "../emulator/store.js";
 import type { ReportState } from "./scenario-fields.js";
@@ -112,6 +113,13 @@ export class ScenarioObserver {
   /** The dashboard Autopilot opened (a person's issue carrying the marker is not it). */
   tracking(): Issue | null {
     return this.store.listIssues(this.repo).find((i) => !i.pull && isTrackingIssue(i)) ?? null;
+  }
+
+  /** Why the session is paused (its reason and detail, as the dashboard keeps them), or null when it is not. */
+  pausedBecause(): string | null {
+    const session = parseDashboard(this.tracking()?.body).state?.session;
+    if (session?.status !== "paused") return null;
+    return `${describeReason(session.reason)}${session.detail ? `: ${session.detail}` : ""}`;
   }
 
   /** Updates the iteration tally from the worker results in the progress comments. */

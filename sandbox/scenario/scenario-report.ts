@@ -37,7 +37,8 @@ export interface ReportIssue {
 
 export interface ScenarioReport {
   scenario: string;
-  outcome: "settled" | "timeout" | "interrupted" | "error";
+  /** `paused`: the session paused and the run was asked to end then (the demo: `endOnPause`). */
+  outcome: "settled" | "timeout" | "paused" | "interrupted" | "error";
   issues: ReportIssue[];
   requests: {
     /** Autopilot's own requests (app, installation and worker tokens). */

@@ -339,6 +339,11 @@ export class ScenarioRun {
       await timeline.step();
       world.observer.scanWorkerResults();
       this.reportStateChanges(world, lastStates);
+      const paused = this.options.endOnPause ? world.observer.pausedBecause() : null;
+      if (paused !== null) {
+        progress("warning", null, `the session paused (${paused}); the run ends here`);
+        return "paused";
+      }
       if (this.settled(world, watch, timeline) && (await this.caughtUp(watch, controllers))) return "settled";
       await new Promise((r) => setTimeout(r, STEP_MS));
     }

@@ -16,10 +16,19 @@ const NOT_INSTALLED = [
   "(or `npx autopilot sandbox --scenario FILE`).",
 ].join("\n");
 
+/**
+ * The sandbox is TypeScript run from its sources (it is development equipment, never bundled): the CLI, compiled
+ * into dist/cli/index.js (scripts/bundle.mjs), compiles it at this moment through tsx, a development dependency
+ * like the sandbox itself. Both paths are two folders up from either file (src/cli/ and dist/cli/).
+ */
+const SANDBOX_COMMAND = new URL("../../sandbox/scenario/sandbox-command.ts", import.meta.url);
+
 /** The sandbox's commands, or null after telling the user it is not installed. */
 export async function loadSandbox(io: CliIo): Promise<SandboxCommands | null> {
   try {
-    return await import("../../sandbox/scenario/sandbox-command.js");
+    const { register } = await import("tsx/esm/api");
+    register();
+    return (await import(SANDBOX_COMMAND.href)) as SandboxCommands;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;

@@ -63,6 +63,10 @@ describe("the product's commands without the sandbox", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^\s+serve\b/m);
     expect(equipment(file)).toEqual([]);
+    // The CLI's bundle, compiled JavaScript: no TypeScript source is loaded (nothing compiles at run time).
+    const loaded = readFileSync(file, "utf8").split("\n");
+    expect(loaded).toContain(`file://${root}/dist/cli/index.js`);
+    expect(loaded.filter((url) => /\.[mc]?ts$/.test(url))).toEqual([]);
   });
 
   it("autopilot serve listens having loaded no sandbox file and no development dependency", async () => {

@@ -96,7 +96,7 @@ timeline:
   it("lists the demo agent's behaviours when one is unknown", () => {
     const message = errorOf("name: x\nissues:\n  - title: One\n    agent: { behavior: dance }\n");
     expect(message).toMatch(
-      /issues\[0\]\.agent\.behavior: unknown behavior "dance"; expected one of complete, broken, fail-gate-once/,
+      /issues\[0\]\.agent\.behavior: unknown behavior "dance"; expected one of complete, objective, broken, fail-gate-once/,
     );
   });
 

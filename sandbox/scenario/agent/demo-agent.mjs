@@ -23,9 +23,12 @@ let promptPath = "";
 let issueArg = "";
 // A name for this agent configuration (e.g. `--agent fallback`), recorded in the run log.
 let agentName = process.env.AUTOPILOT_DEMO_AGENT_NAME ?? "";
+// `--user-namespace BWRAP`: run again inside an unprivileged user-namespace sandbox (see below).
+let bwrapPath = "";
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   if (arg === "--script") scriptPath = args[++i] ?? "";
+  else if (arg === "--user-namespace") bwrapPath = args[++i] ?? "";
   else if (arg === "--agent") agentName = args[++i] ?? "";
   else if (arg === "--issue") issueArg = args[++i] ?? "";
   else if (arg === "-p" || arg === "--prompt-file") promptPath = args[++i] ?? "";
@@ -46,6 +49,48 @@ const prompt = readPrompt();
 const script =
   scriptPath && existsSync(scriptPath) ? JSON.parse(readFileSync(scriptPath, "utf8")) : { issues: {} };
 const issues = script.issues ?? {};
+
+// The demo on a machine whose user may neither create users nor run bubblewrap as root
+// (sandbox/scenario/demo-isolation.ts): the worker starts this agent as that user with no wall of its own, so
+// the agent puts itself in one, bubblewrap in an unprivileged user namespace: its own processes (the worker's,
+// and the token in their environment, out of sight), no network, the machine read-only but for its working
+// directory and its state.
+if (bwrapPath) {
+  const stateDirOf = script.stateDir ?? (scriptPath ? join(dirname(resolve(scriptPath)), "state") : "");
+  const writable = [process.cwd(), stateDirOf].filter(Boolean);
+  const inner = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--user-namespace") i++;
+    else inner.push(args[i]);
+  }
+  const sandboxed = spawnSync(
+    bwrapPath,
+    [
+      "--unshare-user",
+      "--unshare-pid",
+      "--unshare-net",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      ...writable.flatMap((dir) => ["--bind", dir, dir]),
+      "--chdir",
+      process.cwd(),
+      "--",
+      process.execPath,
+      process.argv[1],
+      ...inner,
+    ],
+    { stdio: "inherit" },
+  );
+  process.exit(sandboxed.status ?? 1);
+}
 
 function currentBranch() {
   const result = spawnSync("git", ["rev-parse", "--abbrev-ref", "HEAD"], { encoding: "utf8" });
