@@ -76,6 +76,22 @@ describe("the demo agent", () => {
     expect(readDemoAgentState(scriptPath, 3).runs).toBe(1);
   });
 
+  it("gives the objective marker with its statement after doing the work", async () => {
+    script({
+      6: {
+        behavior: "objective",
+        files: { "src/euros.js": "export const euros = (c) => c / 100;\n" },
+        objective: "euros(cents) divides by 100.",
+      },
+    });
+    const out = await agent(6, "Task: issue #6");
+    expect(out.code).toBe(0);
+    expect(read("src/euros.js")).toContain("c / 100");
+    expect(
+      out.stdout.trimEnd().endsWith("<promise>OBJECTIVE_MET: euros(cents) divides by 100.</promise>"),
+    ).toBe(true);
+  });
+
   it("finds its issue from the branch even when the prompt names others", async () => {
     script({ 4: { behavior: "blocked", reason: "needs the payments API key" }, 5: { behavior: "complete" } });
     const out = await agent(4, "Depends on #5");
@@ -220,7 +236,7 @@ describe("the demo agent", () => {
     const parsed = DemoAgentEntrySchema.safeParse({ behavior: "dance" });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toMatch(
-      /unknown behavior "dance"; expected one of complete, broken/,
+      /unknown behavior "dance"; expected one of complete, objective, broken/,
     );
   });
 });
