@@ -33,6 +33,12 @@ export interface ControllerHooks {
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
+/**
+ * The circuit breaker (src/github/transport/circuit.ts) waits on the wall clock: its minute open would span hours of
+ * simulated time, so here it tries again after a millisecond. Its opening and its queue of writes still happen.
+ */
+const newCircuit = () => new GitHubCircuit({ resetMs: 1 });
+
 export class SimControllers {
   readonly states: SimControllerState[];
   private readonly fns: ReconcileFn[];
@@ -41,7 +47,7 @@ export class SimControllers {
     this.fns = fns;
     this.states = fns.map((_, i) => ({
       id: i + 1,
-      circuit: new GitHubCircuit(),
+      circuit: newCircuit(),
       killAfterWrites: null,
       dead: false,
       running: false,
@@ -53,6 +59,8 @@ export class SimControllers {
 
   /** `count` controllers; the second is a fresh instance of the reconcile module (its own lock). */
   static async create(count: number): Promise<SimControllers> {
+    // Nothing a controller remembers may pass from one world to the next.
+    resetMemories();
     const fns: ReconcileFn[] = [];
     for (let i = 1; i <= count; i++) {
       const specifier =
@@ -107,7 +115,7 @@ export class SimControllers {
     const state = this.states[id - 1]!;
     if (options.mode === "actions" || state.dead) {
       resetMemories();
-      state.circuit = new GitHubCircuit();
+      state.circuit = newCircuit();
       state.dead = false;
       state.killAfterWrites = null;
     }
@@ -139,7 +147,7 @@ export class SimControllers {
       if (state.dead) {
         // The process died mid-reconcile; the next reconcile is a new process on the same GitHub state.
         resetMemories();
-        state.circuit = new GitHubCircuit();
+        state.circuit = newCircuit();
       }
     }
   }

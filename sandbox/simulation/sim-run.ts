@@ -198,10 +198,29 @@ async function simulate(
     }
   });
 
+  // Rules armed on a PR's passing checks fire between two requests, at a moment the seed chooses.
+  const armed = scenario.timeline.filter((r) => r.when.pr !== undefined && r.when.checks === "success");
+  const fireArmed = async () => {
+    for (const rule of [...armed]) {
+      const head = store
+        .listPulls(repo)
+        .find((p) => p.state === "open" && p.pull.head.ref === `autopilot/issue-${rule.when.pr}`)?.pull
+        .head.sha;
+      if (
+        !head ||
+        !store.listCheckRuns(repo, head).some((r) => r.name === "ci" && r.conclusion === "success")
+      )
+        continue;
+      if (!rng.chance(0.5)) continue;
+      armed.splice(armed.indexOf(rule), 1);
+      for (const action of rule.do) await playAction(action, timelineCtx);
+    }
+  };
   // The world may move between two requests of a reconcile: what is due within its window, chosen by the seed.
   let depth = 0;
   const hooks: ControllerHooks = {
     beforeRequest: async (id) => {
+      if (armed.length) await fireArmed();
       if (depth > 1 || !rng.chance(0.25)) return;
       const task = clock.takeWithin(clock.ms() + RECONCILE_WINDOW_MS, (t) =>
         t.label.startsWith("reconcile-")

@@ -11,7 +11,7 @@ import { SimRandom } from "./sim-random.js";
 
 export type WorldInput = z.input<typeof ScenarioSchema>;
 type IssueInput = WorldInput["issues"][number];
-type RuleInput = { when: { afterSeconds: number }; do: ActionInput[] };
+type RuleInput = { when: { afterSeconds: number } | { pr: number; checks: "success" }; do: ActionInput[] };
 type ActionInput = z.input<typeof ActionSchema>;
 
 export type ControllerMode = "hosted" | "actions";
@@ -135,9 +135,17 @@ function generateTimeline(rng: SimRandom, taskCount: number): RuleInput[] {
   for (let i = 0; i < events; i++) {
     const at = rng.int(10, 2 * 3600);
     const action = generateAction(rng, taskCount);
-    rules.push({ when: { afterSeconds: at }, do: [action] });
+    // A push can race the merge: it comes the moment the task's PR has passed its checks.
+    const racing = action.push && rng.chance(0.5);
+    rules.push({
+      when: racing
+        ? { pr: Number(/\d+$/.exec(action.push!.branch!)![0]), checks: "success" }
+        : { afterSeconds: at },
+      do: [action],
+    });
   }
-  return rules.sort((a, b) => a.when.afterSeconds - b.when.afterSeconds);
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  return rules.sort((a, b) => at(a) - at(b));
 }
 
 function generateAction(rng: SimRandom, taskCount: number): ActionInput {
