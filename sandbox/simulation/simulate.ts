@@ -27,6 +27,7 @@ interface Options {
   replay?: string;
   seed: number;
   shrink: boolean;
+  failFast: boolean;
   child?: string;
 }
 
@@ -39,6 +40,7 @@ const program = new Command("simulate")
   .option("--replay <file>", "run this scenario file as one world")
   .option("--seed <s>", "with --replay: the seed of the run's own choices", integer, 1)
   .option("--no-shrink", "print a failing world as generated, without shrinking it")
+  .option("--fail-fast", "stop at the first failing world", false)
   .option("--child <range>", "internal: run seeds a..b of one mode and report on IPC");
 
 function line(seed: number, o: WorldOutcome, ms: number): string {
