@@ -136,6 +136,7 @@ export class SimControllers {
         circuit: state.circuit,
         baseUrl: options.url,
         now: options.now,
+        ...(process.env.SIM_LOG ? { log: simLog(id, options.now) } : {}),
         ...(options.endingRunId ? { endingRunId: options.endingRunId } : {}),
       });
       return { result, error: null };
@@ -151,4 +152,11 @@ export class SimControllers {
       }
     }
   }
+}
+
+/** SIM_LOG=1: every controller's log lines, with its number and the simulated time. */
+function simLog(id: number, now: () => Date) {
+  const line = (level: string) => (message: string) =>
+    console.log(`[${now().toISOString()} c${id} ${level}] ${message}`);
+  return { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
 }

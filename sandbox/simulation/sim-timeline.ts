@@ -44,14 +44,20 @@ export async function playAction(action: ScenarioAction, ctx: TimelineContext): 
   const as = action.as;
   if (!as) return false;
   const target = (): number | null => {
-    if (action.on === "tracking") return trackingIssueNumber(store, repo, ctx.bot) ?? 1;
+    // No dashboard (not made yet, or deleted): there is nothing to comment on.
+    if (action.on === "tracking") return trackingIssueNumber(store, repo, ctx.bot);
     return typeof action.on === "number" ? action.on : null;
   };
   if (action.comment !== undefined) {
     const on = target();
     if (on === null || !store.getIssue(repo, on)) return false;
     const comment = store.createComment(repo, on, action.comment, as);
-    if (action.comment.trim().startsWith("/autopilot") && ctx.writers.has(as.toLowerCase()))
+    // A command counts on the tracking issue or an open task issue (the dashboard's command list); an issue no
+    // writer made ready is not a task, and a closed one is done: a command there is not checked for an answer.
+    const where =
+      on === trackingIssueNumber(store, repo, ctx.bot) ||
+      (store.getIssue(repo, on)?.state === "open" && writerMadeReady(store, repo, on, ctx.writers));
+    if (action.comment.trim().startsWith("/autopilot") && ctx.writers.has(as.toLowerCase()) && where)
       ctx.recordWriterCommand(comment.id, action.comment);
     return true;
   }
@@ -109,6 +115,12 @@ export async function playAction(action: ScenarioAction, ctx: TimelineContext): 
     return true;
   }
   return false;
+}
+
+function writerMadeReady(store: SandboxStore, repo: string, issue: number, writers: Set<string>): boolean {
+  return (store.getIssue(repo, issue)?.events ?? []).some(
+    (e) => e.event === "labeled" && e.label?.name === "autopilot:ready" && writers.has(e.actor.toLowerCase()),
+  );
 }
 
 function openPullOf(store: SandboxStore, repo: string, task: number | null): number | null {

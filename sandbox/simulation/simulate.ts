@@ -74,6 +74,7 @@ async function batch(options: Options): Promise<number> {
   let worlds = 0;
   const self = fileURLToPath(import.meta.url);
   const queue = [...ranges];
+  const procs = new Set<ReturnType<typeof fork>>();
   const runNext = async (): Promise<void> => {
     const range = queue.shift();
     if (!range) return;
@@ -82,15 +83,23 @@ async function batch(options: Options): Promise<number> {
         execArgv: ["--import", "tsx"],
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });
+      procs.add(proc);
       proc.on("message", (m: { seed: number; outcome: WorldOutcome; ms: number }) => {
         worlds++;
         console.log(line(m.seed, m.outcome, m.ms));
-        if (m.outcome.violations.length)
-          failures.push({ seed: m.seed, mode: m.outcome.mode, outcome: m.outcome });
+        if (!m.outcome.violations.length) return;
+        failures.push({ seed: m.seed, mode: m.outcome.mode, outcome: m.outcome });
+        if (options.failFast) {
+          queue.length = 0;
+          // SIGKILL: the product's code in a child may keep it alive on SIGTERM.
+          for (const other of procs) other.kill("SIGKILL");
+        }
       });
-      proc.on("exit", (code) =>
-        code === 0 ? resolve() : reject(new Error(`simulation of ${range} exited with ${code}`)),
-      );
+      proc.on("exit", (code, signal) => {
+        procs.delete(proc);
+        if (code === 0 || (signal && options.failFast && failures.length)) resolve();
+        else reject(new Error(`simulation of ${range} exited with ${code ?? signal}`));
+      });
     });
     await runNext();
   };

@@ -102,8 +102,10 @@ function generateIssue(rng: SimRandom, n: number, count: number): IssueInput {
   const labels: string[] = [];
   // Most tasks are made ready by the writer who opens them; some by a triager (not a writer's word), some later.
   const opener = rng.chance(0.75) ? rng.pick(WRITERS) : rng.pick(NON_WRITERS);
-  if (rng.chance(0.8)) labels.push("autopilot:ready");
-  if (rng.chance(0.15)) labels.push(rng.pick(["quick-win", "critical"]));
+  // Labels at creation take triage access (GitHub drops them for readers and outsiders).
+  const canLabel = WRITERS.includes(opener) || opener === "tina";
+  if (canLabel && rng.chance(0.8)) labels.push("autopilot:ready");
+  if (canLabel && rng.chance(0.15)) labels.push(rng.pick(["quick-win", "critical"]));
   const dependsOn: number[] = [];
   if (count > 1 && rng.chance(0.3)) {
     // Any other task, earlier or later: a later one can close a cycle.
@@ -182,7 +184,8 @@ function generateAction(rng: SimRandom, taskCount: number): ActionInput {
         on: "tracking",
       };
     case "label":
-      return { as: rng.pick([...WRITERS, ...NON_WRITERS]), label: "autopilot:ready", on: task };
+      // Labelling takes triage access on GitHub: readers and outsiders cannot.
+      return { as: rng.pick([...WRITERS, "tina"]), label: "autopilot:ready", on: task };
     case "answer":
       return { as: rng.pick([...WRITERS, ...NON_WRITERS]), comment: "Go this way, please.", on: task };
     case "review":
