@@ -28,6 +28,7 @@ interface Options {
   seed: number;
   shrink: boolean;
   failFast: boolean;
+  invariant?: string;
   child?: string;
 }
 
@@ -41,6 +42,7 @@ const program = new Command("simulate")
   .option("--seed <s>", "with --replay: the seed of the run's own choices", integer, 1)
   .option("--no-shrink", "print a failing world as generated, without shrinking it")
   .option("--fail-fast", "stop at the first failing world", false)
+  .option("--invariant <name>", "count only this invariant's violations as failures (the others are printed)")
   .option("--child <range>", "internal: run seeds a..b of one mode and report on IPC");
 
 function line(seed: number, o: WorldOutcome, ms: number): string {
@@ -87,7 +89,8 @@ async function batch(options: Options): Promise<number> {
       proc.on("message", (m: { seed: number; outcome: WorldOutcome; ms: number }) => {
         worlds++;
         console.log(line(m.seed, m.outcome, m.ms));
-        if (!m.outcome.violations.length) return;
+        if (!m.outcome.violations.some((v) => !options.invariant || v.invariant === options.invariant))
+          return;
         failures.push({ seed: m.seed, mode: m.outcome.mode, outcome: m.outcome });
         if (options.failFast) {
           queue.length = 0;
