@@ -10,6 +10,7 @@ import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 export const LONG_FILES: readonly string[] = [
+  "test/sandbox/simulation-seeds.test.ts",
   "test/cli/unprivileged-demo.test.ts",
   "test/cli/start-web-view.test.ts",
   "test/worker/real-agents-gemini-opencode.test.ts",

@@ -102,7 +102,7 @@ const ISSUE_VERBS = [
 /** What a person does in an action: exactly one of these. */
 const PERSON_VERBS = [...ISSUE_VERBS, ...PULL_VERBS, "forkPr", "push"] as const;
 
-const ActionSchema = z
+export const ActionSchema = z
   .strictObject({
     /** The scenario user who acts (their `ghp_<login>` token is used). */
     as: login.optional(),

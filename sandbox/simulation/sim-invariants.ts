@@ -1,0 +1,217 @@
+/**
+ * The simulation's invariants, each a named function over what the simulation observed. `during` ones run
+ * after every reconcile, dispatch and merge; `after` ones when the world has run its course. A violation names
+ * its invariant, the simulated time and what was seen.
+ */
+import { isDeepStrictEqual } from "node:util";
+import { parseDashboard, renderStateBlock } from "../../src/core/dashboard/index.js";
+import type { SandboxStore } from "../emulator/store.js";
+import type { SimDispatch } from "./sim-worker.js";
+
+export interface Violation {
+  invariant: string;
+  atSeconds: number;
+  detail: string;
+}
+
+/** What the invariants read: the store, and what the simulation recorded as it went. */
+export interface SimObservation {
+  store: SandboxStore;
+  repo: string;
+  bot: string;
+  writers: Set<string>;
+  dispatches: SimDispatch[];
+  /** Writers' `/autopilot` comments (ids) and the session commands writers gave, in order. */
+  writerCommands: { id: number; body: string }[];
+  /** Heads whose worker result said the human gate fired, per PR number. */
+  gatedHeads: Map<number, Set<string>>;
+  /** A person corrupted or deleted the tracking issue since the last reconcile wrote it. */
+  trackingTampered: boolean;
+  /** Seconds since the world started. */
+  elapsed(): number;
+}
+
+const READY = "autopilot:ready";
+
+/** No task has two worker runs live at once. Checked at each dispatch. */
+export function noTaskDispatchedTwiceAtOnce(o: SimObservation, dispatch: SimDispatch): Violation[] {
+  const twins = o.dispatches.filter(
+    (d) =>
+      d !== dispatch &&
+      d.issue === dispatch.issue &&
+      d.endedAt === null &&
+      !d.candidate &&
+      !dispatch.candidate,
+  );
+  return twins.length
+    ? [
+        {
+          invariant: "noTaskDispatchedTwiceAtOnce",
+          atSeconds: o.elapsed(),
+          detail: `#${dispatch.issue} dispatched (${dispatch.dispatchId}) while run ${twins[0]!.runId} (${twins[0]!.dispatchId}) is live`,
+        },
+      ]
+    : [];
+}
+
+/** A run only for a task a writer made ready: the ready label was set by a writer at some point. */
+export function dispatchOnlyByWritersWord(o: SimObservation, dispatch: SimDispatch): Violation[] {
+  const issue = o.store.getIssue(o.repo, dispatch.issue);
+  const byWriter = issue?.events.some(
+    (e) => e.event === "labeled" && e.label?.name === READY && o.writers.has(e.actor.toLowerCase()),
+  );
+  return byWriter
+    ? []
+    : [
+        {
+          invariant: "dispatchOnlyByWritersWord",
+          atSeconds: o.elapsed(),
+          detail: `#${dispatch.issue} dispatched though no writer ever set ${READY} on it`,
+        },
+      ];
+}
+
+/**
+ * A pull request Autopilot merges is its own, from the task branch, with CI passed at the merged head, no
+ * writer's changes request standing, and, when the human gate fired at that head, a writer's approval of it.
+ */
+export async function mergeOnlyWithEveryGate(
+  o: SimObservation,
+  number: number,
+  mergedBy: string,
+): Promise<Violation[]> {
+  if (mergedBy.toLowerCase() !== o.bot.toLowerCase()) return [];
+  const pull = o.store.getPull(o.repo, number);
+  if (!pull?.pull) return [];
+  const out: Violation[] = [];
+  const fail = (detail: string) =>
+    out.push({
+      invariant: "mergeOnlyWithEveryGate",
+      atSeconds: o.elapsed(),
+      detail: `PR #${number}: ${detail}`,
+    });
+  const head = pull.pull.head.sha;
+  if (pull.user.toLowerCase() !== o.bot.toLowerCase()) fail(`opened by ${pull.user}, not Autopilot`);
+  if (!/^autopilot\/issue-\d+$/.test(pull.pull.head.ref) || pull.pull.headRepo)
+    fail(`head ${pull.pull.headRepo ?? ""}:${pull.pull.head.ref} is not a task branch`);
+  const runs = o.store.listCheckRuns(o.repo, head);
+  if (!runs.some((r) => r.name === "ci" && r.conclusion === "success"))
+    fail(`merged head ${head.slice(0, 7)} has no passing ci`);
+  const reviews = pull.pull.reviews;
+  const latest = new Map<string, (typeof reviews)[number]>();
+  for (const review of reviews)
+    if (o.writers.has(review.user.toLowerCase()) && review.state !== "COMMENTED")
+      latest.set(review.user.toLowerCase(), review);
+  for (const [who, review] of latest)
+    if (review.state === "CHANGES_REQUESTED") fail(`${who}'s changes request stands`);
+  if (o.gatedHeads.get(number)?.has(head)) {
+    const approved = reviews.some(
+      (r) => r.state === "APPROVED" && r.commitId === head && o.writers.has(r.user.toLowerCase()),
+    );
+    if (!approved) fail(`the human gate fired at ${head.slice(0, 7)} and no writer approved that head`);
+  }
+  return out;
+}
+
+/** A session paused or stopped by a person's command was paused or stopped by a writer. */
+export function sessionMovesOnlyByWriters(
+  o: SimObservation,
+  session: { status: string; reason: string; actor?: string | undefined },
+): Violation[] {
+  if (session.reason !== "user_pause" && session.reason !== "user_stop") return [];
+  if (session.actor && o.writers.has(session.actor.toLowerCase())) return [];
+  return [
+    {
+      invariant: "sessionMovesOnlyByWriters",
+      atSeconds: o.elapsed(),
+      detail: `session ${session.status} (${session.reason}) by ${session.actor ?? "nobody"}, not a writer`,
+    },
+  ];
+}
+
+/** The tracking issue's state block parses and renders back to itself. */
+export function trackingStateRoundTrips(o: SimObservation, body: string | null): Violation[] {
+  if (body === null || o.trackingTampered) return [];
+  const parsed = parseDashboard(body);
+  if (!parsed.state || parsed.corrupt)
+    return [
+      {
+        invariant: "trackingStateRoundTrips",
+        atSeconds: o.elapsed(),
+        detail: "the state block Autopilot wrote does not parse",
+      },
+    ];
+  const again = parseDashboard(renderStateBlock(parsed.state)).state;
+  if (!isDeepStrictEqual(again, parsed.state))
+    return [
+      {
+        invariant: "trackingStateRoundTrips",
+        atSeconds: o.elapsed(),
+        detail: "the state block does not render back to itself",
+      },
+    ];
+  return [];
+}
+
+/** Every writer's `/autopilot` comment gets Autopilot's reaction or reply by the end. */
+export function everyWriterCommandAcknowledged(o: SimObservation): Violation[] {
+  const out: Violation[] = [];
+  for (const command of o.writerCommands) {
+    const comment = o.store.getComment(o.repo, command.id);
+    if (!comment) continue;
+    const reacted = o.store
+      .listReactions(o.repo, { commentId: command.id })
+      .some((r) => r.user.toLowerCase() === o.bot.toLowerCase());
+    const replied = o.store
+      .listComments(o.repo)
+      .some(
+        (c) =>
+          c.user.toLowerCase() === o.bot.toLowerCase() &&
+          c.id > command.id &&
+          c.issueNumber === comment.issueNumber,
+      );
+    if (!reacted && !replied)
+      out.push({
+        invariant: "everyWriterCommandAcknowledged",
+        atSeconds: o.elapsed(),
+        detail: `"${command.body}" (comment ${command.id}) got no reaction or reply`,
+      });
+  }
+  return out;
+}
+
+/**
+ * Liveness: once the world has run its course, no task is left in progress without a live run, and every task a
+ * writer made ready whose dependencies are done was worked on (unless the session was paused or stopped).
+ */
+export function everyTaskSettles(o: SimObservation, sessionStatus: string | null): Violation[] {
+  const out: Violation[] = [];
+  const live = new Set(o.dispatches.filter((d) => d.endedAt === null).map((d) => d.issue));
+  for (const issue of o.store.listIssues(o.repo)) {
+    if (issue.pull || issue.state !== "open") continue;
+    const labels = issue.labels.map(String);
+    if (labels.includes("autopilot:in-progress") && !live.has(issue.number))
+      out.push({
+        invariant: "everyTaskSettles",
+        atSeconds: o.elapsed(),
+        detail: `#${issue.number} is in progress with no live run`,
+      });
+  }
+  if (sessionStatus === "paused" || sessionStatus === "pausing" || sessionStatus === "stopping") return out;
+  for (const issue of o.store.listIssues(o.repo)) {
+    if (issue.pull || issue.state !== "open") continue;
+    const labels = issue.labels.map(String);
+    if (labels.length !== 1 || labels[0] !== READY) continue;
+    if (o.store.whoLabeled(o.repo, issue.number, READY) === null) continue;
+    if (!o.writers.has((o.store.whoLabeled(o.repo, issue.number, READY) ?? "").toLowerCase())) continue;
+    const deps = [...(issue.body ?? "").matchAll(/Depends on #(\d+)/g)].map((m) => Number(m[1]));
+    if (deps.some((d) => o.store.getIssue(o.repo, d)?.state !== "closed")) continue;
+    if (!o.dispatches.some((d) => d.issue === issue.number))
+      out.push({
+        invariant: "everyTaskSettles",
+        atSeconds: o.elapsed(),
+        detail: `#${issue.number} was made ready by a writer and never worked on`,
+      });
+  }
+  return out;
+}

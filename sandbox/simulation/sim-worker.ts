@@ -1,0 +1,311 @@
+/**
+ * The worker as the simulation plays it: for each dispatch of the worker workflow it does, on simulated time and
+ * straight on the store, what src/worker does on GitHub (docs/ARCHITECTURE.md "Worker ↔ controller"): the run's
+ * title with the dispatch id, the claim (one progress comment with the running result marker), the pushes to the
+ * task branch, the pull request with its markers and the review label, and the finished result, as the scenario's
+ * demo-agent behaviour for the task decides. It is a model, not the worker: the worker's own checks are tested
+ * by its own tests and the e2e scenarios; here it is the controller that is under test.
+ */
+import { humanGateMarker, prMarker } from "../../src/core/contract.js";
+import {
+  parseWorkerResult,
+  renderWorkerResultMarker,
+  type WorkerOutcome,
+  type WorkerResult,
+} from "../../src/core/tasks/worker-result.js";
+import type { SandboxStore } from "../emulator/store.js";
+import { syntheticSha } from "../emulator/store/ref-names.js";
+import type { WorkflowRunRequest } from "../emulator/store/store-events.js";
+import type { SimClock } from "./sim-clock.js";
+import type { SimRandom } from "./sim-random.js";
+
+export interface SimAgent {
+  /** One behaviour per job of the task; the last repeats. */
+  behaviors: string[];
+  answerIncludes?: string;
+  resetInSeconds?: number;
+}
+
+/** One dispatch as the simulation recorded it. */
+export interface SimDispatch {
+  runId: number;
+  issue: number;
+  attempt: number;
+  dispatchId: string;
+  at: number;
+  endedAt: number | null;
+  candidate: boolean;
+}
+
+interface WorkerOptions {
+  store: SandboxStore;
+  repo: string;
+  clock: SimClock;
+  rng: SimRandom;
+  bot: string;
+  agents: Map<number, SimAgent>;
+  writers: Set<string>;
+  /** Called when a job ends (its run completed): the end-of-run reconcile of Actions mode, the invariants. */
+  onRunEnded: (dispatch: SimDispatch) => void;
+}
+
+const JOB_TIMEOUT_MS = 60 * 60_000;
+
+export class SimWorker {
+  readonly dispatches: SimDispatch[] = [];
+  private readonly jobsOf = new Map<number, number>();
+  private readonly options: WorkerOptions;
+  /** Runs a `killRun` or a cancel ended: their later steps do nothing. */
+  private readonly killed = new Set<number>();
+
+  constructor(options: WorkerOptions) {
+    this.options = options;
+  }
+
+  live(): SimDispatch[] {
+    return this.dispatches.filter((d) => d.endedAt === null);
+  }
+
+  /** The store's dispatch listener: runs inside the REST request, so everything else is scheduled. */
+  onDispatch(request: WorkflowRunRequest): SimDispatch | null {
+    const inputs = request.inputs;
+    const issue = Number(inputs.issue);
+    const attempt = Number(inputs.attempt);
+    const dispatchId = inputs["dispatch-id"] ?? "";
+    if (!issue || !attempt || !dispatchId) return null;
+    const { store, repo, clock, rng } = this.options;
+    // The worker workflow's run-name (templates/workflows/autopilot-worker.yml) is evaluated at creation.
+    store.updateWorkflowRun(repo, request.run.id, {
+      displayTitle: `autopilot #${issue} attempt ${attempt} [${dispatchId}]`,
+    });
+    const config = parseJson(inputs.config);
+    const dispatch: SimDispatch = {
+      runId: request.run.id,
+      issue,
+      attempt,
+      dispatchId,
+      at: clock.ms(),
+      endedAt: null,
+      candidate: config?.candidate !== undefined,
+    };
+    this.dispatches.push(dispatch);
+    const job = this.jobsOf.get(issue) ?? 0;
+    this.jobsOf.set(issue, job + 1);
+    const maxIterations = typeof config?.maxIterations === "number" ? config.maxIterations : 3;
+    clock.after(rng.int(5, 40) * 1000, `worker-start-${issue}`, () =>
+      this.start(dispatch, job, maxIterations),
+    );
+    clock.after(JOB_TIMEOUT_MS, `worker-timeout-${issue}`, () => this.end(dispatch, "failure"));
+    return dispatch;
+  }
+
+  /** A `killRun`: the runner is lost; the run fails and no result is written. */
+  kill(issue: number): boolean {
+    const dispatch = this.live().find((d) => d.issue === issue);
+    if (!dispatch) return false;
+    this.end(dispatch, "failure");
+    return true;
+  }
+
+  /** The controller cancelled the run (`POST …/cancel`). */
+  cancel(runId: number): void {
+    const dispatch = this.dispatches.find((d) => d.runId === runId && d.endedAt === null);
+    if (dispatch) this.end(dispatch, "cancelled");
+  }
+
+  private end(dispatch: SimDispatch, conclusion: "success" | "failure" | "cancelled"): void {
+    if (dispatch.endedAt !== null) return;
+    dispatch.endedAt = this.options.clock.ms();
+    this.killed.add(dispatch.runId);
+    const run = this.options.store.getWorkflowRun(this.options.repo, dispatch.runId);
+    if (run && run.status !== "completed")
+      this.options.store.updateWorkflowRun(this.options.repo, dispatch.runId, { conclusion });
+    this.options.onRunEnded(dispatch);
+  }
+
+  private start(dispatch: SimDispatch, job: number, maxIterations: number): void {
+    if (this.killed.has(dispatch.runId)) return;
+    const { store, repo, clock, rng, agents } = this.options;
+    store.updateWorkflowRun(repo, dispatch.runId, { status: "in_progress" });
+    // The claim (src/worker/progress/progress-claim.ts): a finished result of this attempt from another dispatch,
+    // or a fresh running one, means another worker has it.
+    const own = this.progressComment(dispatch.issue);
+    const previous = own ? parseWorkerResult(own.body) : null;
+    if (
+      previous &&
+      previous.attempt === dispatch.attempt &&
+      previous.dispatchId !== dispatch.dispatchId &&
+      (previous.status === "finished" || clock.ms() - Date.parse(previous.updatedAt) < 30 * 60_000)
+    ) {
+      this.end(dispatch, "success");
+      return;
+    }
+    const agent = agents.get(dispatch.issue) ?? { behaviors: ["complete"] };
+    const behavior = agent.behaviors[Math.min(job, agent.behaviors.length - 1)] ?? "complete";
+    const base: WorkerResult = {
+      version: 1,
+      issue: dispatch.issue,
+      attempt: dispatch.attempt,
+      dispatchId: dispatch.dispatchId,
+      status: "running",
+      iterations: 0,
+      maxIterations,
+      commits: 0,
+      branch: `autopilot/issue-${dispatch.issue}`,
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+      humanGate: { fired: false, rules: [] },
+      startedAt: clock.now().toISOString(),
+      updatedAt: clock.now().toISOString(),
+    };
+    this.writeResult(dispatch.issue, base);
+    if (behavior === "hang") return; // the job timeout (or a cancel) ends it
+    const iterations =
+      behavior === "complete" || behavior === "gated" ? rng.int(1, maxIterations) : maxIterations;
+    clock.after(iterations * rng.int(60, 240) * 1000, `worker-finish-${dispatch.issue}`, () =>
+      this.finish(dispatch, base, behavior, iterations, agent),
+    );
+  }
+
+  private async finish(
+    dispatch: SimDispatch,
+    base: WorkerResult,
+    behavior: string,
+    iterations: number,
+    agent: SimAgent,
+  ): Promise<void> {
+    if (this.killed.has(dispatch.runId)) return;
+    const { clock } = this.options;
+    const outcome = this.outcomeOf(behavior, dispatch.issue, agent);
+    const result: WorkerResult = {
+      ...base,
+      status: "finished",
+      result: outcome,
+      iterations,
+      tokens: { input: 1000 * iterations, output: 200 * iterations },
+      costUsd: 0.01 * iterations,
+      updatedAt: clock.now().toISOString(),
+    };
+    if (outcome === "rate_limited" || outcome === "usage_limited") {
+      result.resumeAt = new Date(clock.ms() + (agent.resetInSeconds ?? 60) * 1000).toISOString();
+    }
+    if (outcome === "blocked" || outcome === "needs_human") result.reason = "The agent asked for help.";
+    if (outcome === "complete") {
+      const pushed = await this.pushAndOpen(dispatch, behavior === "gated");
+      result.commits = 1;
+      result.headSha = pushed.headSha;
+      result.prNumber = pushed.prNumber;
+      result.humanGate = pushed.humanGate;
+    }
+    this.writeResult(dispatch.issue, result);
+    if (outcome === "blocked") this.moveLabel(dispatch.issue, "autopilot:blocked");
+    if (outcome === "needs_human") this.moveLabel(dispatch.issue, "autopilot:needs-human");
+    this.end(dispatch, outcome === "complete" ? "success" : "failure");
+  }
+
+  private outcomeOf(behavior: string, issue: number, agent: SimAgent): WorkerOutcome {
+    switch (behavior) {
+      case "complete":
+      case "gated":
+      case "ci-fix":
+      case "fail-gate-once":
+        return "complete";
+      case "blocked":
+        return "blocked";
+      case "needs-human":
+        return this.answered(issue, agent.answerIncludes ?? "") ? "complete" : "needs_human";
+      case "rate-limit":
+        return "rate_limited";
+      case "usage-limit":
+        return "usage_limited";
+      case "never-finish":
+        return "timeout";
+      case "idle":
+        return "stuck";
+      case "spend":
+        return "budget_exceeded";
+      default:
+        return "failed";
+    }
+  }
+
+  /** Whether a writer's comment on the task holds the answer the agent waits for (only writers reach a prompt). */
+  private answered(issue: number, answer: string): boolean {
+    const { store, repo, writers } = this.options;
+    return store
+      .listComments(repo, issue)
+      .some((c) => writers.has(c.user.toLowerCase()) && answer !== "" && c.body.includes(answer));
+  }
+
+  private async pushAndOpen(
+    dispatch: SimDispatch,
+    gated: boolean,
+  ): Promise<{ headSha: string; prNumber: number; humanGate: WorkerResult["humanGate"] }> {
+    const { store, repo, clock, bot } = this.options;
+    const branch = `autopilot/issue-${dispatch.issue}`;
+    const sha = syntheticSha(repo, dispatch.dispatchId, String(clock.ms()));
+    const before = await store.resolveRef(repo, `refs/heads/${branch}`);
+    if (before) await store.updateRef(repo, `refs/heads/${branch}`, sha, true, bot);
+    else await store.createRef(repo, `refs/heads/${branch}`, sha, bot);
+    const humanGate: WorkerResult["humanGate"] = gated
+      ? {
+          fired: true,
+          rules: [
+            { rule: "migrations", where: "path", match: "db/migrations/1.sql", neverAutoApprove: false },
+          ],
+        }
+      : { fired: false, rules: [] };
+    const body = `Closes #${dispatch.issue}\n\nDone by the simulated agent.\n\n${prMarker(dispatch.issue)}\n${humanGateMarker(humanGate)}`;
+    let pull = store.listPulls(repo).find((p) => p.state === "open" && p.pull.head.ref === branch);
+    if (!pull) {
+      const created = await store.createPull(repo, {
+        title: `Task ${dispatch.issue} (#${dispatch.issue})`,
+        body,
+        head: branch,
+        base: "main",
+        author: bot,
+      });
+      store.addLabels(repo, created.number, ["autopilot:review"], bot);
+      pull = store.requirePull(repo, created.number);
+    } else {
+      store.updatePull(repo, pull.number, { body }, bot);
+    }
+    this.moveLabel(dispatch.issue, "autopilot:review");
+    return { headSha: sha, prNumber: pull.number, humanGate };
+  }
+
+  /** The worker's own label move on its task: from in-progress to `label`. */
+  private moveLabel(issue: number, label: string): void {
+    const { store, repo, bot } = this.options;
+    const current = store.requireIssue(repo, issue).labels.map(String);
+    if (current.includes("autopilot:in-progress"))
+      store.removeLabel(repo, issue, "autopilot:in-progress", bot);
+    if (!current.includes(label)) store.addLabels(repo, issue, [label], bot);
+  }
+
+  private progressComment(issue: number): { id: number; body: string } | null {
+    const { store, repo, bot } = this.options;
+    const own = store
+      .listComments(repo, issue)
+      .find((c) => c.user.toLowerCase() === bot.toLowerCase() && parseWorkerResult(c.body) !== null);
+    return own ? { id: own.id, body: own.body } : null;
+  }
+
+  private writeResult(issue: number, result: WorkerResult): void {
+    const { store, repo, bot } = this.options;
+    const body = `Autopilot worker: ${result.status}${result.result ? ` (${result.result})` : ""}\n\n${renderWorkerResultMarker(result)}`;
+    const own = this.progressComment(issue);
+    if (own) store.updateComment(repo, own.id, body, bot);
+    else store.createComment(repo, issue, body, bot);
+  }
+}
+
+function parseJson(text: string | undefined): Record<string, unknown> | null {
+  if (!text) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * `npm run simulate -- --seeds N --from S [--mode hosted|actions|both] [--jobs J]`: N generated worlds from seed
+ * S in each mode, J worlds side by side (child processes), with their counts, worlds per minute and every
+ * invariant violation; a failing seed is shrunk and printed as a scenario file that replays it.
+ * `npm run simulate -- --replay file.yml [--seed S]` runs one scenario file as a simulated world.
+ */
+import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Command, InvalidArgumentError } from "commander";
+import { parse } from "yaml";
+import { runWorld, type WorldOutcome } from "./sim-run.js";
+import { shrinkWorld, worldYaml } from "./shrink.js";
+import { type ControllerMode, generateWorld, type WorldInput } from "./world-generator.js";
+
+const integer = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("a whole number");
+  return n;
+};
+
+interface Options {
+  seeds: number;
+  from: number;
+  mode: "hosted" | "actions" | "both";
+  jobs: number;
+  replay?: string;
+  seed: number;
+  shrink: boolean;
+  failFast: boolean;
+  invariant?: string;
+  child?: string;
+}
+
+const program = new Command("simulate")
+  .description("Seeded simulation of Autopilot on the sandbox, with invariants (docs/ARCHITECTURE.md).")
+  .option("--seeds <n>", "how many seeds", integer, 10)
+  .option("--from <s>", "first seed", integer, 1)
+  .option("--mode <mode>", "controller mode: hosted, actions or both", "both")
+  .option("--jobs <j>", "worlds side by side", integer, 2)
+  .option("--replay <file>", "run this scenario file as one world")
+  .option("--seed <s>", "with --replay: the seed of the run's own choices", integer, 1)
+  .option("--no-shrink", "print a failing world as generated, without shrinking it")
+  .option("--fail-fast", "stop at the first failing world", false)
+  .option("--invariant <name>", "count only this invariant's violations as failures (the others are printed)")
+  .option("--child <range>", "internal: run seeds a..b of one mode and report on IPC");
+
+function line(seed: number, o: WorldOutcome, ms: number): string {
+  const c = o.counts;
+  const verdict = o.violations.length
+    ? `FAIL ${o.violations.map((v) => `${v.invariant} @${v.atSeconds}s: ${v.detail}`).join("; ")}`
+    : "ok";
+  return `seed ${seed} ${o.mode}: ${c.tasks} tasks, ${c.events} events, ${c.faults} faults, ${c.reconciles} reconciles, ${c.dispatches} dispatches, ${c.merges} merges, ${o.simulatedSeconds}s simulated, ${ms} ms — ${verdict}`;
+}
+
+async function child(range: string): Promise<void> {
+  const [mode, a, b] = range.split(":") as [ControllerMode, string, string];
+  for (let seed = Number(a); seed <= Number(b); seed++) {
+    const started = Date.now();
+    const outcome = await runWorld(generateWorld(seed, mode), seed);
+    process.send?.({ seed, outcome, ms: Date.now() - started });
+  }
+}
+
+async function batch(options: Options): Promise<number> {
+  const modes: ControllerMode[] = options.mode === "both" ? ["hosted", "actions"] : [options.mode];
+  const ranges: string[] = [];
+  const jobs = Math.max(1, options.jobs);
+  for (const mode of modes) {
+    const per = Math.ceil(options.seeds / jobs);
+    for (let start = options.from; start < options.from + options.seeds; start += per)
+      ranges.push(`${mode}:${start}:${Math.min(start + per, options.from + options.seeds) - 1}`);
+  }
+  const started = Date.now();
+  const failures: { seed: number; mode: ControllerMode; outcome: WorldOutcome }[] = [];
+  let worlds = 0;
+  const self = fileURLToPath(import.meta.url);
+  const queue = [...ranges];
+  const procs = new Set<ReturnType<typeof fork>>();
+  const runNext = async (): Promise<void> => {
+    const range = queue.shift();
+    if (!range) return;
+    await new Promise<void>((resolve, reject) => {
+      const proc = fork(self, ["--child", range], {
+        execArgv: ["--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+      procs.add(proc);
+      proc.on("message", (m: { seed: number; outcome: WorldOutcome; ms: number }) => {
+        worlds++;
+        console.log(line(m.seed, m.outcome, m.ms));
+        if (!m.outcome.violations.some((v) => !options.invariant || v.invariant === options.invariant))
+          return;
+        failures.push({ seed: m.seed, mode: m.outcome.mode, outcome: m.outcome });
+        if (options.failFast) {
+          queue.length = 0;
+          // SIGKILL: the product's code in a child may keep it alive on SIGTERM.
+          for (const other of procs) other.kill("SIGKILL");
+        }
+      });
+      proc.on("exit", (code, signal) => {
+        procs.delete(proc);
+        if (code === 0 || (signal && options.failFast && failures.length)) resolve();
+        else reject(new Error(`simulation of ${range} exited with ${code ?? signal}`));
+      });
+    });
+    await runNext();
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, ranges.length) }, () => runNext()));
+  const minutes = (Date.now() - started) / 60_000;
+  console.log(
+    `${worlds} worlds in ${(minutes * 60).toFixed(0)} s: ${(worlds / minutes).toFixed(1)} worlds per minute with ${jobs} side by side; ${failures.length} failed`,
+  );
+  for (const failure of failures) {
+    const world = generateWorld(failure.seed, failure.mode);
+    const invariant = failure.outcome.violations[0]!.invariant;
+    const shrunk = options.shrink
+      ? await shrinkWorld(world, invariant, (w) => runWorld(w, failure.seed))
+      : world;
+    console.log(
+      `\n--- seed ${failure.seed} (${failure.mode}) fails ${invariant}; a scenario that replays it:\n`,
+    );
+    console.log(worldYaml(shrunk, failure.seed, failure.outcome.violations[0]!.detail));
+  }
+  return failures.length ? 1 : 0;
+}
+
+async function replay(file: string, seed: number): Promise<number> {
+  const world = parse(readFileSync(file, "utf8")) as WorldInput;
+  const started = Date.now();
+  const outcome = await runWorld(world, seed);
+  console.log(line(seed, outcome, Date.now() - started));
+  return outcome.violations.length ? 1 : 0;
+}
+
+const options = program.parse().opts<Options>();
+if (options.child) await child(options.child);
+else process.exitCode = options.replay ? await replay(options.replay, options.seed) : await batch(options);

@@ -1,0 +1,214 @@
+/**
+ * A world from a seed: a repository with its people, tasks, agents, what people do over time and the faults,
+ * written in the scenario file's own format (sandbox/scenario/scenario-file.ts) so that a failing world prints as
+ * a scenario that replays it. What of issue 35's world list is generated, and what not yet, is listed in
+ * docs/ARCHITECTURE.md ("The seeded simulation").
+ */
+import type { z } from "zod";
+import type { ScenarioSchema } from "../scenario/scenario-file.js";
+import type { ActionSchema } from "../scenario/timeline/timeline-schema.js";
+import { SimRandom } from "./sim-random.js";
+
+export type WorldInput = z.input<typeof ScenarioSchema>;
+type IssueInput = WorldInput["issues"][number];
+type RuleInput = { when: { afterSeconds: number } | { pr: number; checks: "success" }; do: ActionInput[] };
+type ActionInput = z.input<typeof ActionSchema>;
+
+export type ControllerMode = "hosted" | "actions";
+
+/** The people of every world: who may say what is set by their permission, not their name. */
+const PEOPLE = [
+  { login: "alice", permission: "admin" },
+  { login: "bob", permission: "write" },
+  { login: "tina", permission: "triage" },
+  { login: "rita", permission: "read" },
+  { login: "oscar", permission: "none" },
+] as const;
+const WRITERS = ["alice", "bob"];
+const NON_WRITERS = ["tina", "rita", "oscar"];
+
+/** Agent behaviours (sandbox/scenario/agent/demo-agent.ts names) and how often each is drawn. */
+const BEHAVIORS: [string, number][] = [
+  ["complete", 10],
+  ["gated", 3],
+  ["blocked", 2],
+  ["needs-human", 2],
+  ["crash-once", 2],
+  ["rate-limit-once", 1],
+  ["usage-limit-once", 1],
+  ["broken", 1],
+  ["ci-fix", 2],
+  ["never-finish", 1],
+  ["idle", 1],
+  ["hang", 1],
+  ["spend", 1],
+];
+
+const HORIZON_SECONDS = 4 * 3600;
+
+function weighted(rng: SimRandom, table: [string, number][]): string {
+  const total = table.reduce((sum, [, w]) => sum + w, 0);
+  let roll = rng.float() * total;
+  for (const [name, w] of table) {
+    roll -= w;
+    if (roll < 0) return name;
+  }
+  return table[table.length - 1]![0];
+}
+
+/** The world of one seed in one controller mode. */
+export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
+  const rng = new SimRandom(seed);
+  const taskCount = rng.int(1, 6);
+  const issues: IssueInput[] = [];
+  for (let n = 1; n <= taskCount; n++) issues.push(generateIssue(rng.fork(), n, taskCount));
+  const pressure = rng.float();
+  const faults = rng.chance(0.6)
+    ? {
+        seed,
+        serverErrorRate: round(pressure * 0.08),
+        secondaryRateLimitRate: round(rng.float() * 0.03),
+        webhookDropRate: round(rng.float() * 0.2),
+        webhookDuplicateRate: round(rng.float() * 0.2),
+      }
+    : undefined;
+  const timeline = generateTimeline(rng.fork(), taskCount);
+  return {
+    name: `simulation-${mode}-${seed}`,
+    description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
+    repo: {
+      config: {
+        maxParallel: rng.int(1, 3),
+        maxIterations: rng.int(2, 5),
+        retryBaseMs: 1000,
+        rateLimit: { baseMs: 1000 },
+      },
+      files: { "README.md": "# shop\n" },
+    },
+    users: PEOPLE.map((p) => ({ login: p.login, permission: p.permission })),
+    issues,
+    timeline,
+    ...(faults ? { faults } : {}),
+    controllers: { mode, instances: rng.chance(0.3) ? 2 : 1 },
+    limits: { maxDurationSeconds: HORIZON_SECONDS },
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function generateIssue(rng: SimRandom, n: number, count: number): IssueInput {
+  const labels: string[] = [];
+  // Most tasks are made ready by the writer who opens them; some by a triager (not a writer's word), some later.
+  const opener = rng.chance(0.75) ? rng.pick(WRITERS) : rng.pick(NON_WRITERS);
+  // Labels at creation take triage access (GitHub drops them for readers and outsiders).
+  const canLabel = WRITERS.includes(opener) || opener === "tina";
+  if (canLabel && rng.chance(0.8)) labels.push("autopilot:ready");
+  if (canLabel && rng.chance(0.15)) labels.push(rng.pick(["quick-win", "critical"]));
+  const dependsOn: number[] = [];
+  if (count > 1 && rng.chance(0.3)) {
+    // Any other task, earlier or later: a later one can close a cycle.
+    const other = rng.int(1, count);
+    if (other !== n) dependsOn.push(other);
+  }
+  const behavior = weighted(rng, BEHAVIORS);
+  return {
+    title: `Task ${n}`,
+    body: `Change src/task-${n}.js.`,
+    labels,
+    author: opener,
+    dependsOn,
+    agent: {
+      behavior,
+      files: { [`src/task-${n}.js`]: `export const task${n} = ${n};\n` },
+      ...(behavior === "needs-human" ? { question: "Which way?", answerIncludes: "this way" } : {}),
+      ...(behavior === "usage-limit-once" ? { resetInSeconds: rng.int(60, 1800) } : {}),
+    },
+  };
+}
+
+const WRITER_COMMANDS = ["/autopilot pause", "/autopilot resume", "/autopilot start", "/autopilot status"];
+const MALFORMED = ["/autopilot", "/autopilot frobnicate", "/autopilot retry #999", "/autopilot skip #x"];
+
+function generateTimeline(rng: SimRandom, taskCount: number): RuleInput[] {
+  const rules: RuleInput[] = [];
+  const events = rng.int(0, 8);
+  for (let i = 0; i < events; i++) {
+    const at = rng.int(10, 2 * 3600);
+    const action = generateAction(rng, taskCount);
+    // A push can race the merge: it comes the moment the task's PR has passed its checks.
+    const racing = action.push && rng.chance(0.5);
+    rules.push({
+      when: racing
+        ? { pr: Number(/\d+$/.exec(action.push!.branch!)![0]), checks: "success" }
+        : { afterSeconds: at },
+      do: [action],
+    });
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  return rules.sort((a, b) => at(a) - at(b));
+}
+
+function generateAction(rng: SimRandom, taskCount: number): ActionInput {
+  const task = rng.int(1, taskCount);
+  const kind = weighted(rng, [
+    ["writerCommand", 3],
+    ["outsiderCommand", 3],
+    ["malformed", 1],
+    ["taskCommand", 2],
+    ["label", 3],
+    ["answer", 2],
+    ["review", 3],
+    ["push", 2],
+    ["close", 1],
+    ["killRun", 1],
+    ["killController", 1],
+    ["tracking", 1],
+  ]);
+  switch (kind) {
+    case "writerCommand":
+      return { as: rng.pick(WRITERS), comment: rng.pick(WRITER_COMMANDS), on: "tracking" };
+    case "outsiderCommand":
+      return {
+        as: rng.pick(NON_WRITERS),
+        comment: rng.pick(["/autopilot pause", "/autopilot stop", `/autopilot skip #${task}`]),
+        on: rng.chance(0.5) ? "tracking" : task,
+      };
+    case "malformed":
+      return { as: rng.pick([...WRITERS, ...NON_WRITERS]), comment: rng.pick(MALFORMED), on: "tracking" };
+    case "taskCommand":
+      return {
+        as: rng.pick([...WRITERS, ...NON_WRITERS]),
+        comment: rng.pick([`/autopilot retry #${task}`, `/autopilot skip #${task}`]),
+        on: "tracking",
+      };
+    case "label":
+      // Labelling takes triage access on GitHub: readers and outsiders cannot.
+      return { as: rng.pick([...WRITERS, "tina"]), label: "autopilot:ready", on: task };
+    case "answer":
+      return { as: rng.pick([...WRITERS, ...NON_WRITERS]), comment: "Go this way, please.", on: task };
+    case "review":
+      return rng.chance(0.6)
+        ? { as: rng.pick([...WRITERS, "rita"]), review: "approve", pr: task }
+        : { as: rng.pick(WRITERS), review: "request-changes", body: "Add a test.", pr: task };
+    case "push":
+      return {
+        as: rng.pick(WRITERS),
+        push: {
+          branch: `autopilot/issue-${task}`,
+          files: { [`src/task-${task}.js`]: "// edited by hand\n" },
+        },
+      };
+    case "close":
+      return { as: rng.pick(WRITERS), close: true, on: task };
+    case "killRun":
+      return { killRun: { issue: task } };
+    case "killController":
+      return { killController: { afterWrites: rng.int(1, 4) } };
+    default:
+      return rng.chance(0.5)
+        ? { as: "alice", corruptState: true, on: "tracking" }
+        : { as: "alice", delete: true, on: "tracking" };
+  }
+}

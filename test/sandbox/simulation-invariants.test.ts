@@ -1,0 +1,140 @@
+/**
+ * The simulation's invariants (sandbox/simulation/sim-invariants.ts) on worlds built by hand: each reports the
+ * breach it names, and stays quiet on the same world without it.
+ */
+import { describe, expect, it } from "vitest";
+import { SandboxStore } from "../../sandbox/emulator/store.js";
+import * as invariants from "../../sandbox/simulation/sim-invariants.js";
+import type { SimObservation } from "../../sandbox/simulation/sim-invariants.js";
+import type { SimDispatch } from "../../sandbox/simulation/sim-worker.js";
+
+const REPO = "demo/shop";
+const BOT = "autopilot[bot]";
+
+function world(): { store: SandboxStore; o: SimObservation } {
+  const store = new SandboxStore({ now: () => new Date("2026-11-02T09:00:00Z") });
+  for (const [login, permission] of [
+    ["alice", "admin"],
+    ["tina", "triage"],
+  ] as const)
+    store.addUser(login, { permission });
+  store.createRepo({ owner: "demo", name: "shop" });
+  store.setPermission(REPO, "alice", "admin");
+  store.setPermission(REPO, "tina", "triage");
+  const o: SimObservation = {
+    store,
+    repo: REPO,
+    bot: BOT,
+    writers: new Set(["alice"]),
+    dispatches: [],
+    writerCommands: [],
+    gatedHeads: new Map(),
+    trackingTampered: false,
+    elapsed: () => 0,
+  };
+  return { store, o };
+}
+
+const dispatch = (issue: number, runId: number): SimDispatch => ({
+  runId,
+  issue,
+  attempt: 1,
+  dispatchId: `${issue}-1-${runId}`,
+  at: 0,
+  endedAt: null,
+  candidate: false,
+});
+
+describe("the simulation's invariants", () => {
+  it("a dispatch needs a writer's ready label", () => {
+    const { store, o } = world();
+    store.createIssue(REPO, { title: "By a triager", labels: ["autopilot:ready"], author: "tina" });
+    store.createIssue(REPO, { title: "By a writer", labels: ["autopilot:ready"], author: "alice" });
+    expect(invariants.dispatchOnlyByWritersWord(o, dispatch(1, 10)).map((v) => v.invariant)).toEqual([
+      "dispatchOnlyByWritersWord",
+    ]);
+    expect(invariants.dispatchOnlyByWritersWord(o, dispatch(2, 11))).toEqual([]);
+  });
+
+  it("two live runs of one task are a double dispatch; one after the other is not", () => {
+    const { o } = world();
+    const first = dispatch(1, 10);
+    const second = dispatch(1, 11);
+    o.dispatches.push(first, second);
+    expect(invariants.noTaskDispatchedTwiceAtOnce(o, second)).toHaveLength(1);
+    first.endedAt = 5;
+    expect(invariants.noTaskDispatchedTwiceAtOnce(o, second)).toEqual([]);
+  });
+
+  it("a session paused by a command must have been paused by a writer", () => {
+    const { o } = world();
+    expect(
+      invariants.sessionMovesOnlyByWriters(o, { status: "paused", reason: "user_pause", actor: "tina" }),
+    ).toHaveLength(1);
+    expect(
+      invariants.sessionMovesOnlyByWriters(o, { status: "paused", reason: "user_pause", actor: "alice" }),
+    ).toEqual([]);
+    expect(
+      invariants.sessionMovesOnlyByWriters(o, {
+        status: "paused",
+        reason: "consecutive_failures",
+        actor: "autopilot",
+      }),
+    ).toEqual([]);
+  });
+
+  it("a merge by Autopilot needs passing ci at the merged head", async () => {
+    const { store, o } = world();
+    const sha = "a".repeat(40);
+    await store.createRef(REPO, "refs/heads/autopilot/issue-1", sha, BOT);
+    const pull = await store.createPull(REPO, {
+      title: "Task",
+      head: "autopilot/issue-1",
+      base: "main",
+      author: BOT,
+    });
+    expect((await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).map((v) => v.detail)).toEqual([
+      `PR #${pull.number}: merged head aaaaaaa has no passing ci`,
+    ]);
+    store.createCheckRun(REPO, {
+      name: "ci",
+      appSlug: "github-actions",
+      headSha: sha,
+      status: "completed",
+      conclusion: "success",
+    });
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toEqual([]);
+    // A person's merge is theirs to make.
+    store.createCheckRun(REPO, {
+      name: "ci",
+      appSlug: "github-actions",
+      headSha: sha,
+      status: "completed",
+      conclusion: "failure",
+    });
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, "alice")).toEqual([]);
+  });
+
+  it("a head where the human gate fired merges only with a writer's approval of that head", async () => {
+    const { store, o } = world();
+    const sha = "b".repeat(40);
+    await store.createRef(REPO, "refs/heads/autopilot/issue-1", sha, BOT);
+    const pull = await store.createPull(REPO, {
+      title: "Task",
+      head: "autopilot/issue-1",
+      base: "main",
+      author: BOT,
+    });
+    store.createCheckRun(REPO, {
+      name: "ci",
+      appSlug: "github-actions",
+      headSha: sha,
+      status: "completed",
+      conclusion: "success",
+    });
+    o.gatedHeads.set(pull.number, new Set([sha]));
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toHaveLength(1);
+    store.createReview(REPO, pull.number, { author: "alice", event: "APPROVE" });
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toEqual([]);
+  });
+});
