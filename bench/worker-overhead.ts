@@ -23,7 +23,7 @@ import { buildPrompt } from "../src/core/agent/prompt.js";
 import { parseSignal } from "../src/core/agent/signals.js";
 import type { WorkerGitHub } from "../src/github/worker-github.js";
 import type { WorkerComment, WorkerPull } from "../src/github/worker-github-data.js";
-import type { AgentRunResult } from "../src/worker/iterations/agent-iteration.js";
+import type { AgentRunResult } from "../src/worker/job/agent-iteration.js";
 import { setupAgentUser } from "../src/worker/isolation/agent-user.js";
 import { createIsolatedParts } from "../src/worker/isolation/boundary.js";
 import { runWorker } from "../src/worker/job.js";

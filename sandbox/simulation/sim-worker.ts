@@ -127,7 +127,7 @@ export class SimWorker {
     if (this.killed.has(dispatch.runId)) return;
     const { store, repo, clock, rng, agents } = this.options;
     store.updateWorkflowRun(repo, dispatch.runId, { status: "in_progress" });
-    // The claim (src/worker/progress/progress-claim.ts): a finished result of this attempt from another dispatch,
+    // The claim (src/worker/job/progress-claim.ts): a finished result of this attempt from another dispatch,
     // or a fresh running one, means another worker has it.
     const own = this.progressComment(dispatch.issue);
     const previous = own ? parseWorkerResult(own.body) : null;

@@ -103,7 +103,7 @@ export function issueOfPrMarker(body: string): number | null {
 
 /**
  * The marker of Autopilot's comment on a task issue that takes a writer's `/autopilot fix` or `follow-up`: it
- * names the comment that gave the instructions, which the worker reads and checks itself (src/worker/iterations/
+ * names the comment that gave the instructions, which the worker reads and checks itself (src/worker/job/
  * task-instructions.ts), never trusting the quote beside the marker.
  */
 export function instructionsMarker(commentId: number): string {

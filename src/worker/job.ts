@@ -23,7 +23,7 @@ import {
   planInComment,
   planOfFinalMessage,
 } from "../core/tasks/task-plan.js";
-import { ownComments } from "./progress/own-comments.js";
+import { ownComments } from "./job/own-comments.js";
 import { decideAgentExit } from "../core/agent/agent-exit.js";
 import {
   decideAfterIteration,
@@ -34,20 +34,20 @@ import {
 } from "../core/agent/iteration.js";
 import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/tasks/worker-result.js";
 import type { WorkerComment, WorkerIssue } from "../github/worker-github-data.js";
-import { priceRun } from "./iterations/agent-cost.js";
-import type { AgentRunResult, RunCap } from "./iterations/agent-iteration.js";
-import { decideClaim } from "./progress/claim.js";
-import { readProgress, writeProgressClaim } from "./progress/progress-claim.js";
-import { taskTextRefusal } from "./progress/task-text-check.js";
+import { priceRun } from "./job/agent-cost.js";
+import type { AgentRunResult, RunCap } from "./job/agent-iteration.js";
+import { decideClaim } from "./job/claim-decision.js";
+import { readProgress, writeProgressClaim } from "./job/progress-claim.js";
+import { taskTextRefusal } from "./job/task-text-check.js";
 import type { BranchSetup } from "./checkout/private-git.js";
 import type { QualityCommandResult } from "./processes/quality.js";
-import { renderGateEscalationComment } from "./progress/gate-escalation.js";
-import { renderProgressComment, renderPullBody, renderQuestionComment } from "./progress/report.js";
-import { authFailureText, quotaFailureText, spawnFailureText } from "./iterations/agent-failure-text.js";
-import { describeSignal, toIterationSignal } from "./iterations/iteration-signal.js";
-import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./iterations/progress-notes.js";
-import { taskBudgetExceeded, taskBudgetNote } from "./iterations/task-budget.js";
-import { gatherFeedback, mergeConflictCheck, type TaskFeedback } from "./iterations/task-feedback.js";
+import { renderGateEscalationComment } from "./job/gate-escalation.js";
+import { renderProgressComment, renderPullBody, renderQuestionComment } from "./job/progress-comment.js";
+import { authFailureText, quotaFailureText, spawnFailureText } from "./job/agent-failure-text.js";
+import { describeSignal, toIterationSignal } from "./job/iteration-signal.js";
+import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./job/progress-notes.js";
+import { taskBudgetExceeded, taskBudgetNote } from "./job/task-budget.js";
+import { gatherFeedback, mergeConflictCheck, type TaskFeedback } from "./job/task-feedback.js";
 import {
   type QualityGateOptions,
   SCRATCH_EXCLUDES,
@@ -56,7 +56,7 @@ import {
   type WorkerLog,
   type WorkerRun,
 } from "./worker-deps.js";
-import { sessionShareLeft, sessionWantsStop } from "./progress/session-status.js";
+import { sessionShareLeft, sessionWantsStop } from "./job/session-status.js";
 // Secret guard (push-guard.ts): the hook is the lines marked "Secret guard" below.
 import { guardPush, SecretPushRefused } from "./checkout/push-guard.js";
 import { qualityScopes, workspaceOfTask } from "../core/gates/workspace-scope.js";

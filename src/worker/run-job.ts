@@ -28,7 +28,7 @@ import { createJobLog, type JobLog } from "./job-log.js";
 import { refuseToStart, runWorker } from "./job.js";
 import { chooseWorkerConfig } from "./settings/worker-config.js";
 import type { WorkerRun } from "./worker-deps.js";
-import { summaryRows } from "./progress/report.js";
+import { summaryRows } from "./job/progress-comment.js";
 
 /** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */
 const FAILING_OUTCOMES = new Set(["failed", "auth", "quota"]);

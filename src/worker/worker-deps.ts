@@ -4,7 +4,7 @@
  */
 import type { WorkerResult } from "../core/tasks/worker-result.js";
 import type { WorkerGitHub } from "../github/worker-github.js";
-import type { AgentRunner } from "./iterations/agent-iteration.js";
+import type { AgentRunner } from "./job/agent-iteration.js";
 import type { BranchSetup } from "./checkout/private-git.js";
 import type { WorkState } from "./checkout/task-checkout.js";
 import type { HumanGateHit } from "../core/tasks/worker-result.js";

@@ -13,7 +13,7 @@ import type {
   WorkerPull,
 } from "../../src/github/worker-github-data.js";
 import type { AgentOutput } from "../../src/core/presets/preset-types.js";
-import type { AgentRunRequest, AgentRunResult } from "../../src/worker/iterations/agent-iteration.js";
+import type { AgentRunRequest, AgentRunResult } from "../../src/worker/job/agent-iteration.js";
 import type { BranchSetup } from "../../src/worker/checkout/private-git.js";
 import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/job.js";
 import type { QualityGateOptions } from "../../src/worker/worker-deps.js";

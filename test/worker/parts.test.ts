@@ -5,15 +5,15 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyState, renderStateBlock } from "../../src/core/dashboard/index.js";
 import { parseWorkerResult, type WorkerResult } from "../../src/core/tasks/worker-result.js";
-import { decideClaim } from "../../src/worker/progress/claim.js";
+import { decideClaim } from "../../src/worker/job/claim-decision.js";
 import { InputError, parseInputs } from "../../src/worker/settings/inputs.js";
 import { detectQualityCommands, runQualityCommands } from "../../src/worker/processes/quality.js";
 import {
   renderProgressComment,
   renderPullBody,
   renderQuestionComment,
-} from "../../src/worker/progress/report.js";
-import { readSessionStatus, sessionWantsStop } from "../../src/worker/progress/session-status.js";
+} from "../../src/worker/job/progress-comment.js";
+import { readSessionStatus, sessionWantsStop } from "../../src/worker/job/session-status.js";
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentConfig } from "../../src/core/config/index.js";
 import { buildAgentEnv } from "../../src/worker/isolation/agent-env.js";
-import { createAgentRunner } from "../../src/worker/iterations/agent-iteration.js";
+import { createAgentRunner } from "../../src/worker/job/agent-iteration.js";
 import { CappedBuffer, runProcess } from "../../src/worker/processes/process.js";
 import { runQualityCommands } from "../../src/worker/processes/quality.js";
 import { testAgentUser } from "./fixtures/real.js";

@@ -1,13 +1,13 @@
 /**
- * The worker reads `/autopilot fix` and `follow-up` instructions itself (src/worker/iterations/task-instructions.ts):
+ * The worker reads `/autopilot fix` and `follow-up` instructions itself (src/worker/job/task-instructions.ts):
  * only through Autopilot's own marker comments, only from a writer, only for this task — each attack below is
  * one it must not fall for.
  */
 import { describe, expect, it } from "vitest";
 import { instructionsMarker } from "../../src/core/contract.js";
 import { buildPrompt } from "../../src/core/agent/prompt.js";
-import { gatherFeedback } from "../../src/worker/iterations/task-feedback.js";
-import { gatherInstructions } from "../../src/worker/iterations/task-instructions.js";
+import { gatherFeedback } from "../../src/worker/job/task-feedback.js";
+import { gatherInstructions } from "../../src/worker/job/task-instructions.js";
 import { FakeGitHub } from "./fakes.js";
 
 const quiet = { debug: () => {} };

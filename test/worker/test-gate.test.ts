@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createIsolatedParts } from "../../src/worker/isolation/boundary.js";
 import type { ProcessResult, RunProcessOptions } from "../../src/worker/processes/process.js";
 import { detectQualityCommands, runQualityCommands } from "../../src/worker/processes/quality.js";
-import { renderQualityCell } from "../../src/worker/progress/report.js";
+import { renderQualityCell } from "../../src/worker/job/progress-comment.js";
 import type { QualityRunner } from "../../src/worker/worker-deps.js";
 import { remoteAndClone, testAgentUser } from "./fixtures/real.js";
 

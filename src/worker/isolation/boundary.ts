@@ -19,7 +19,7 @@ import path from "node:path";
 import { treeDirectory } from "./tree-directory.js";
 import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agent-env.js";
-import { type AgentRunner, createAgentRunner } from "../iterations/agent-iteration.js";
+import { type AgentRunner, createAgentRunner } from "../job/agent-iteration.js";
 import { Git } from "../checkout/private-git.js";
 import { AgentSideGit } from "../checkout/agent-side-git.js";
 import { TaskCheckout } from "../checkout/task-checkout.js";

@@ -1,14 +1,14 @@
 /**
  * The session budget counts running work: the controller adds what live workers reported to what finished work
  * used and publishes what is left on the tracking issue; a worker weighs its own spend since then against it at
- * each iteration boundary (src/core/session/session-budget.ts, src/worker/progress/session-status.ts).
+ * each iteration boundary (src/core/session/session-budget.ts, src/worker/job/session-status.ts).
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../../src/core/config/index.js";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import { usdBudgetNotes } from "../../../src/core/agent/pricing.js";
 import { parseSessionBudgetMarker } from "../../../src/core/session/session-budget.js";
-import { sessionWantsStop } from "../../../src/worker/progress/session-status.js";
+import { sessionWantsStop } from "../../../src/worker/job/session-status.js";
 import { config, issue, minutes, only, result, step, world } from "../world.js";
 
 const budgets = { ...DEFAULT_CONFIG.budgets, session: { tokens: null, usd: 1 } };

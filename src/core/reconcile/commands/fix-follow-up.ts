@@ -12,7 +12,7 @@
  * Either way Autopilot posts one comment on the task issue that quotes the instructions, fenced, and carries a
  * marker naming the command's comment (src/core/contract.ts `instructionsMarker`). The worker reads that comment
  * itself, checks its author's write access and that it is a command for this task, and hands its text to the
- * agent fenced as all quoted text (src/worker/iterations/task-instructions.ts): the quote is for people only.
+ * agent fenced as all quoted text (src/worker/job/task-instructions.ts): the quote is for people only.
  *
  * A round a person asked for does not count against `merge.maxFeedbackRounds`, which bounds the rounds Autopilot
  * starts by itself: every one of these is somebody's deliberate act.

@@ -6,7 +6,7 @@
  * code block pings nobody) — and cut to its end, at a size a comment holds.
  */
 import { fenceBlock, sanitizeUntrustedText, truncateWithNote } from "../../core/text/sanitize.js";
-import { cellText } from "./report.js";
+import { cellText } from "./progress-comment.js";
 import type { QualityCommandResult } from "../processes/quality.js";
 
 /** Characters of one command's output shown; the comment stays far below GitHub's 65,536. */

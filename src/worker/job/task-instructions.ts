@@ -11,7 +11,7 @@ import { parseCommand } from "../../core/tasks/commands.js";
 import { canWrite } from "../../core/world.js";
 import type { WorkerGitHub } from "../../github/worker-github.js";
 import type { WorkerComment } from "../../github/worker-github-data.js";
-import { ownComments } from "../progress/own-comments.js";
+import { ownComments } from "./own-comments.js";
 
 /** At most this many, the newest: earlier rounds' instructions were for those rounds. */
 const MAX_INSTRUCTIONS = 3;

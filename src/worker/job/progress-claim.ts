@@ -1,7 +1,7 @@
 /**
  * Taking the attempt through the progress comment (docs/ARCHITECTURE.md, "Claim"): read the worker's own
  * comments for an earlier result marker of the task, then write ours and check that no concurrent run of the
- * same attempt wrote after us or created its comment first. The decision itself is src/worker/progress/claim.ts.
+ * same attempt wrote after us or created its comment first. The decision itself is src/worker/job/claim-decision.ts.
  */
 import { parseWorkerResult, type WorkerResult } from "../../core/tasks/worker-result.js";
 import type { WorkerGitHub } from "../../github/worker-github.js";
