@@ -25,6 +25,9 @@ const CORE_TOPICS_LOWEST_FIRST = [
   "scheduling",
 ];
 
+/** The phases of the worker's job, in the order src/worker/job/job.ts runs them (docs/ARCHITECTURE.md). */
+const JOB_PHASES = ["claim", "prepare", "plan", "agent-turn", "quality-gate", "outcome"];
+
 const coreTopicRules = CORE_TOPICS_LOWEST_FIRST.slice(0, -1).map((topic, index) => ({
   name: `core-topic-${topic}`,
   severity: "error",
@@ -82,6 +85,16 @@ module.exports = {
       comment: "src/worker may import src/core, src/github and itself (and libraries).",
       from: { path: "^src/worker/" },
       to: { path: "^src/", pathNot: "^src/(core|github|worker)/" },
+    },
+    {
+      name: "only-the-sequence-imports-a-phase",
+      severity: "error",
+      comment:
+        "The worker's job is a sequence of phases (src/worker/job/job.ts): a phase returns what it learned to the " +
+          "sequence and never calls another phase; services (commit, spend, ending, feedback, report, ...) never " +
+          "call a phase either. Only job.ts imports a phase.",
+      from: { path: "^src/", pathNot: "^src/worker/job/job\\.ts$" },
+      to: { path: `^src/worker/job/(${JOB_PHASES.join("|")})\\.ts$` },
     },
     {
       name: "app-imports-only-core-and-github",

@@ -26,7 +26,7 @@ import type { WorkerComment, WorkerPull } from "../src/github/worker-github-data
 import type { AgentRunResult } from "../src/worker/job/agent-iteration.js";
 import { setupAgentUser } from "../src/worker/isolation/agent-user.js";
 import { createIsolatedParts } from "../src/worker/isolation/boundary.js";
-import { runWorker } from "../src/worker/job.js";
+import { runWorker } from "../src/worker/job/job.js";
 import { runProcess } from "../src/worker/processes/process.js";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);

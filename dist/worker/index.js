@@ -555,8 +555,8 @@ var init_preset_types = __esm({
 });
 
 // src/core/presets/preset-helpers.ts
-function promptViaStdin(prompt) {
-  return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
+function promptViaStdin(prompt2) {
+  return Buffer.byteLength(prompt2) > MAX_PROMPT_ARG_BYTES;
 }
 function jsonEvent(line, needle) {
   const text4 = line.trim();
@@ -46482,7 +46482,7 @@ async function startEgressProxy(options) {
     const name = map2.has(key) || map2.size < MAX_HOSTS_COUNTED ? key : OTHER_HOSTS;
     map2.set(name, (map2.get(name) ?? 0) + 1);
   };
-  const decide2 = async (host, port) => {
+  const decide3 = async (host, port) => {
     const target = hostPortText(host, port);
     const refuse = (why2) => {
       count2(refusedCounts, target);
@@ -46538,7 +46538,7 @@ ${text4}`
       return;
     }
     const target = hostPortText(split.host, port);
-    const decision = await decide2(split.host, port);
+    const decision = await decide3(split.host, port);
     if (!decision.ok) {
       reply(decision.status, refusalText(target, decision.why));
       return;
@@ -46580,7 +46580,7 @@ ${text4}`
     const host = url2.hostname.replace(/^\[|\]$/g, "");
     const port = url2.port ? Number(url2.port) : 80;
     const target = hostPortText(host, port);
-    const decision = await decide2(host, port);
+    const decision = await decide3(host, port);
     if (!decision.ok) {
       reply(decision.status, refusalText(target, decision.why));
       return;
@@ -47900,7 +47900,7 @@ function runProcess(options) {
       });
       child.stdin.end(options.stdin);
     }
-    const finish = () => {
+    const finish2 = () => {
       if (settled) return;
       settled = true;
       for (const timer of timers) clearTimeout(timer);
@@ -47923,18 +47923,18 @@ function runProcess(options) {
     };
     child.on("error", (error63) => {
       spawnError = error63.message;
-      if (child.pid === void 0) finish();
+      if (child.pid === void 0) finish2();
     });
     child.on("exit", (code18, signal) => {
       exitCode = code18;
       exitSignal = signal;
       if (child.pid !== void 0) killProcessGroup(child.pid, "SIGKILL");
       killUser();
-      const closeWait = setTimeout(finish, 2e3);
+      const closeWait = setTimeout(finish2, 2e3);
       closeWait.unref();
       timers.push(closeWait);
     });
-    child.on("close", finish);
+    child.on("close", finish2);
   });
 }
 function failedToStart(error63, started) {
@@ -48061,7 +48061,7 @@ var init_agent_reach = __esm({
   }
 });
 
-// src/worker/iterations/agent-iteration.ts
+// src/worker/job/agent-iteration.ts
 import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
 import path8 from "node:path";
 function createAgentRunner(options) {
@@ -48213,7 +48213,7 @@ ${err}` : out;
 }
 var RAW_KEEP;
 var init_agent_iteration = __esm({
-  "src/worker/iterations/agent-iteration.ts"() {
+  "src/worker/job/agent-iteration.ts"() {
     "use strict";
     init_presets();
     init_pricing();
@@ -60065,8 +60065,8 @@ None yet: start the file in this iteration.`,
     planning ? PLANNING_RULES : WORKING_RULES,
     planning ? "" : signalProtocolText(input2.completion)
   ].filter((section) => section !== "").join("\n\n").concat("\n");
-  let prompt = assemble();
-  while (prompt.length > maxLength) {
+  let prompt2 = assemble();
+  while (prompt2.length > maxLength) {
     const live = parts.filter((part) => !part.dropped);
     const longest = live.reduce(
       (best, part) => Math.min(part.full.length, part.limit) > (best ? Math.min(best.full.length, best.limit) : 0) ? part : best,
@@ -60079,9 +60079,9 @@ None yet: start the file in this iteration.`,
       if (!victim) break;
       victim.dropped = true;
     }
-    prompt = assemble();
+    prompt2 = assemble();
   }
-  return prompt;
+  return prompt2;
 }
 var PROGRESS_NOTES_PATH, DEFAULT_PROMPT_MAX_LENGTH, CAP, RAW_MAX, FLOOR, DROP_ORDER, HEADINGS, INTROS, PLANNING_RULES, WORKING_RULES;
 var init_prompt = __esm({
@@ -62836,11 +62836,11 @@ var init_Matcher = __esm({
        * Restore state from snapshot.
        * @param {Object} snapshot
        */
-      restore(snapshot) {
+      restore(snapshot2) {
         this._pathStringCache = null;
-        this.path = snapshot.path.map((node3) => ({ ...node3 }));
-        this.siblingStacks = snapshot.siblingStacks.map((level) => level ? { counts: new Map(level.counts), total: level.total } : level);
-        this._keptAttrs = (snapshot.keptAttrs || []).map((entry) => ({ ...entry }));
+        this.path = snapshot2.path.map((node3) => ({ ...node3 }));
+        this.siblingStacks = snapshot2.siblingStacks.map((level) => level ? { counts: new Map(level.counts), total: level.total } : level);
+        this._keptAttrs = (snapshot2.keptAttrs || []).map((entry) => ({ ...entry }));
       }
       /**
        * Return the read-only {@link MatcherView} for this matcher.
@@ -69422,8 +69422,8 @@ function requireCipherModes() {
   };
   modes.ecb.prototype.start = function(options) {
   };
-  modes.ecb.prototype.encrypt = function(input2, output2, finish) {
-    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+  modes.ecb.prototype.encrypt = function(input2, output2, finish2) {
+    if (input2.length() < this.blockSize && !(finish2 && input2.length() > 0)) {
       return true;
     }
     for (var i = 0; i < this._ints; ++i) {
@@ -69434,8 +69434,8 @@ function requireCipherModes() {
       output2.putInt32(this._outBlock[i]);
     }
   };
-  modes.ecb.prototype.decrypt = function(input2, output2, finish) {
-    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+  modes.ecb.prototype.decrypt = function(input2, output2, finish2) {
+    if (input2.length() < this.blockSize && !(finish2 && input2.length() > 0)) {
       return true;
     }
     for (var i = 0; i < this._ints; ++i) {
@@ -69485,8 +69485,8 @@ function requireCipherModes() {
       this._prev = this._iv.slice(0);
     }
   };
-  modes.cbc.prototype.encrypt = function(input2, output2, finish) {
-    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+  modes.cbc.prototype.encrypt = function(input2, output2, finish2) {
+    if (input2.length() < this.blockSize && !(finish2 && input2.length() > 0)) {
       return true;
     }
     for (var i = 0; i < this._ints; ++i) {
@@ -69498,8 +69498,8 @@ function requireCipherModes() {
     }
     this._prev = this._outBlock;
   };
-  modes.cbc.prototype.decrypt = function(input2, output2, finish) {
-    if (input2.length() < this.blockSize && !(finish && input2.length() > 0)) {
+  modes.cbc.prototype.decrypt = function(input2, output2, finish2) {
+    if (input2.length() < this.blockSize && !(finish2 && input2.length() > 0)) {
       return true;
     }
     for (var i = 0; i < this._ints; ++i) {
@@ -69548,7 +69548,7 @@ function requireCipherModes() {
     this._inBlock = this._iv.slice(0);
     this._partialBytes = 0;
   };
-  modes.cfb.prototype.encrypt = function(input2, output2, finish) {
+  modes.cfb.prototype.encrypt = function(input2, output2, finish2) {
     var inputLength = input2.length();
     if (inputLength === 0) {
       return true;
@@ -69580,7 +69580,7 @@ function requireCipherModes() {
     if (this._partialBytes > 0) {
       this._partialOutput.getBytes(this._partialBytes);
     }
-    if (partialBytes > 0 && !finish) {
+    if (partialBytes > 0 && !finish2) {
       output2.putBytes(this._partialOutput.getBytes(
         partialBytes - this._partialBytes
       ));
@@ -69592,7 +69592,7 @@ function requireCipherModes() {
     ));
     this._partialBytes = 0;
   };
-  modes.cfb.prototype.decrypt = function(input2, output2, finish) {
+  modes.cfb.prototype.decrypt = function(input2, output2, finish2) {
     var inputLength = input2.length();
     if (inputLength === 0) {
       return true;
@@ -69624,7 +69624,7 @@ function requireCipherModes() {
     if (this._partialBytes > 0) {
       this._partialOutput.getBytes(this._partialBytes);
     }
-    if (partialBytes > 0 && !finish) {
+    if (partialBytes > 0 && !finish2) {
       output2.putBytes(this._partialOutput.getBytes(
         partialBytes - this._partialBytes
       ));
@@ -69655,7 +69655,7 @@ function requireCipherModes() {
     this._inBlock = this._iv.slice(0);
     this._partialBytes = 0;
   };
-  modes.ofb.prototype.encrypt = function(input2, output2, finish) {
+  modes.ofb.prototype.encrypt = function(input2, output2, finish2) {
     var inputLength = input2.length();
     if (input2.length() === 0) {
       return true;
@@ -69686,7 +69686,7 @@ function requireCipherModes() {
     if (this._partialBytes > 0) {
       this._partialOutput.getBytes(this._partialBytes);
     }
-    if (partialBytes > 0 && !finish) {
+    if (partialBytes > 0 && !finish2) {
       output2.putBytes(this._partialOutput.getBytes(
         partialBytes - this._partialBytes
       ));
@@ -69718,7 +69718,7 @@ function requireCipherModes() {
     this._inBlock = this._iv.slice(0);
     this._partialBytes = 0;
   };
-  modes.ctr.prototype.encrypt = function(input2, output2, finish) {
+  modes.ctr.prototype.encrypt = function(input2, output2, finish2) {
     var inputLength = input2.length();
     if (inputLength === 0) {
       return true;
@@ -69743,7 +69743,7 @@ function requireCipherModes() {
       if (this._partialBytes > 0) {
         this._partialOutput.getBytes(this._partialBytes);
       }
-      if (partialBytes > 0 && !finish) {
+      if (partialBytes > 0 && !finish2) {
         output2.putBytes(this._partialOutput.getBytes(
           partialBytes - this._partialBytes
         ));
@@ -69837,7 +69837,7 @@ function requireCipherModes() {
       ]);
     }
   };
-  modes.gcm.prototype.encrypt = function(input2, output2, finish) {
+  modes.gcm.prototype.encrypt = function(input2, output2, finish2) {
     var inputLength = input2.length();
     if (inputLength === 0) {
       return true;
@@ -69857,8 +69857,8 @@ function requireCipherModes() {
       for (var i = 0; i < this._ints; ++i) {
         this._partialOutput.putInt32(input2.getInt32() ^ this._outBlock[i]);
       }
-      if (partialBytes <= 0 || finish) {
-        if (finish) {
+      if (partialBytes <= 0 || finish2) {
+        if (finish2) {
           var overflow = inputLength % this.blockSize;
           this._cipherLength += overflow;
           this._partialOutput.truncate(this.blockSize - overflow);
@@ -69873,7 +69873,7 @@ function requireCipherModes() {
       if (this._partialBytes > 0) {
         this._partialOutput.getBytes(this._partialBytes);
       }
-      if (partialBytes > 0 && !finish) {
+      if (partialBytes > 0 && !finish2) {
         input2.read -= this.blockSize;
         output2.putBytes(this._partialOutput.getBytes(
           partialBytes - this._partialBytes
@@ -69889,9 +69889,9 @@ function requireCipherModes() {
     this._s = this.ghash(this._hashSubkey, this._s, this._outBlock);
     inc32(this._inBlock);
   };
-  modes.gcm.prototype.decrypt = function(input2, output2, finish) {
+  modes.gcm.prototype.decrypt = function(input2, output2, finish2) {
     var inputLength = input2.length();
-    if (inputLength < this.blockSize && !(finish && inputLength > 0)) {
+    if (inputLength < this.blockSize && !(finish2 && inputLength > 0)) {
       return true;
     }
     this.cipher.encrypt(this._inBlock, this._outBlock);
@@ -75988,15 +75988,15 @@ function requireRsa() {
         }
         state.p = num;
         if (state.q !== null) {
-          return finish(err, state.q);
+          return finish2(err, state.q);
         }
-        getPrime(state.qBits, finish);
+        getPrime(state.qBits, finish2);
       });
     }
     function getPrime(bits, callback2) {
       forge2.prime.generateProbablePrime(bits, opts, callback2);
     }
-    function finish(err, num) {
+    function finish2(err, num) {
       if (err) {
         return callback(err);
       }
@@ -76013,7 +76013,7 @@ function requireRsa() {
       }
       if (state.q.subtract(BigInteger.ONE).gcd(state.e).compareTo(BigInteger.ONE) !== 0) {
         state.q = null;
-        getPrime(state.qBits, finish);
+        getPrime(state.qBits, finish2);
         return;
       }
       state.p1 = state.p.subtract(BigInteger.ONE);
@@ -76027,7 +76027,7 @@ function requireRsa() {
       state.n = state.p.multiply(state.q);
       if (state.n.bitLength() !== state.bits) {
         state.q = null;
-        getPrime(state.qBits, finish);
+        getPrime(state.qBits, finish2);
         return;
       }
       var d3 = state.e.modInverse(state.phi);
@@ -89506,6 +89506,23 @@ var init_job_log = __esm({
   }
 });
 
+// src/core/agent/completion-mode.ts
+function completionClaim(signal, mode) {
+  if (mode === "objective" && signal.kind === "complete" && !signal.objective?.trim()) {
+    const what = signal.objective === void 0 ? "COMPLETE" : "the objective marker with no statement";
+    return {
+      signal: { kind: "none" },
+      ignored: `the agent signalled ${what}, but \`completion\` is \`objective\`: only the objective marker (OBJECTIVE_MET with how each requirement is met) ends the task; the next iteration continues`
+    };
+  }
+  return { signal };
+}
+var init_completion_mode = __esm({
+  "src/core/agent/completion-mode.ts"() {
+    "use strict";
+  }
+});
+
 // src/core/gates/workflow-push-refusal.ts
 function workflowPushRefusal(gitOutput, issue3) {
   const match = REFUSAL.exec(gitOutput);
@@ -89517,6 +89534,86 @@ var init_workflow_push_refusal = __esm({
   "src/core/gates/workflow-push-refusal.ts"() {
     "use strict";
     REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
+  }
+});
+
+// src/worker/job/agent-failure-text.ts
+function spawnFailureText(agent, error63) {
+  const cli = getPreset(agent.preset).install;
+  const install = cli ? installLine(cli) : null;
+  return `the ${agent.preset} agent could not be started (${error63})${install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""}`;
+}
+function authFailureText(agent, evidence) {
+  const keys = getPreset(agent.preset).keyEnv;
+  const fix = keys.length ? `set the ${keys[0]} secret and pass it to the worker step's env (and list it in agents.*.env if the agent needs more)` : "give the agent the credentials it needs through agents.*.env";
+  return `the ${agent.preset} agent could not authenticate${evidence ? ` (${evidence.slice(0, 200)})` : ""}: ${fix}`;
+}
+function quotaFailureText(agent, evidence) {
+  const keys = getPreset(agent.preset).keyEnv;
+  return `the ${agent.preset} agent's account is out of quota or credit${evidence ? ` (${evidence.slice(0, 200)})` : ""}: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
+}
+var init_agent_failure_text = __esm({
+  "src/worker/job/agent-failure-text.ts"() {
+    "use strict";
+    init_presets();
+  }
+});
+
+// src/core/agent/agent-exit.ts
+function decideAgentExit(input2) {
+  const sig = input2.processSignal ?? null;
+  if (input2.iterationTimedOut) {
+    return exit3(
+      "continue",
+      "in-progress",
+      "iteration timed out; its work is committed and the next iteration continues"
+    );
+  }
+  if (input2.cancelled) {
+    return exit3("release", "ready", "the job was cancelled; work in progress committed, task released");
+  }
+  if (sig !== null) {
+    return exit3(
+      "fail",
+      "failed",
+      `the agent was killed by ${sig}, not by the worker (its own crash or the system's); work so far is committed`,
+      { alert: true }
+    );
+  }
+  if (input2.exitCode !== 0) {
+    return exit3("fail", "failed", `agent exited with code ${input2.exitCode ?? "unknown"}`, { alert: true });
+  }
+  switch (input2.signal.kind) {
+    case "complete":
+      if (input2.quality === "fail") {
+        return exit3("continue", "in-progress", "COMPLETE claimed but tests fail; next iteration");
+      }
+      return exit3("open_pr", "review", "complete; PR opened for merge");
+    case "blocked":
+      return exit3("blocked", "blocked", `blocked: ${input2.signal.text?.trim() || "no reason given"}`, {
+        alert: true
+      });
+    case "needs_human": {
+      const question = input2.signal.text?.trim() || "no question given";
+      return exit3("needs_human", "needs-human", `needs a human: ${question}`, { alert: true });
+    }
+    case "none":
+      return exit3("continue", "in-progress", "no signal; next iteration");
+  }
+}
+function exit3(action, status2, reason, flags = {}) {
+  return {
+    action,
+    status: status2,
+    checkpoint: flags.checkpoint ?? true,
+    keepBranch: true,
+    alert: flags.alert ?? false,
+    reason
+  };
+}
+var init_agent_exit = __esm({
+  "src/core/agent/agent-exit.ts"() {
+    "use strict";
   }
 });
 
@@ -90152,245 +90249,11 @@ var init_classify = __esm({
   }
 });
 
-// src/core/agent/completion-mode.ts
-function completionClaim(signal, mode) {
-  if (mode === "objective" && signal.kind === "complete" && !signal.objective?.trim()) {
-    const what = signal.objective === void 0 ? "COMPLETE" : "the objective marker with no statement";
-    return {
-      signal: { kind: "none" },
-      ignored: `the agent signalled ${what}, but \`completion\` is \`objective\`: only the objective marker (OBJECTIVE_MET with how each requirement is met) ends the task; the next iteration continues`
-    };
-  }
-  return { signal };
-}
-var init_completion_mode = __esm({
-  "src/core/agent/completion-mode.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/agent/job-silence.ts
-function jobSilenceLimitMs(config2) {
-  const iteration = 2 * config2.iterationTimeoutMinutes * 6e4 + config2.iterationDelayMs;
-  return Math.max(config2.timeoutMinutes * 6e4, iteration) + SLACK_MS + config2.rateLimit.maxWaitMs;
-}
-var SLACK_MS;
-var init_job_silence = __esm({
-  "src/core/agent/job-silence.ts"() {
-    "use strict";
-    SLACK_MS = 5 * 6e4;
-  }
-});
-
-// src/core/agent/limit-hint.ts
-function unrecognisedLimitHint(rawOutput2) {
-  const hit = cliOwnLines(rawOutput2).map((line) => line.trim()).filter((line) => line !== "").slice(-TAIL_LINES).find((line) => LIMIT_WORDS.test(line));
-  if (hit === void 0) return null;
-  return hit.length > 300 ? `${hit.slice(0, 299)}\u2026` : hit;
-}
-var LIMIT_WORDS, TAIL_LINES;
-var init_limit_hint = __esm({
-  "src/core/agent/limit-hint.ts"() {
-    "use strict";
-    init_classify();
-    LIMIT_WORDS = /\b429\b|too many requests|rate[ _-]?limit|throttl|quota|usage[ _-]?limit|resource[ _-]?exhausted|capacity|try again later/i;
-    TAIL_LINES = 20;
-  }
-});
-
-// src/core/agent/primary-recovery.ts
-function primaryLimitLiftsAt(resetAt, now, maxWaitMs) {
-  return resetAt !== void 0 ? Math.max(now, resetAt.getTime()) : now + Math.max(0, maxWaitMs);
-}
-function shouldRecoverPrimary(input2) {
-  return input2.recoverPrimary && input2.agentIndex > 0 && input2.primaryLimitedUntil !== null && input2.now >= input2.primaryLimitedUntil;
-}
-var init_primary_recovery = __esm({
-  "src/core/agent/primary-recovery.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/contract.ts
-function taskBranchName(branchPrefix, issue3) {
-  return `${branchPrefix}issue-${issue3}`;
-}
-function candidateBranchName(branchPrefix, issue3, candidate) {
-  return `${taskBranchName(branchPrefix, issue3)}-candidate-${candidate}`;
-}
-function prMarker(issue3) {
-  return `<!-- autopilot:pr issue=${issue3} -->`;
-}
-function commentOfInstructionsMarker(body) {
-  const m = /<!-- autopilot:instructions comment=(\d{1,15}) -->/.exec(body);
-  return m ? Number(m[1]) : null;
-}
-function humanGateMarker(humanGate) {
-  const json2 = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
-  return `<!-- autopilot:human-gate ${json2} -->`;
-}
-function mentionsWorkerResult(body) {
-  return body.includes(WORKER_RESULT_MARKER_TAG);
-}
-var AUTOPILOT_MARKER_PREFIX, WORKER_RESULT_MARKER_TAG;
-var init_contract = __esm({
-  "src/core/contract.ts"() {
-    "use strict";
-    AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
-    WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
-  }
-});
-
-// src/core/tasks/task-plan.ts
-function planOfFinalMessage(message) {
-  const tagged = /<plan>([\s\S]*?)<\/plan>/i.exec(message);
-  const text4 = (tagged ? tagged[1] : message).trim();
-  return sanitizeUntrustedText(text4, MAX_PLAN).trim();
-}
-function planDigest(plan) {
-  return sha256Hex(plan);
-}
-function planComment(issue3, plan) {
-  const digest = planDigest(plan);
-  return [
-    `<!-- autopilot:plan digest=${digest} -->`,
-    `### Autopilot's plan for #${issue3}`,
-    "",
-    "No code is written until a person with write access approves this plan:",
-    "",
-    `- \`/autopilot approve #${issue3}\` \u2014 a worker implements it;`,
-    "- any other comment \u2014 a new plan that takes your words into account.",
-    "",
-    fenceBlock(plan)
-  ].join("\n");
-}
-function planInComment(body) {
-  const digest = MARKER.exec(body)?.[1];
-  return digest ? planFromComment(body, digest) : null;
-}
-function planFromComment(body, digest) {
-  const marker = MARKER.exec(body);
-  if (!marker || marker[1] !== digest) return null;
-  const rest = body.slice(marker.index + marker[0].length);
-  const block = /^(`{3,})text\n([\s\S]*?)\n\1$/m.exec(rest);
-  if (!block) return null;
-  const plan = block[2];
-  return planDigest(plan) === digest ? plan : null;
-}
-var MAX_PLAN, MARKER;
-var init_task_plan = __esm({
-  "src/core/tasks/task-plan.ts"() {
-    "use strict";
-    init_sanitize();
-    init_sha256();
-    MAX_PLAN = 2e4;
-    MARKER = /<!-- autopilot:plan digest=([0-9a-f]{64}) -->/;
-  }
-});
-
-// src/core/tasks/authorship.ts
-function logSafe(text4, max = LOG_TEXT_MAX2) {
-  const head = text4.length > max ? text4.slice(0, max) : text4;
-  const escaped = head.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "	" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
-  ).replace(/::/g, ":%3A").replace(/%0A|%0D/gi, (m) => `%25${m.slice(1)}`);
-  return text4.length > max ? `${escaped}\u2026 (${text4.length - max} more characters)` : escaped;
-}
-var LOG_TEXT_MAX2;
-var init_authorship = __esm({
-  "src/core/tasks/authorship.ts"() {
-    "use strict";
-    LOG_TEXT_MAX2 = 200;
-  }
-});
-
-// src/worker/progress/own-comments.ts
-async function ownComments(github, comments, log2) {
-  const self2 = await github.getSelfId();
-  const own4 = [];
-  for (const comment of comments) {
-    if (self2 !== null && comment.authorId === self2) {
-      own4.push(comment);
-    } else if (mentionsWorkerResult(comment.body)) {
-      log2?.warning(
-        `ignoring a worker-result marker in comment ${comment.id} by ${logSafe(comment.author ?? "unknown", 60)}, which this worker's account did not write: ${logSafe(comment.body)}`
-      );
-    }
-  }
-  return own4;
-}
-var init_own_comments = __esm({
-  "src/worker/progress/own-comments.ts"() {
-    "use strict";
-    init_authorship();
-    init_contract();
-  }
-});
-
-// src/core/agent/agent-exit.ts
-function decideAgentExit(input2) {
-  const sig = input2.processSignal ?? null;
-  if (input2.iterationTimedOut) {
-    return exit3(
-      "continue",
-      "in-progress",
-      "iteration timed out; its work is committed and the next iteration continues"
-    );
-  }
-  if (input2.cancelled) {
-    return exit3("release", "ready", "the job was cancelled; work in progress committed, task released");
-  }
-  if (sig !== null) {
-    return exit3(
-      "fail",
-      "failed",
-      `the agent was killed by ${sig}, not by the worker (its own crash or the system's); work so far is committed`,
-      { alert: true }
-    );
-  }
-  if (input2.exitCode !== 0) {
-    return exit3("fail", "failed", `agent exited with code ${input2.exitCode ?? "unknown"}`, { alert: true });
-  }
-  switch (input2.signal.kind) {
-    case "complete":
-      if (input2.quality === "fail") {
-        return exit3("continue", "in-progress", "COMPLETE claimed but tests fail; next iteration");
-      }
-      return exit3("open_pr", "review", "complete; PR opened for merge");
-    case "blocked":
-      return exit3("blocked", "blocked", `blocked: ${input2.signal.text?.trim() || "no reason given"}`, {
-        alert: true
-      });
-    case "needs_human": {
-      const question = input2.signal.text?.trim() || "no question given";
-      return exit3("needs_human", "needs-human", `needs a human: ${question}`, { alert: true });
-    }
-    case "none":
-      return exit3("continue", "in-progress", "no signal; next iteration");
-  }
-}
-function exit3(action, status2, reason, flags = {}) {
-  return {
-    action,
-    status: status2,
-    checkpoint: flags.checkpoint ?? true,
-    keepBranch: true,
-    alert: flags.alert ?? false,
-    reason
-  };
-}
-var init_agent_exit = __esm({
-  "src/core/agent/agent-exit.ts"() {
-    "use strict";
-  }
-});
-
 // src/core/agent/iteration.ts
 function decideAfterIteration(input2) {
   const warnings = [];
   let ignored = Math.max(0, input2.ignoredCompletions);
-  const decide2 = (outcome, reason2, feed2 = false) => ({
+  const decide3 = (outcome, reason2, feed2 = false) => ({
     outcome,
     reason: reason2,
     warnings,
@@ -90399,21 +90262,21 @@ function decideAfterIteration(input2) {
   });
   const { signal, quality } = input2;
   if (signal.kind === "blocked")
-    return decide2("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
+    return decide3("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
   if (signal.kind === "needs_human") {
-    return decide2("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
+    return decide3("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
   }
   if (signal.kind === "complete" && quality === "pass")
-    return decide2("open_pr", "complete, quality commands pass");
+    return decide3("open_pr", "complete, quality commands pass");
   if (signal.kind === "complete" && quality === "not_run" && input2.completion === "objective") {
-    return decide2(
+    return decide3(
       "blocked",
       "objective met by the agent's account, but `completion: objective` needs the quality commands and none ran: set `qualityCommands` in .github/autopilot.yml (or add a test script the worker detects)"
     );
   }
   if (signal.kind === "complete" && quality === "not_run") {
     warnings.push("no quality commands ran; the PR's checks are the only gate");
-    return decide2("open_pr", "complete (no quality commands)");
+    return decide3("open_pr", "complete (no quality commands)");
   }
   let feed = quality === "fail";
   let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
@@ -90423,7 +90286,7 @@ function decideAfterIteration(input2) {
     reason = "COMPLETE claimed but quality commands fail; failures fed back";
     const max = input2.maxIgnoredCompletionCycles;
     if (max > 0 && ignored >= max) {
-      return decide2(
+      return decide3(
         "contradiction",
         `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`
       );
@@ -90433,15 +90296,15 @@ function decideAfterIteration(input2) {
     );
   }
   if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
-    return decide2("timeout", `reached max iterations (${input2.maxIterations})`);
+    return decide3("timeout", `reached max iterations (${input2.maxIterations})`);
   }
   const elapsed = toMs(input2.now) - toMs(input2.startedAt);
   if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
-    return decide2("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
+    return decide3("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
   }
   const idle = input2.iterationsWithoutCommit;
   if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
-    return decide2(
+    return decide3(
       "stuck",
       `no new commit in ${counted(idle, "iteration")} (limit ${input2.stuckStopThreshold})`
     );
@@ -90449,7 +90312,7 @@ function decideAfterIteration(input2) {
   if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
     warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
   }
-  return decide2("continue", reason, feed);
+  return decide3("continue", reason, feed);
 }
 function decideRateLimit(input2) {
   const now = toMs(input2.now);
@@ -90494,7 +90357,36 @@ var init_iteration = __esm({
   }
 });
 
-// src/worker/iterations/agent-cost.ts
+// src/core/agent/limit-hint.ts
+function unrecognisedLimitHint(rawOutput2) {
+  const hit = cliOwnLines(rawOutput2).map((line) => line.trim()).filter((line) => line !== "").slice(-TAIL_LINES).find((line) => LIMIT_WORDS.test(line));
+  if (hit === void 0) return null;
+  return hit.length > 300 ? `${hit.slice(0, 299)}\u2026` : hit;
+}
+var LIMIT_WORDS, TAIL_LINES;
+var init_limit_hint = __esm({
+  "src/core/agent/limit-hint.ts"() {
+    "use strict";
+    init_classify();
+    LIMIT_WORDS = /\b429\b|too many requests|rate[ _-]?limit|throttl|quota|usage[ _-]?limit|resource[ _-]?exhausted|capacity|try again later/i;
+    TAIL_LINES = 20;
+  }
+});
+
+// src/core/agent/primary-recovery.ts
+function primaryLimitLiftsAt(resetAt, now, maxWaitMs) {
+  return resetAt !== void 0 ? Math.max(now, resetAt.getTime()) : now + Math.max(0, maxWaitMs);
+}
+function shouldRecoverPrimary(input2) {
+  return input2.recoverPrimary && input2.agentIndex > 0 && input2.primaryLimitedUntil !== null && input2.now >= input2.primaryLimitedUntil;
+}
+var init_primary_recovery = __esm({
+  "src/core/agent/primary-recovery.ts"() {
+    "use strict";
+  }
+});
+
+// src/worker/job/agent-cost.ts
 function priceRun(run3, agent, prices) {
   const { usage, costUsd } = run3.output;
   if (costUsd > 0 || usage.input + usage.output === 0) return run3;
@@ -90503,105 +90395,264 @@ function priceRun(run3, agent, prices) {
   return { ...run3, output: { ...run3.output, costUsd: costOf(usage, found.price) } };
 }
 var init_agent_cost = __esm({
-  "src/worker/iterations/agent-cost.ts"() {
+  "src/worker/job/agent-cost.ts"() {
     "use strict";
     init_pricing();
   }
 });
 
-// src/worker/progress/claim.ts
-function decideClaim(input2) {
-  const { existing } = input2;
-  if (!existing || existing.issue !== input2.issue) return { proceed: true, note: "no earlier result" };
-  if (existing.attempt !== input2.attempt) {
-    return { proceed: true, note: `earlier attempt ${existing.attempt} ${existing.status}` };
+// src/worker/job/iteration-signal.ts
+function describeSignal(signal) {
+  switch (signal.kind) {
+    case "complete":
+      return signal.objective === void 0 ? "COMPLETE" : `OBJECTIVE_MET: ${signal.objective}`;
+    case "blocked":
+      return `BLOCKED: ${signal.reason}`;
+    case "needs_human":
+      return `NEEDS_HUMAN: ${signal.question}`;
+    case "none":
+      return "none";
   }
-  if (existing.dispatchId === input2.dispatchId) {
-    return { proceed: true, note: "a re-run of this dispatch" };
+}
+function toIterationSignal(signal) {
+  if (signal.kind === "blocked") return { kind: "blocked", text: signal.reason };
+  if (signal.kind === "needs_human") return { kind: "needs_human", text: signal.question };
+  return { kind: signal.kind };
+}
+var init_iteration_signal = __esm({
+  "src/worker/job/iteration-signal.ts"() {
+    "use strict";
   }
-  if (existing.status === "finished") {
-    return {
-      proceed: false,
-      reason: `attempt ${input2.attempt} already finished under dispatch ${existing.dispatchId} (${existing.result ?? "no result"})`
-    };
+});
+
+// src/worker/job/commit.ts
+function committed(ctx, sha) {
+  if (sha !== null) ctx.state.knownHead = sha;
+  return sha;
+}
+async function commitWork(ctx, iteration, signal) {
+  const subject = `autopilot: iteration ${iteration} for #${ctx.inputs.issue}`;
+  const message = `${subject}
+
+Attempt ${ctx.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
+`;
+  return committed(ctx, await ctx.deps.git.commitAll(message));
+}
+async function readNewWork(ctx, headBefore) {
+  const state = await ctx.deps.git.workState();
+  ctx.state.knownHead = state.head;
+  return state.head !== headBefore || state.changed;
+}
+async function pushBranch(ctx) {
+  const { git } = ctx.deps;
+  const { state } = ctx;
+  if (ctx.config.dryRun) {
+    ctx.log.info("dry run: not pushing");
+    return;
   }
-  const updated = Date.parse(existing.updatedAt);
-  const age = Number.isNaN(updated) ? Number.POSITIVE_INFINITY : input2.now - updated;
-  if (age < input2.staleAfterMs) {
-    return {
-      proceed: false,
-      reason: `attempt ${input2.attempt} is being worked on by dispatch ${existing.dispatchId} (updated ${Math.round(age / 1e3)} s ago)`
-    };
+  const head = state.knownHead ?? void 0;
+  const push2 = { branch: ctx.branch, base: state.setup?.base, head };
+  state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
+  const [pushed, commits] = await Promise.all([
+    git.push(ctx.branch, head),
+    state.setup ? git.countCommits(state.setup.base, head) : null
+  ]);
+  state.result.headSha = pushed;
+  if (commits !== null) state.result.commits = commits;
+}
+async function checkpoint(ctx, why2) {
+  const { state } = ctx;
+  if (!state.setup || state.planning) return;
+  const { git } = ctx.deps;
+  await git.restoreConfig();
+  await git.recoverBranch(ctx.branch);
+  state.knownHead = null;
+  const sha = await git.commitAll(`autopilot: checkpoint for #${ctx.inputs.issue} (${why2})
+`);
+  if (ctx.config.dryRun) return;
+  const head = sha ?? await git.headSha();
+  state.knownHead = head;
+  if (sha || head !== state.setup.head) {
+    const push2 = { branch: ctx.branch, base: state.setup.base, head };
+    state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
+    await git.push(ctx.branch, head);
+    state.result.headSha = head;
+    state.result.commits = await git.countCommits(state.setup.base);
   }
+}
+var init_commit = __esm({
+  "src/worker/job/commit.ts"() {
+    "use strict";
+    init_push_guard();
+    init_iteration_signal();
+  }
+});
+
+// src/core/contract.ts
+function taskBranchName(branchPrefix, issue3) {
+  return `${branchPrefix}issue-${issue3}`;
+}
+function candidateBranchName(branchPrefix, issue3, candidate) {
+  return `${taskBranchName(branchPrefix, issue3)}-candidate-${candidate}`;
+}
+function prMarker(issue3) {
+  return `<!-- autopilot:pr issue=${issue3} -->`;
+}
+function commentOfInstructionsMarker(body) {
+  const m = /<!-- autopilot:instructions comment=(\d{1,15}) -->/.exec(body);
+  return m ? Number(m[1]) : null;
+}
+function humanGateMarker(humanGate2) {
+  const json2 = JSON.stringify(humanGate2).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
+  return `<!-- autopilot:human-gate ${json2} -->`;
+}
+function mentionsWorkerResult(body) {
+  return body.includes(WORKER_RESULT_MARKER_TAG);
+}
+var AUTOPILOT_MARKER_PREFIX, WORKER_RESULT_MARKER_TAG;
+var init_contract = __esm({
+  "src/core/contract.ts"() {
+    "use strict";
+    AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
+    WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
+  }
+});
+
+// src/worker/job/job-context.ts
+function freshLoop() {
+  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
+}
+function errorMessage2(error63) {
+  return error63 instanceof Error ? error63.message : String(error63);
+}
+function stateLabels(ctx) {
+  const { review, blocked: blocked2, needsHuman, inProgress } = ctx.config.labels;
+  return [review, blocked2, needsHuman, inProgress];
+}
+function createJobContext(inputs, config2, deps) {
+  const candidate = inputs.candidate ? config2.bestOf.candidates[inputs.candidate - 1] : void 0;
+  const branch = inputs.candidate ? candidateBranchName(config2.branchPrefix, inputs.issue, inputs.candidate) : taskBranchName(config2.branchPrefix, inputs.issue);
+  const startedAt = deps.clock();
+  const agents = inputs.candidate ? candidate ? [candidate] : [] : [config2.agents.primary, ...config2.agents.fallbacks];
+  const now = new Date(startedAt).toISOString();
+  const weaker = weakerIsolationText(config2.isolation);
+  const state = {
+    result: {
+      version: 1,
+      issue: inputs.issue,
+      attempt: inputs.attempt,
+      dispatchId: inputs.dispatchId,
+      status: "running",
+      iterations: 0,
+      maxIterations: config2.maxIterations,
+      commits: 0,
+      branch,
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+      humanGate: { fired: false, rules: [] },
+      ...weaker ? { agentAccess: weaker } : {},
+      ...deps.network?.access ? { networkAccess: deps.network.access } : {},
+      startedAt: now,
+      updatedAt: now
+    },
+    warnings: [],
+    commands: [],
+    progressCommentId: null,
+    setup: null,
+    quality: [],
+    qualitySource: "none",
+    carried: { input: 0, output: 0, costUsd: 0 },
+    jobUsage: { input: 0, output: 0, costUsd: 0 },
+    lastFinalMessage: "",
+    workspace: null,
+    sessionLeft: null,
+    agentIndex: 0,
+    primaryLimitedUntil: null,
+    knownHead: null,
+    approvedPlan: null,
+    answeredPlan: null,
+    planning: false
+  };
   return {
-    proceed: true,
-    note: `dispatch ${existing.dispatchId} stopped reporting ${Math.round(age / 6e4)} min ago; taking over`
+    inputs,
+    config: config2,
+    deps,
+    log: deps.log,
+    branch,
+    agents,
+    startedAt,
+    tree: deps.workTree ?? inputs.workspace,
+    state,
+    now: () => deps.clock(),
+    warn(message) {
+      state.warnings.push(message);
+      deps.log.warning(message);
+    },
+    checkCancelled() {
+      if (deps.signal?.aborted) throw new CancelledError();
+    }
   };
 }
-var init_claim = __esm({
-  "src/worker/progress/claim.ts"() {
+var CancelledError;
+var init_job_context = __esm({
+  "src/worker/job/job-context.ts"() {
     "use strict";
-  }
-});
-
-// src/worker/progress/progress-claim.ts
-async function readProgress(github, issue3, log2) {
-  const comments = await github.listIssueCommentsAndSelf(issue3);
-  const mine = (await ownComments(github, comments, log2)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
-  return { comments, existing: mine[0] ?? null };
-}
-async function writeProgressClaim(options) {
-  const { github, attempt, existing, body, written } = options;
-  if (existing) {
-    await github.updateComment(existing.id, body);
-    written(existing.id);
-    const reread = await github.getComment(existing.id);
-    const marker = reread ? parseWorkerResult(reread.body) : null;
-    if (marker && marker.dispatchId !== attempt.dispatchId && marker.attempt === attempt.attempt) {
-      written(null);
-      return `dispatch ${marker.dispatchId} claimed the attempt at the same time`;
-    }
-    return null;
-  }
-  const created = await github.createComment(attempt.issue, body);
-  written(created.id);
-  const read = await github.readIssueWithComments(attempt.issue, options.stateLabels ?? []);
-  const again = await ownComments(github, read.comments);
-  const rivals = again.filter((c) => {
-    const parsed = parseWorkerResult(c.body);
-    return parsed?.issue === attempt.issue && c.id !== created.id;
-  });
-  if (rivals.some((c) => c.id < created.id)) {
-    await github.deleteComment(created.id);
-    written(null);
-    return "another run created the progress comment first";
-  }
-  if (read.issue) options.issueRead?.(read.issue);
-  return null;
-}
-var init_progress_claim = __esm({
-  "src/worker/progress/progress-claim.ts"() {
-    "use strict";
+    init_contract();
     init_worker_result();
-    init_own_comments();
+    CancelledError = class extends Error {
+      constructor() {
+        super("the job was cancelled");
+      }
+    };
   }
 });
 
-// src/worker/progress/task-text-check.ts
-function taskTextRefusal(issue3, expected) {
-  if (!expected) return null;
-  const actual = taskDigest(issue3.title, issue3.body);
-  if (actual === expected) return null;
-  return `the text of #${issue3.number} changed after it was approved (digest ${actual.slice(0, 12)}, approved ${expected.slice(0, 12)}); not starting: a person with write access labels the task ready again to approve the new text`;
+// src/worker/job/progress-notes.ts
+async function ensureProgressNotes(tree, issue3, title) {
+  if (await readTreeFile(tree, PROGRESS_NOTES_PATH).catch(() => "") === null) {
+    await writeTreeFile(
+      tree,
+      PROGRESS_NOTES_PATH,
+      [
+        `# Progress notes for #${issue3}: ${title.replace(/[\r\n]+/g, " ")}`,
+        "",
+        "What earlier iterations learned, kept on the task branch. The agent adds what the next iteration needs",
+        "to know (decisions, dead ends, what is left); Autopilot adds one line per iteration.",
+        "",
+        "## Iterations",
+        ""
+      ].join("\n")
+    );
+  }
 }
-var init_task_text_check = __esm({
-  "src/worker/progress/task-text-check.ts"() {
+async function readProgressNotes(tree, warn) {
+  try {
+    const text4 = await readTreeFile(tree, PROGRESS_NOTES_PATH) ?? "";
+    return text4.length > 3e4 ? text4.slice(-3e4) : text4;
+  } catch (error63) {
+    warn(`the progress notes were not read: ${error63 instanceof Error ? error63.message : String(error63)}`);
+    return "";
+  }
+}
+async function appendProgressNote(tree, note, warn) {
+  const when = new Date(note.at).toISOString();
+  const line = `- attempt ${note.attempt}, iteration ${note.iteration} (${when}, ${note.preset}): signal ${note.signal.replace(/\s+/g, " ").slice(0, 200)}; ${note.outcome.replace(/\s+/g, " ")}
+`;
+  try {
+    await writeTreeFile(tree, PROGRESS_NOTES_PATH, line, { append: true });
+  } catch (error63) {
+    warn(`could not write the progress notes: ${error63 instanceof Error ? error63.message : String(error63)}`);
+  }
+}
+var init_progress_notes = __esm({
+  "src/worker/job/progress-notes.ts"() {
     "use strict";
-    init_task_text();
+    init_prompt();
+    init_tree_files();
   }
 });
 
-// src/worker/progress/report.ts
+// src/worker/job/progress-comment.ts
 function cellText(text4, max = 200) {
   const flat = text4.replace(/\s+/g, " ").trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}\u2026` : flat;
@@ -90747,8 +90798,8 @@ function summaryRows(result, elapsedMs, quality) {
   ];
 }
 var OUTCOME_TITLE;
-var init_report = __esm({
-  "src/worker/progress/report.ts"() {
+var init_progress_comment = __esm({
+  "src/worker/job/progress-comment.ts"() {
     "use strict";
     init_contract();
     init_worker_result();
@@ -90774,7 +90825,711 @@ var init_report = __esm({
   }
 });
 
-// src/worker/progress/gate-escalation.ts
+// src/worker/job/report.ts
+function noteRefusedHosts(ctx) {
+  const refused = ctx.deps.network?.refused() ?? [];
+  if (refused.length) ctx.state.result.refusedHosts = refused.slice(0, 20);
+}
+function progressBody(ctx) {
+  noteRefusedHosts(ctx);
+  const agent = ctx.agents[ctx.state.agentIndex];
+  return renderProgressComment({
+    result: ctx.state.result,
+    elapsedMs: ctx.now() - ctx.startedAt,
+    runUrl: ctx.inputs.runUrl ?? null,
+    agent: agent ? agentLabel(agent) : "none",
+    warnings: ctx.state.warnings
+  });
+}
+async function updateProgress(ctx) {
+  const { state } = ctx;
+  state.result.updatedAt = new Date(ctx.now()).toISOString();
+  if (state.progressCommentId === null || ctx.config.dryRun) return;
+  try {
+    await ctx.deps.github.updateComment(state.progressCommentId, progressBody(ctx));
+  } catch (error63) {
+    ctx.warn(`could not update the progress comment: ${errorMessage2(error63)}`);
+  }
+}
+async function appendNote(ctx, iteration, preset, signal, outcome) {
+  const note = {
+    attempt: ctx.inputs.attempt,
+    iteration,
+    at: ctx.now(),
+    preset,
+    signal: describeSignal(signal),
+    outcome
+  };
+  await appendProgressNote(ctx.tree, note, (message) => ctx.warn(message));
+}
+var init_report = __esm({
+  "src/worker/job/report.ts"() {
+    "use strict";
+    init_config();
+    init_iteration_signal();
+    init_job_context();
+    init_progress_notes();
+    init_progress_comment();
+  }
+});
+
+// src/worker/job/ending.ts
+function snapshot(ctx) {
+  noteRefusedHosts(ctx);
+  const { state } = ctx;
+  return {
+    result: structuredClone(state.result),
+    quality: state.quality,
+    warnings: state.warnings,
+    elapsedMs: ctx.now() - ctx.startedAt,
+    progressCommentId: state.progressCommentId,
+    requests: ctx.deps.github.requestCount
+  };
+}
+function finishWithoutWriting(ctx, outcome, reason) {
+  const { result } = ctx.state;
+  result.status = "finished";
+  result.result = outcome;
+  result.reason = reason;
+  result.updatedAt = new Date(ctx.now()).toISOString();
+  return snapshot(ctx);
+}
+async function finish(ctx, outcome, reason) {
+  const { result, setup } = ctx.state;
+  result.status = "finished";
+  result.result = outcome;
+  result.reason = reason;
+  if (setup) {
+    try {
+      result.headSha = await ctx.deps.git.headSha();
+      result.commits = await ctx.deps.git.countCommits(setup.base);
+    } catch {
+    }
+  }
+  ctx.log.endGroup();
+  ctx.log.info(`result: ${outcome} \u2014 ${reason}`);
+  await updateProgress(ctx);
+  return snapshot(ctx);
+}
+async function handToPerson(ctx, body, label2, what, beforeLabel) {
+  if (ctx.config.dryRun || ctx.inputs.candidate) return;
+  try {
+    if (body !== null) await ctx.deps.github.createComment(ctx.inputs.issue, body);
+    await beforeLabel?.();
+    await ctx.deps.github.moveLabel(ctx.inputs.issue, label2, ctx.config.labels.inProgress);
+  } catch (error63) {
+    ctx.warn(`could not ${what}: ${errorMessage2(error63)}`);
+  }
+}
+var init_ending = __esm({
+  "src/worker/job/ending.ts"() {
+    "use strict";
+    init_job_context();
+    init_report();
+  }
+});
+
+// src/worker/job/spend.ts
+function syncUsage(ctx) {
+  const { carried, jobUsage, result } = ctx.state;
+  result.tokens = { input: carried.input + jobUsage.input, output: carried.output + jobUsage.output };
+  result.costUsd = Math.round((carried.costUsd + jobUsage.costUsd) * 1e6) / 1e6;
+}
+function addUsage(ctx, run3) {
+  const usage = ctx.state.jobUsage;
+  usage.input += run3.output.usage.input;
+  usage.output += run3.output.usage.output;
+  usage.costUsd += run3.output.costUsd;
+  syncUsage(ctx);
+}
+function spend(ctx) {
+  const { tokens, costUsd } = ctx.state.result;
+  return { issue: ctx.inputs.issue, tokens: tokens.input + tokens.output, usd: costUsd };
+}
+function runCap(ctx) {
+  const used = spend(ctx);
+  const task = ctx.config.budgets.task;
+  const { sessionLeft } = ctx.state;
+  const smaller = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
+  const tokens = smaller(
+    task.tokens === null ? null : Math.max(0, task.tokens - used.tokens),
+    sessionLeft?.tokens ?? null
+  );
+  const usd = smaller(task.usd === null ? null : Math.max(0, task.usd - used.usd), sessionLeft?.usd ?? null);
+  return tokens === null && usd === null ? null : { tokens, usd, prices: ctx.config.prices };
+}
+var init_spend = __esm({
+  "src/worker/job/spend.ts"() {
+    "use strict";
+  }
+});
+
+// src/worker/job/task-budget.ts
+function taskBudgetNote(budget, usage) {
+  const { tokens, usd } = budget;
+  const parts = [];
+  const used = usage.tokens.input + usage.tokens.output;
+  if (tokens !== null) parts.push(`${used} of ${tokens} tokens`);
+  if (usd !== null) parts.push(`$${usage.costUsd.toFixed(2)} of $${usd.toFixed(2)}`);
+  return parts.length ? `This task has used ${parts.join(" and ")} of its budget; the job ends when it is spent.` : null;
+}
+function taskBudgetExceeded(budget, usage) {
+  const { tokens, usd } = budget;
+  const used = usage.tokens.input + usage.tokens.output;
+  if (tokens !== null && used >= tokens) return `the task used ${used} tokens (budget ${tokens})`;
+  if (usd !== null && usage.costUsd >= usd) {
+    return `the task cost $${usage.costUsd.toFixed(2)} (budget $${usd.toFixed(2)})`;
+  }
+  return null;
+}
+var init_task_budget = __esm({
+  "src/worker/job/task-budget.ts"() {
+    "use strict";
+  }
+});
+
+// src/worker/job/agent-turn.ts
+function recoverPrimary(ctx, loop) {
+  const { state } = ctx;
+  const back = shouldRecoverPrimary({
+    recoverPrimary: ctx.config.recoverPrimary,
+    agentIndex: state.agentIndex,
+    primaryLimitedUntil: state.primaryLimitedUntil,
+    now: ctx.now()
+  });
+  if (!back) return;
+  const from = ctx.agents[state.agentIndex];
+  ctx.warn(`${ctx.agents[0].preset}'s limit has lifted; back to it from ${from.preset} (recoverPrimary)`);
+  state.agentIndex = 0;
+  state.primaryLimitedUntil = null;
+  loop.rateAttempt = ctx.config.rateLimit.retries;
+}
+async function prompt(ctx, turn) {
+  const { config: config2, state } = ctx;
+  const { issue: issue3, feedback } = turn;
+  const budgetNote = taskBudgetNote(config2.budgets.task, state.result);
+  const workspace = state.workspace;
+  return buildPrompt({
+    repo: ctx.inputs.repo,
+    issue: { number: issue3.number, title: issue3.title, body: issue3.body },
+    branch: ctx.branch,
+    iteration: turn.iteration,
+    maxIterations: config2.maxIterations,
+    humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
+    instructions: feedback.instructions.map((i) => ({ author: i.author, kind: i.kind, body: i.body })),
+    reviewComments: feedback.reviews.map((r) => ({
+      author: r.author ?? "unknown",
+      body: r.line && r.path ? `(line ${r.line}) ${r.body}` : r.body,
+      ...r.path ? { path: r.path } : {}
+    })),
+    failingChecks: feedback.checks.map((c) => ({
+      name: c.name,
+      summary: [`conclusion: ${c.conclusion}`, c.title, c.summary, c.text].filter(Boolean).join("\n")
+    })),
+    qualityFailures: turn.qualityFailures.map((q) => ({ command: q.command, output: q.output })),
+    progressNotes: await readProgressNotes(ctx.tree, (message) => ctx.warn(message)),
+    ...budgetNote ? { budgetNote } : {},
+    ...workspace ? {
+      workspaceNote: `This task belongs to the ${workspace.name} workspace${workspace.directory ? `, ${workspace.directory}: you start there` : ""}. A change runs the quality commands of each workspace whose files it touches, and the repository's own only when it touches shared files: keep the change inside the workspace unless the task needs more.`
+    } : {},
+    completion: config2.completion,
+    mode: turn.mode,
+    ...state.approvedPlan ? { approvedPlan: state.approvedPlan } : {},
+    ...state.answeredPlan ? { answeredPlan: state.answeredPlan } : {}
+  });
+}
+async function runAgent(ctx, turn) {
+  const { git } = ctx.deps;
+  const { state, config: config2 } = ctx;
+  const text4 = await prompt(ctx, turn);
+  const headBefore = state.knownHead ?? await git.headSha();
+  ctx.log.group(`iteration ${turn.iteration}/${config2.maxIterations}: running ${turn.agent.preset}`);
+  const run3 = await ctx.deps.agent({
+    agent: turn.agent,
+    prompt: text4,
+    issue: ctx.inputs.issue,
+    iteration: turn.iteration,
+    timeoutMs: config2.iterationTimeoutMinutes * 6e4,
+    cap: runCap(ctx),
+    directory: state.workspace?.directory ?? null,
+    ...ctx.deps.signal ? { signal: ctx.deps.signal } : {}
+  });
+  for (const refused of run3.refusedEnv) ctx.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+  if (run3.directoryRefused) ctx.warn(run3.directoryRefused);
+  if (await git.restoreConfig()) ctx.warn("the agent changed .git/config; it was restored");
+  for (const note of await git.recoverBranch(ctx.branch)) ctx.warn(note);
+  addUsage(ctx, priceRun(run3, turn.agent, config2.prices));
+  state.commands.push(...run3.output.commands);
+  state.lastFinalMessage = run3.output.finalMessage;
+  ctx.checkCancelled();
+  return { run: run3, headBefore };
+}
+function classify(ctx, run3, signal) {
+  if (run3.timedOut || run3.output.turnLimit) return null;
+  if (!run3.output.isError && signal.kind !== "none") return null;
+  const at = new Date(ctx.now());
+  const found = classifyAgentOutput(run3.rawOutput, at);
+  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+}
+async function unrecognisedLimit(ctx, run3, signal, agent, loop) {
+  const failed2 = run3.output.isError && !run3.output.turnLimit && !run3.timedOut && signal.kind === "none";
+  if (!failed2) return null;
+  const hint = unrecognisedLimitHint(run3.rawOutput);
+  if (hint === null) return null;
+  const { retries, baseMs, factor, maxWaitMs } = ctx.config.rateLimit;
+  const wait = limitWait({ attempt: loop.rateAttempt, retries, baseMs, factor, maxWaitMs, now: ctx.now() });
+  if (!wait) {
+    ctx.warn(
+      `${agent.preset} failed with what looks like a limit (${hint}); no wait left of ${retries}: counted as a failure`
+    );
+    return null;
+  }
+  ctx.warn(
+    `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(wait.ms / 1e3)} s (${wait.reason})`
+  );
+  await checkpoint(ctx, "agent limit (unrecognised)");
+  loop.rateAttempt++;
+  await ctx.deps.sleep(wait.ms, ctx.deps.signal);
+  return "retry";
+}
+async function agentError(ctx, run3, signal, agent, loop) {
+  const { state, config: config2 } = ctx;
+  const errorKind = classify(ctx, run3, signal);
+  if (!errorKind) return unrecognisedLimit(ctx, run3, signal, agent, loop);
+  const limited = errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
+  await checkpoint(ctx, `agent ${errorKind.kind}`);
+  if (errorKind.kind === "auth") return finish(ctx, "auth", authFailureText(agent, errorKind.evidence));
+  if (errorKind.kind === "quota") return finish(ctx, "quota", quotaFailureText(agent, errorKind.evidence));
+  if (!limited) return null;
+  const decision = decideRateLimit({
+    attempt: loop.rateAttempt,
+    retries: config2.rateLimit.retries,
+    agentIndex: state.agentIndex,
+    agentCount: ctx.agents.length,
+    baseMs: config2.rateLimit.baseMs,
+    factor: config2.rateLimit.factor,
+    maxWaitMs: config2.rateLimit.maxWaitMs,
+    resetAt: errorKind.resetAt ?? null,
+    now: ctx.now()
+  });
+  if (decision.action === "wait") {
+    ctx.log.info(
+      `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision.ms / 1e3)} s (${decision.reason})`
+    );
+    loop.rateAttempt++;
+    await ctx.deps.sleep(decision.ms, ctx.deps.signal);
+    return "retry";
+  }
+  if (decision.action === "switch_agent") {
+    const next = ctx.agents[decision.next];
+    ctx.warn(
+      `${agent.preset} is ${LIMIT_WORDS2[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`
+    );
+    if (state.agentIndex === 0)
+      state.primaryLimitedUntil = primaryLimitLiftsAt(
+        errorKind.resetAt,
+        ctx.now(),
+        config2.rateLimit.maxWaitMs
+      );
+    state.agentIndex = decision.next;
+    loop.rateAttempt = 0;
+    return "retry";
+  }
+  state.result.resumeAt = decision.resumeAt;
+  return finish(
+    ctx,
+    errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
+    `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`
+  );
+}
+async function agentExit(ctx, run3, signal, iteration, agent) {
+  const exit4 = decideAgentExit({
+    exitCode: run3.output.isError && !run3.output.turnLimit ? run3.exitCode ?? 1 : 0,
+    processSignal: run3.timedOut ? null : run3.signal,
+    signal: toIterationSignal(signal),
+    iterationTimedOut: run3.timedOut,
+    cancelled: ctx.deps.signal?.aborted ?? false
+  });
+  if (exit4.action === "release") throw new CancelledError();
+  if (exit4.action === "fail") {
+    await appendNote(ctx, iteration, agent.preset, signal, exit4.reason);
+    await checkpoint(ctx, "agent failed");
+    const detail = run3.output.errorText.split("\n").find((l) => l.trim());
+    return finish(ctx, "failed", detail ? `${exit4.reason}: ${detail.slice(0, 300)}` : exit4.reason);
+  }
+  if (run3.timedOut) {
+    ctx.warn(
+      `iteration ${iteration} hit the ${ctx.config.iterationTimeoutMinutes} min limit; its process tree was killed`
+    );
+  }
+  return null;
+}
+async function refusedHandback(ctx) {
+  const { refused } = await ctx.deps.git.workState();
+  if (refused.length === 0) return null;
+  await checkpoint(ctx, "work refused");
+  const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
+  return finish(
+    ctx,
+    "failed",
+    `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`
+  );
+}
+var LIMIT_WORDS2;
+var init_agent_turn = __esm({
+  "src/worker/job/agent-turn.ts"() {
+    "use strict";
+    init_agent_exit();
+    init_classify();
+    init_iteration();
+    init_limit_hint();
+    init_primary_recovery();
+    init_prompt();
+    init_agent_cost();
+    init_agent_failure_text();
+    init_commit();
+    init_ending();
+    init_iteration_signal();
+    init_job_context();
+    init_progress_notes();
+    init_report();
+    init_spend();
+    init_task_budget();
+    LIMIT_WORDS2 = {
+      rate_limit: "rate limited",
+      usage_limit: "at its usage limit",
+      overloaded: "overloaded"
+    };
+  }
+});
+
+// src/core/agent/job-silence.ts
+function jobSilenceLimitMs(config2) {
+  const iteration = 2 * config2.iterationTimeoutMinutes * 6e4 + config2.iterationDelayMs;
+  return Math.max(config2.timeoutMinutes * 6e4, iteration) + SLACK_MS + config2.rateLimit.maxWaitMs;
+}
+var SLACK_MS;
+var init_job_silence = __esm({
+  "src/core/agent/job-silence.ts"() {
+    "use strict";
+    SLACK_MS = 5 * 6e4;
+  }
+});
+
+// src/worker/job/claim-decision.ts
+function decideClaim(input2) {
+  const { existing } = input2;
+  if (!existing || existing.issue !== input2.issue) return { proceed: true, note: "no earlier result" };
+  if (existing.attempt !== input2.attempt) {
+    return { proceed: true, note: `earlier attempt ${existing.attempt} ${existing.status}` };
+  }
+  if (existing.dispatchId === input2.dispatchId) {
+    return { proceed: true, note: "a re-run of this dispatch" };
+  }
+  if (existing.status === "finished") {
+    return {
+      proceed: false,
+      reason: `attempt ${input2.attempt} already finished under dispatch ${existing.dispatchId} (${existing.result ?? "no result"})`
+    };
+  }
+  const updated = Date.parse(existing.updatedAt);
+  const age = Number.isNaN(updated) ? Number.POSITIVE_INFINITY : input2.now - updated;
+  if (age < input2.staleAfterMs) {
+    return {
+      proceed: false,
+      reason: `attempt ${input2.attempt} is being worked on by dispatch ${existing.dispatchId} (updated ${Math.round(age / 1e3)} s ago)`
+    };
+  }
+  return {
+    proceed: true,
+    note: `dispatch ${existing.dispatchId} stopped reporting ${Math.round(age / 6e4)} min ago; taking over`
+  };
+}
+var init_claim_decision = __esm({
+  "src/worker/job/claim-decision.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/tasks/authorship.ts
+function logSafe(text4, max = LOG_TEXT_MAX2) {
+  const head = text4.length > max ? text4.slice(0, max) : text4;
+  const escaped = head.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "	" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  ).replace(/::/g, ":%3A").replace(/%0A|%0D/gi, (m) => `%25${m.slice(1)}`);
+  return text4.length > max ? `${escaped}\u2026 (${text4.length - max} more characters)` : escaped;
+}
+var LOG_TEXT_MAX2;
+var init_authorship = __esm({
+  "src/core/tasks/authorship.ts"() {
+    "use strict";
+    LOG_TEXT_MAX2 = 200;
+  }
+});
+
+// src/worker/job/own-comments.ts
+async function ownComments(github, comments, log2) {
+  const self2 = await github.getSelfId();
+  const own4 = [];
+  for (const comment of comments) {
+    if (self2 !== null && comment.authorId === self2) {
+      own4.push(comment);
+    } else if (mentionsWorkerResult(comment.body)) {
+      log2?.warning(
+        `ignoring a worker-result marker in comment ${comment.id} by ${logSafe(comment.author ?? "unknown", 60)}, which this worker's account did not write: ${logSafe(comment.body)}`
+      );
+    }
+  }
+  return own4;
+}
+var init_own_comments = __esm({
+  "src/worker/job/own-comments.ts"() {
+    "use strict";
+    init_authorship();
+    init_contract();
+  }
+});
+
+// src/worker/job/progress-claim.ts
+async function readProgress(github, issue3, log2) {
+  const comments = await github.listIssueCommentsAndSelf(issue3);
+  const mine = (await ownComments(github, comments, log2)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
+  return { comments, existing: mine[0] ?? null };
+}
+async function writeProgressComment(github, issue3, existing, body) {
+  if (existing) {
+    await github.updateComment(existing.id, body);
+    return { commentId: existing.id, created: false };
+  }
+  const created = await github.createComment(issue3, body);
+  return { commentId: created.id, created: true };
+}
+async function claimRival(options) {
+  const { github, attempt, written } = options;
+  if (!written.created) {
+    const reread = await github.getComment(written.commentId);
+    const marker = reread ? parseWorkerResult(reread.body) : null;
+    if (marker && marker.dispatchId !== attempt.dispatchId && marker.attempt === attempt.attempt)
+      return { elsewhere: `dispatch ${marker.dispatchId} claimed the attempt at the same time`, issue: null };
+    return { elsewhere: null, issue: null };
+  }
+  const read = await github.readIssueWithComments(attempt.issue, options.stateLabels);
+  const again = await ownComments(github, read.comments);
+  const rivals = again.filter((c) => {
+    const parsed = parseWorkerResult(c.body);
+    return parsed?.issue === attempt.issue && c.id !== written.commentId;
+  });
+  if (rivals.some((c) => c.id < written.commentId)) {
+    await github.deleteComment(written.commentId);
+    return { elsewhere: "another run created the progress comment first", issue: null };
+  }
+  return { elsewhere: null, issue: read.issue ?? null };
+}
+var init_progress_claim = __esm({
+  "src/worker/job/progress-claim.ts"() {
+    "use strict";
+    init_worker_result();
+    init_own_comments();
+  }
+});
+
+// src/worker/job/claim.ts
+async function claim2(ctx) {
+  const { github } = ctx.deps;
+  const { state, inputs } = ctx;
+  const { comments, existing } = await readProgress(github, inputs.issue, ctx.log);
+  const decision = decideClaim({
+    existing: existing?.parsed ?? null,
+    issue: inputs.issue,
+    attempt: inputs.attempt,
+    dispatchId: inputs.dispatchId,
+    now: ctx.now(),
+    // A live job updates its marker at least once per iteration (src/core/agent/job-silence.ts).
+    staleAfterMs: jobSilenceLimitMs(ctx.config)
+  });
+  if (!decision.proceed) {
+    ctx.log.info(`claimed elsewhere: ${decision.reason}`);
+    return { ended: finishWithoutWriting(ctx, "claimed_elsewhere", decision.reason) };
+  }
+  ctx.log.info(`claim: ${decision.note}`);
+  const previous3 = existing?.parsed;
+  if (previous3) {
+    state.carried = {
+      input: previous3.tokens.input,
+      output: previous3.tokens.output,
+      costUsd: previous3.costUsd
+    };
+    if (previous3.prNumber && !inputs.candidate) state.result.prNumber = previous3.prNumber;
+    if (previous3.dispatchId === inputs.dispatchId && previous3.attempt === inputs.attempt) {
+      state.carried = { input: 0, output: 0, costUsd: 0 };
+      state.result.startedAt = previous3.startedAt;
+    }
+  }
+  syncUsage(ctx);
+  if (ctx.config.dryRun) {
+    ctx.log.info("dry run: the progress comment is not written");
+    return { claimed: { comments, issue: null } };
+  }
+  const written = await writeProgressComment(
+    github,
+    inputs.issue,
+    existing?.comment ?? null,
+    progressBody(ctx)
+  );
+  state.progressCommentId = written.commentId;
+  const rival = await claimRival({ github, attempt: inputs, written, stateLabels: stateLabels(ctx) });
+  if (rival.elsewhere) {
+    state.progressCommentId = null;
+    return { ended: finishWithoutWriting(ctx, "claimed_elsewhere", rival.elsewhere) };
+  }
+  return { claimed: { comments, issue: rival.issue } };
+}
+var init_claim = __esm({
+  "src/worker/job/claim.ts"() {
+    "use strict";
+    init_job_silence();
+    init_claim_decision();
+    init_ending();
+    init_job_context();
+    init_progress_claim();
+    init_report();
+    init_spend();
+  }
+});
+
+// src/core/session/session-budget.ts
+function parseSessionBudgetMarker(body) {
+  const match = body ? MARKER.exec(body) : null;
+  if (!match) return null;
+  try {
+    const parsed = SessionBudgetMarkerSchema.safeParse(JSON.parse(match[1]));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+function workerSessionBudgetStop(marker, issue3, mine) {
+  const left = workerSessionBudgetLeft(marker, issue3, mine);
+  if (left.tokens !== null && left.tokens <= 0)
+    return `the session's token budget is spent (${left.tokens} tokens left)`;
+  if (left.usd !== null && left.usd <= 0)
+    return `the session's USD budget is spent ($${left.usd.toFixed(2)} left)`;
+  return null;
+}
+function workerSessionBudgetLeft(marker, issue3, mine) {
+  const counted2 = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
+  return {
+    tokens: marker.tokensLeft === null ? null : marker.tokensLeft - Math.max(0, mine.tokens - counted2.tokens),
+    usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted2.usd)
+  };
+}
+var UsageSchema, SessionBudgetMarkerSchema, MARKER;
+var init_session_budget = __esm({
+  "src/core/session/session-budget.ts"() {
+    "use strict";
+    init_zod();
+    UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
+    SessionBudgetMarkerSchema = external_exports.object({
+      tokensLeft: external_exports.number().nullable(),
+      usdLeft: external_exports.number().nullable(),
+      counted: external_exports.record(external_exports.string().regex(/^\d{1,10}$/), UsageSchema).default({})
+    });
+    MARKER = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
+  }
+});
+
+// src/worker/job/session-status.ts
+function readSessionStatus(body) {
+  if (!body) return null;
+  const parsed = parseDashboard(body);
+  if (parsed.state) return parsed.state.session.status;
+  const block = STATE_BLOCK.exec(body);
+  if (!block) return null;
+  const text4 = block[1].trim();
+  try {
+    const json2 = JSON.parse(text4);
+    if (json2 && typeof json2 === "object") {
+      const record2 = json2;
+      if (typeof record2.status === "string") return record2.status;
+      const session = record2.session;
+      if (session && typeof session === "object" && typeof session.status === "string") {
+        return session.status;
+      }
+    }
+  } catch {
+  }
+  const loose = /"status"\s*:\s*"([a-z_-]+)"/i.exec(text4);
+  return loose ? loose[1].toLowerCase() : parsed.visibleStatus;
+}
+function sessionWantsStop(body, mine) {
+  const status2 = readSessionStatus(body);
+  if (status2 !== null && STOP_STATUSES.has(status2)) return { stop: true, status: status2 };
+  const marker = mine ? parseSessionBudgetMarker(body) : null;
+  const over = marker && mine ? workerSessionBudgetStop(marker, mine.issue, mine) : null;
+  return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status: status2 };
+}
+function sessionShareLeft(body, mine, maxParallel) {
+  const marker = parseSessionBudgetMarker(body);
+  if (!marker) return null;
+  const left = workerSessionBudgetLeft(marker, mine.issue, mine);
+  const share = Math.max(1, maxParallel);
+  return {
+    tokens: left.tokens === null ? null : Math.max(0, Math.floor(left.tokens / share)),
+    usd: left.usd === null ? null : Math.max(0, left.usd / share)
+  };
+}
+var STOP_STATUSES, STATE_BLOCK;
+var init_session_status = __esm({
+  "src/worker/job/session-status.ts"() {
+    "use strict";
+    init_dashboard();
+    init_session_budget();
+    STOP_STATUSES = /* @__PURE__ */ new Set(["pausing", "paused", "stopping", "idle"]);
+    STATE_BLOCK = /<!--\s*autopilot:state\s+v1\b([\s\S]*?)-->/;
+  }
+});
+
+// src/worker/job/iteration-boundary.ts
+async function sessionStop(ctx) {
+  if (ctx.inputs.trackingIssue === null) return null;
+  try {
+    const body = await ctx.deps.github.getIssueBody(ctx.inputs.trackingIssue);
+    ctx.state.sessionLeft = sessionShareLeft(body, spend(ctx), ctx.config.maxParallel);
+    const { stop, status: status2 } = sessionWantsStop(body, spend(ctx));
+    return stop ? status2 : null;
+  } catch (error63) {
+    ctx.warn(`could not read the session status: ${errorMessage2(error63)}`);
+    return null;
+  }
+}
+async function stopAtBoundary(ctx) {
+  const elapsed = ctx.now() - ctx.startedAt;
+  if (elapsed >= ctx.config.timeoutMinutes * 6e4) {
+    return finish(ctx, "timeout", `reached the wall-clock limit (${ctx.config.timeoutMinutes} min)`);
+  }
+  const budget = taskBudgetExceeded(ctx.config.budgets.task, ctx.state.result);
+  if (budget) return finish(ctx, "budget_exceeded", budget);
+  const pause = await sessionStop(ctx);
+  if (pause) {
+    await checkpoint(ctx, "pause");
+    return finish(ctx, "paused", `session is ${pause}; work so far is committed and pushed`);
+  }
+  return null;
+}
+var init_iteration_boundary = __esm({
+  "src/worker/job/iteration-boundary.ts"() {
+    "use strict";
+    init_commit();
+    init_ending();
+    init_job_context();
+    init_session_status();
+    init_spend();
+    init_task_budget();
+  }
+});
+
+// src/worker/job/gate-escalation.ts
 function outputBlock(output2) {
   const raw = output2.length > OUTPUT_CHARS * 4 ? output2.slice(-OUTPUT_CHARS * 4) : output2;
   return fenceBlock(truncateWithNote(sanitizeUntrustedText(raw, OUTPUT_CHARS * 4), OUTPUT_CHARS, "tail"));
@@ -90807,131 +91562,313 @@ function renderGateEscalationComment(failures, reason, labelName) {
 }
 var OUTPUT_CHARS, SHOWN_COMMANDS;
 var init_gate_escalation = __esm({
-  "src/worker/progress/gate-escalation.ts"() {
+  "src/worker/job/gate-escalation.ts"() {
     "use strict";
     init_sanitize();
-    init_report();
+    init_progress_comment();
     OUTPUT_CHARS = 6e3;
     SHOWN_COMMANDS = 5;
   }
 });
 
-// src/worker/iterations/agent-failure-text.ts
-function spawnFailureText(agent, error63) {
-  const cli = getPreset(agent.preset).install;
-  const install = cli ? installLine(cli) : null;
-  return `the ${agent.preset} agent could not be started (${error63})${install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""}`;
+// src/worker/job/outcome.ts
+function decide2(ctx, iteration, signal, quality, loop) {
+  const { config: config2 } = ctx;
+  const decision = decideAfterIteration({
+    signal: toIterationSignal(signal),
+    quality,
+    iteration,
+    maxIterations: config2.maxIterations,
+    startedAt: ctx.startedAt,
+    now: ctx.now(),
+    timeoutMs: config2.timeoutMinutes * 6e4,
+    iterationsWithoutCommit: loop.iterationsWithoutCommit,
+    stuckThreshold: config2.stuckThreshold,
+    stuckStopThreshold: config2.stuckStopThreshold,
+    ignoredCompletions: loop.ignoredCompletions,
+    maxIgnoredCompletionCycles: config2.maxIgnoredCompletionCycles,
+    completion: config2.completion
+  });
+  loop.ignoredCompletions = decision.ignoredCompletions;
+  for (const warning2 of decision.warnings) ctx.warn(warning2);
+  return decision;
 }
-function authFailureText(agent, evidence) {
-  const keys = getPreset(agent.preset).keyEnv;
-  const fix = keys.length ? `set the ${keys[0]} secret and pass it to the worker step's env (and list it in agents.*.env if the agent needs more)` : "give the agent the credentials it needs through agents.*.env";
-  return `the ${agent.preset} agent could not authenticate${evidence ? ` (${evidence.slice(0, 200)})` : ""}: ${fix}`;
-}
-function quotaFailureText(agent, evidence) {
-  const keys = getPreset(agent.preset).keyEnv;
-  return `the ${agent.preset} agent's account is out of quota or credit${evidence ? ` (${evidence.slice(0, 200)})` : ""}: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
-}
-var init_agent_failure_text = __esm({
-  "src/worker/iterations/agent-failure-text.ts"() {
-    "use strict";
-    init_presets();
+async function recordAndPush(ctx, iteration, agent, signal, decision, qualityText) {
+  if (signal.kind !== "complete") {
+    await appendNote(ctx, iteration, agent.preset, signal, decision.reason);
+  } else if (qualityText) {
+    await appendNote(ctx, iteration, agent.preset, signal, `${qualityText} \u2192 ${decision.reason}`);
   }
-});
-
-// src/worker/iterations/iteration-signal.ts
-function describeSignal(signal) {
-  switch (signal.kind) {
-    case "complete":
-      return signal.objective === void 0 ? "COMPLETE" : `OBJECTIVE_MET: ${signal.objective}`;
-    case "blocked":
-      return `BLOCKED: ${signal.reason}`;
-    case "needs_human":
-      return `NEEDS_HUMAN: ${signal.question}`;
-    case "none":
-      return "none";
-  }
+  await commitWork(ctx, iteration, signal);
+  if (decision.outcome !== "open_pr") await pushBranch(ctx);
+  ctx.checkCancelled();
 }
-function toIterationSignal(signal) {
-  if (signal.kind === "blocked") return { kind: "blocked", text: signal.reason };
-  if (signal.kind === "needs_human") return { kind: "needs_human", text: signal.question };
-  return { kind: signal.kind };
+async function humanGate(ctx, base) {
+  const { git } = ctx.deps;
+  const { humanGate: rules2 } = ctx.config;
+  const matched = matchHumanGate(
+    { diff: await git.diffFrom(base), paths: await git.changedPaths(base), commands: ctx.state.commands },
+    { enabled: rules2.enabled, patterns: rules2.patterns, paths: rules2.paths }
+  );
+  const treeHits = rules2.enabled ? await git.gateHits(base) : [];
+  const hits = [...matched.hits, ...treeHits];
+  return { fired: hits.length > 0, hits };
 }
-var init_iteration_signal = __esm({
-  "src/worker/iterations/iteration-signal.ts"() {
-    "use strict";
-  }
-});
-
-// src/worker/iterations/progress-notes.ts
-async function ensureProgressNotes(tree, issue3, title) {
-  if (await readTreeFile(tree, PROGRESS_NOTES_PATH).catch(() => "") === null) {
-    await writeTreeFile(
-      tree,
+async function openPull(ctx, title) {
+  const { git, github } = ctx.deps;
+  const { state, config: config2, inputs } = ctx;
+  const gate = await humanGate(ctx, state.setup.base);
+  state.result.humanGate = { fired: gate.fired, rules: gate.hits };
+  if (gate.fired) ctx.log.info(`human gate fired: ${gate.hits.map((r) => r.rule).join(", ")}`);
+  committed(
+    ctx,
+    await git.removeFile(
       PROGRESS_NOTES_PATH,
-      [
-        `# Progress notes for #${issue3}: ${title.replace(/[\r\n]+/g, " ")}`,
-        "",
-        "What earlier iterations learned, kept on the task branch. The agent adds what the next iteration needs",
-        "to know (decisions, dead ends, what is left); Autopilot adds one line per iteration.",
-        "",
-        "## Iterations",
-        ""
-      ].join("\n")
-    );
+      `autopilot: set the progress notes aside for review (#${inputs.issue})
+`
+    )
+  );
+  await pushBranch(ctx);
+  if (config2.dryRun) {
+    ctx.log.info("dry run: no pull request is opened");
+    return finish(ctx, "complete", "complete; quality commands pass (dry run: no pull request)");
+  }
+  const agent = ctx.agents[state.agentIndex];
+  const candidate = inputs.candidate;
+  const body = renderPullBody({
+    issue: inputs.issue,
+    result: { ...state.result, status: "finished", result: "complete" },
+    quality: state.quality,
+    qualitySource: state.qualitySource,
+    agent: agentLabel(agent),
+    summary: state.lastFinalMessage
+  });
+  const prTitle = `${candidate ? `[candidate ${candidate} of ${config2.bestOf.candidates.length}] ` : ""}${title.trim()} (#${inputs.issue})`;
+  let pull = await github.findOpenPull(ctx.branch);
+  if (pull) {
+    await github.updatePull(pull.number, { title: prTitle, body });
+  } else {
+    pull = await github.createPull({ title: prTitle, body, head: ctx.branch, base: inputs.defaultBranch });
+  }
+  state.result.prNumber = pull.number;
+  if (candidate)
+    return finish(ctx, "complete", `candidate ${candidate}: pull request #${pull.number} opened`);
+  const { labels } = config2;
+  await github.labelForReview(pull.number, inputs.issue, labels.review, labels.inProgress);
+  return finish(
+    ctx,
+    "complete",
+    `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`
+  );
+}
+async function endWithSignal(ctx, kind, signal, reason) {
+  const text4 = signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
+  const label2 = kind === "blocked" ? ctx.config.labels.blocked : ctx.config.labels.needsHuman;
+  await handToPerson(
+    ctx,
+    kind === "blocked" ? null : renderQuestionComment(text4, label2),
+    label2,
+    kind === "blocked" ? "label the task blocked" : "post the question"
+  );
+  return finish(ctx, kind, reason);
+}
+async function escalateGate(ctx, reason) {
+  const label2 = ctx.config.labels.needsHuman;
+  const failures = ctx.state.quality.filter((q) => !q.passed);
+  await handToPerson(
+    ctx,
+    renderGateEscalationComment(failures, reason, label2),
+    label2,
+    "hand the failing gate to a person"
+  );
+  const names = failures.map((q) => q.command).join(", ") || "the quality gate";
+  return finish(ctx, "needs_human", `test gate keeps failing (${names}): ${reason}`);
+}
+async function endFor(ctx, decision, signal, title) {
+  switch (decision.outcome) {
+    case "open_pr":
+      return openPull(ctx, title);
+    case "blocked":
+    case "needs_human":
+      return endWithSignal(ctx, decision.outcome, signal, decision.reason);
+    case "timeout":
+      return finish(ctx, "timeout", decision.reason);
+    case "stuck":
+      return finish(ctx, "stuck", decision.reason);
+    case "contradiction":
+      return escalateGate(ctx, decision.reason);
+    case "continue":
+      return null;
   }
 }
-async function readProgressNotes(tree, warn) {
-  try {
-    const text4 = await readTreeFile(tree, PROGRESS_NOTES_PATH) ?? "";
-    return text4.length > 3e4 ? text4.slice(-3e4) : text4;
-  } catch (error63) {
-    warn(`the progress notes were not read: ${error63 instanceof Error ? error63.message : String(error63)}`);
-    return "";
-  }
-}
-async function appendProgressNote(tree, note, warn) {
-  const when = new Date(note.at).toISOString();
-  const line = `- attempt ${note.attempt}, iteration ${note.iteration} (${when}, ${note.preset}): signal ${note.signal.replace(/\s+/g, " ").slice(0, 200)}; ${note.outcome.replace(/\s+/g, " ")}
-`;
-  try {
-    await writeTreeFile(tree, PROGRESS_NOTES_PATH, line, { append: true });
-  } catch (error63) {
-    warn(`could not write the progress notes: ${error63 instanceof Error ? error63.message : String(error63)}`);
-  }
-}
-var init_progress_notes = __esm({
-  "src/worker/iterations/progress-notes.ts"() {
+var init_outcome = __esm({
+  "src/worker/job/outcome.ts"() {
     "use strict";
+    init_iteration();
     init_prompt();
-    init_tree_files();
+    init_config();
+    init_human_gate();
+    init_commit();
+    init_ending();
+    init_gate_escalation();
+    init_iteration_signal();
+    init_progress_comment();
+    init_report();
   }
 });
 
-// src/worker/iterations/task-budget.ts
-function taskBudgetNote(budget, usage) {
-  const { tokens, usd } = budget;
-  const parts = [];
-  const used = usage.tokens.input + usage.tokens.output;
-  if (tokens !== null) parts.push(`${used} of ${tokens} tokens`);
-  if (usd !== null) parts.push(`$${usage.costUsd.toFixed(2)} of $${usd.toFixed(2)}`);
-  return parts.length ? `This task has used ${parts.join(" and ")} of its budget; the job ends when it is spent.` : null;
+// src/core/tasks/task-plan.ts
+function planOfFinalMessage(message) {
+  const tagged = /<plan>([\s\S]*?)<\/plan>/i.exec(message);
+  const text4 = (tagged ? tagged[1] : message).trim();
+  return sanitizeUntrustedText(text4, MAX_PLAN).trim();
 }
-function taskBudgetExceeded(budget, usage) {
-  const { tokens, usd } = budget;
-  const used = usage.tokens.input + usage.tokens.output;
-  if (tokens !== null && used >= tokens) return `the task used ${used} tokens (budget ${tokens})`;
-  if (usd !== null && usage.costUsd >= usd) {
-    return `the task cost $${usage.costUsd.toFixed(2)} (budget $${usd.toFixed(2)})`;
-  }
-  return null;
+function planDigest(plan) {
+  return sha256Hex(plan);
 }
-var init_task_budget = __esm({
-  "src/worker/iterations/task-budget.ts"() {
+function planComment(issue3, plan) {
+  const digest = planDigest(plan);
+  return [
+    `<!-- autopilot:plan digest=${digest} -->`,
+    `### Autopilot's plan for #${issue3}`,
+    "",
+    "No code is written until a person with write access approves this plan:",
+    "",
+    `- \`/autopilot approve #${issue3}\` \u2014 a worker implements it;`,
+    "- any other comment \u2014 a new plan that takes your words into account.",
+    "",
+    fenceBlock(plan)
+  ].join("\n");
+}
+function planInComment(body) {
+  const digest = MARKER2.exec(body)?.[1];
+  return digest ? planFromComment(body, digest) : null;
+}
+function planFromComment(body, digest) {
+  const marker = MARKER2.exec(body);
+  if (!marker || marker[1] !== digest) return null;
+  const rest = body.slice(marker.index + marker[0].length);
+  const block = /^(`{3,})text\n([\s\S]*?)\n\1$/m.exec(rest);
+  if (!block) return null;
+  const plan = block[2];
+  return planDigest(plan) === digest ? plan : null;
+}
+var MAX_PLAN, MARKER2;
+var init_task_plan = __esm({
+  "src/core/tasks/task-plan.ts"() {
     "use strict";
+    init_sanitize();
+    init_sha256();
+    MAX_PLAN = 2e4;
+    MARKER2 = /<!-- autopilot:plan digest=([0-9a-f]{64}) -->/;
   }
 });
 
-// src/worker/iterations/task-instructions.ts
+// src/worker/job/plan.ts
+async function planStep(ctx, comments) {
+  const { plan } = ctx.inputs;
+  if (plan === "propose") return { step: "propose" };
+  if (!plan) return { step: "work" };
+  const own4 = await ownComments(ctx.deps.github, comments, ctx.log);
+  const approved = [...own4].reverse().reduce((found, comment) => found ?? planFromComment(comment.body, plan), null);
+  if (approved === null)
+    return {
+      step: "propose",
+      why: "the approved plan's comment was edited or deleted since its approval: a new plan is proposed"
+    };
+  ctx.state.approvedPlan = approved;
+  return { step: "work" };
+}
+async function startPlanning(ctx, comments, why2) {
+  if (why2) ctx.warn(why2);
+  ctx.state.planning = true;
+  const own4 = await ownComments(ctx.deps.github, comments, ctx.log);
+  ctx.state.answeredPlan = [...own4].reverse().reduce((found, comment) => found ?? planInComment(comment.body), null);
+}
+async function postPlan(ctx, run3, headBefore) {
+  const { state } = ctx;
+  state.result.iterations += 1;
+  if (run3.timedOut || run3.exitCode !== 0)
+    return finish(
+      ctx,
+      "failed",
+      `the planning run ${run3.timedOut ? "timed out" : `failed (exit code ${run3.exitCode ?? `signal ${run3.signal ?? "?"}`})`}: no plan is posted`
+    );
+  const work = await ctx.deps.git.workState();
+  if (work.head !== headBefore || work.changed)
+    ctx.warn("the planning run changed files: nothing of it is committed or pushed");
+  const plan = planOfFinalMessage(run3.output.finalMessage);
+  if (!plan) return finish(ctx, "failed", "the planning run gave no plan (its final message was empty)");
+  state.result.plan = { digest: planDigest(plan) };
+  await handToPerson(
+    ctx,
+    planComment(ctx.inputs.issue, plan),
+    ctx.config.labels.needsHuman,
+    "post the plan",
+    () => updateProgress(ctx)
+  );
+  return finish(
+    ctx,
+    "needs_human",
+    `plan proposed: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`
+  );
+}
+var init_plan = __esm({
+  "src/worker/job/plan.ts"() {
+    "use strict";
+    init_task_plan();
+    init_ending();
+    init_own_comments();
+    init_report();
+  }
+});
+
+// src/core/gates/workspace-scope.ts
+function qualityScopes(changed, workspaces, rootCommands) {
+  const root = { workspace: null, directory: null, commands: [...rootCommands] };
+  const paths = changed;
+  if (workspaces.length === 0 || paths.length === 0) return [root];
+  const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
+  const touched = /* @__PURE__ */ new Set();
+  let shared2 = false;
+  for (const path21 of paths) {
+    let owned = false;
+    tests.forEach((globs, i) => {
+      if (globs.some((test) => test(path21))) {
+        touched.add(i);
+        owned = true;
+      }
+    });
+    if (!owned) shared2 = true;
+  }
+  const scopes = workspaces.filter((_, i) => touched.has(i)).map((workspace) => ({
+    workspace: workspace.name,
+    directory: workspace.directory,
+    commands: [...workspace.qualityCommands]
+  }));
+  return shared2 ? [root, ...scopes] : scopes;
+}
+function workspaceOfTask(labels, workspaces) {
+  const carried = new Set(labels.map((label2) => label2.trim().toLowerCase()));
+  return workspaces.find((w) => w.label !== null && carried.has(w.label.trim().toLowerCase())) ?? null;
+}
+var init_workspace_scope = __esm({
+  "src/core/gates/workspace-scope.ts"() {
+    "use strict";
+    init_human_gate();
+  }
+});
+
+// src/worker/worker-deps.ts
+var SCRATCH_EXCLUDES;
+var init_worker_deps = __esm({
+  "src/worker/worker-deps.ts"() {
+    "use strict";
+    SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
+  }
+});
+
+// src/worker/job/task-instructions.ts
 async function gatherInstructions(options) {
   const { github, log: log2 } = options;
   const marked = options.comments.filter((c) => commentOfInstructionsMarker(c.body) !== null);
@@ -90975,7 +91912,7 @@ async function instructionOf(github, source, options) {
 }
 var MAX_INSTRUCTIONS2;
 var init_task_instructions = __esm({
-  "src/worker/iterations/task-instructions.ts"() {
+  "src/worker/job/task-instructions.ts"() {
     "use strict";
     init_contract();
     init_commands();
@@ -90985,7 +91922,7 @@ var init_task_instructions = __esm({
   }
 });
 
-// src/worker/iterations/task-feedback.ts
+// src/worker/job/feedback.ts
 async function gatherFeedback(options) {
   const { github, log: log2 } = options;
   const writers = async (items) => {
@@ -91039,8 +91976,21 @@ function mergeConflictCheck(base, files) {
     url: null
   };
 }
-var init_task_feedback = __esm({
-  "src/worker/iterations/task-feedback.ts"() {
+async function readFeedback(ctx, comments, conflicts) {
+  const feedback = await gatherFeedback({
+    github: ctx.deps.github,
+    issue: ctx.inputs.issue,
+    branch: ctx.branch,
+    comments,
+    log: ctx.log,
+    warn: (message) => ctx.warn(message)
+  });
+  if (feedback.pull) ctx.state.result.prNumber = feedback.pull.number;
+  if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(ctx.inputs.defaultBranch, conflicts));
+  return feedback;
+}
+var init_feedback = __esm({
+  "src/worker/job/feedback.ts"() {
     "use strict";
     init_contract();
     init_commands();
@@ -91049,149 +91999,202 @@ var init_task_feedback = __esm({
   }
 });
 
-// src/worker/worker-deps.ts
-var SCRATCH_EXCLUDES;
-var init_worker_deps = __esm({
-  "src/worker/worker-deps.ts"() {
+// src/worker/job/task-text-check.ts
+function taskTextRefusal(issue3, expected) {
+  if (!expected) return null;
+  const actual = taskDigest(issue3.title, issue3.body);
+  if (actual === expected) return null;
+  return `the text of #${issue3.number} changed after it was approved (digest ${actual.slice(0, 12)}, approved ${expected.slice(0, 12)}); not starting: a person with write access labels the task ready again to approve the new text`;
+}
+var init_task_text_check = __esm({
+  "src/worker/job/task-text-check.ts"() {
     "use strict";
-    SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
+    init_task_text();
   }
 });
 
-// src/core/session/session-budget.ts
-function parseSessionBudgetMarker(body) {
-  const match = body ? MARKER2.exec(body) : null;
-  if (!match) return null;
-  try {
-    const parsed = SessionBudgetMarkerSchema.safeParse(JSON.parse(match[1]));
-    return parsed.success ? parsed.data : null;
-  } catch {
+// src/worker/job/prepare.ts
+function refuseTask(ctx, issue3) {
+  if (issue3.state === "closed") return `issue #${issue3.number} is closed`;
+  return taskTextRefusal(issue3, ctx.inputs.taskDigest);
+}
+async function prepareBranch(ctx) {
+  const { git } = ctx.deps;
+  const { inputs, state, branch } = ctx;
+  const removed = await git.prepare();
+  if (removed.length) ctx.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
+  const setup = await git.setupBranch(branch, inputs.defaultBranch);
+  state.setup = setup;
+  await git.addExcludes(SCRATCH_EXCLUDES);
+  ctx.log.info(
+    setup.resumed ? `resumed ${branch} at ${setup.head.slice(0, 12)}` : `created ${branch} from ${inputs.defaultBranch} at ${setup.head.slice(0, 12)}`
+  );
+  if (!setup.resumed) return [];
+  const merge3 = await git.mergeDefault(
+    inputs.defaultBranch,
+    `autopilot: merge ${inputs.defaultBranch} into ${branch}`
+  );
+  state.setup = { ...setup, base: merge3.base };
+  if (merge3.merged) ctx.log.info(`merged ${inputs.defaultBranch} into ${branch}`);
+  if (merge3.conflicts.length)
+    ctx.warn(`${inputs.defaultBranch} does not merge cleanly: ${merge3.conflicts.join(", ")}`);
+  return merge3.conflicts;
+}
+async function projectSetup(ctx, conflicted) {
+  const commands = ctx.config.setup;
+  if (commands.length === 0) return null;
+  if (conflicted) {
+    ctx.warn("`setup` skipped: the merge of the default branch left conflicts for the agent to resolve");
     return null;
   }
-}
-function workerSessionBudgetStop(marker, issue3, mine) {
-  const left = workerSessionBudgetLeft(marker, issue3, mine);
-  if (left.tokens !== null && left.tokens <= 0)
-    return `the session's token budget is spent (${left.tokens} tokens left)`;
-  if (left.usd !== null && left.usd <= 0)
-    return `the session's USD budget is spent ($${left.usd.toFixed(2)} left)`;
+  const limitMs = ctx.config.setupTimeoutMinutes * 6e4;
+  const limit = `setupTimeoutMinutes (${ctx.config.setupTimeoutMinutes} min)`;
+  const started = ctx.now();
+  for (const command of commands) {
+    ctx.checkCancelled();
+    const left = limitMs - (ctx.now() - started);
+    if (left <= 0) return `project setup ran out of time: ${limit} passed before \`${command}\``;
+    ctx.log.info(`setup: ${command}`);
+    const [result] = await ctx.deps.quality.run([command], left);
+    if (result?.output.trim()) ctx.log.info(result.output);
+    if (!result?.passed) {
+      const why2 = !result ? "did not run" : result.timedOut ? `was stopped when ${limit} ran out` : `failed (exit code ${result.exitCode ?? "none"})`;
+      return `project setup failed: \`${command}\` ${why2}; its output is in the worker's log. Fix the command in \`setup\` of .github/autopilot.yml, or the project`;
+    }
+    ctx.log.info(`setup passed: ${command} (${Math.round(result.durationMs / 1e3)} s)`);
+  }
+  await ctx.deps.git.resetWorkTree();
   return null;
 }
-function workerSessionBudgetLeft(marker, issue3, mine) {
-  const counted2 = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
-  return {
-    tokens: marker.tokensLeft === null ? null : marker.tokensLeft - Math.max(0, mine.tokens - counted2.tokens),
-    usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted2.usd)
-  };
+async function prepareNotes(ctx, title) {
+  if (ctx.state.setup?.resumed && await ctx.deps.git.restoreDeletedFile(PROGRESS_NOTES_PATH))
+    ctx.log.info("restored the progress notes from the branch history");
+  await ensureProgressNotes(ctx.tree, ctx.inputs.issue, title);
 }
-var UsageSchema, SessionBudgetMarkerSchema, MARKER2;
-var init_session_budget = __esm({
-  "src/core/session/session-budget.ts"() {
+async function prepare2(ctx, comments, claimedIssue) {
+  const issue3 = claimedIssue ?? await ctx.deps.github.readIssueAndLabels(ctx.inputs.issue, stateLabels(ctx));
+  const refusal2 = refuseTask(ctx, issue3);
+  if (refusal2) return { ended: await finish(ctx, "failed", refusal2) };
+  const { inputs, config: config2 } = ctx;
+  if (ctx.agents.length === 0)
+    return {
+      ended: await finish(
+        ctx,
+        "failed",
+        `candidate ${inputs.candidate} of a best-of round is not in \`bestOf.candidates\` of the configuration`
+      )
+    };
+  if (inputs.candidate)
+    ctx.log.info(
+      `best of ${config2.bestOf.candidates.length}: candidate ${inputs.candidate} (${agentLabel(ctx.agents[0])}) on ${ctx.branch}`
+    );
+  const workspace = workspaceOfTask(issue3.labels, config2.workspaces);
+  ctx.state.workspace = workspace;
+  if (workspace)
+    ctx.log.info(`workspace ${workspace.name}: the agent starts in ${workspace.directory ?? "the root"}`);
+  const conflicts = await prepareBranch(ctx);
+  const setupFailure = await projectSetup(ctx, conflicts.length > 0);
+  if (setupFailure) return { ended: await finish(ctx, "failed", setupFailure) };
+  await prepareNotes(ctx, issue3.title);
+  const feedback = await readFeedback(ctx, comments, conflicts);
+  return { issue: issue3, feedback };
+}
+var init_prepare = __esm({
+  "src/worker/job/prepare.ts"() {
     "use strict";
-    init_zod();
-    UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
-    SessionBudgetMarkerSchema = external_exports.object({
-      tokensLeft: external_exports.number().nullable(),
-      usdLeft: external_exports.number().nullable(),
-      counted: external_exports.record(external_exports.string().regex(/^\d{1,10}$/), UsageSchema).default({})
-    });
-    MARKER2 = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
+    init_prompt();
+    init_config();
+    init_workspace_scope();
+    init_worker_deps();
+    init_ending();
+    init_feedback();
+    init_job_context();
+    init_progress_notes();
+    init_task_text_check();
   }
 });
 
-// src/worker/progress/session-status.ts
-function readSessionStatus(body) {
-  if (!body) return null;
-  const parsed = parseDashboard(body);
-  if (parsed.state) return parsed.state.session.status;
-  const block = STATE_BLOCK.exec(body);
-  if (!block) return null;
-  const text4 = block[1].trim();
-  try {
-    const json2 = JSON.parse(text4);
-    if (json2 && typeof json2 === "object") {
-      const record2 = json2;
-      if (typeof record2.status === "string") return record2.status;
-      const session = record2.session;
-      if (session && typeof session === "object" && typeof session.status === "string") {
-        return session.status;
+// src/worker/job/quality-gate.ts
+async function runScopes(ctx, rootCommands, reruns, coverage) {
+  const { workspaces } = ctx.config;
+  const scopes = workspaces.length > 0 ? qualityScopes(await ctx.deps.git.changedPaths(ctx.state.setup.base), workspaces, rootCommands) : [{ workspace: null, directory: null, commands: rootCommands }];
+  const deadline = ctx.now() + ctx.config.iterationTimeoutMinutes * 6e4;
+  const results = [];
+  for (const scope of scopes) {
+    if (scope.commands.length === 0) continue;
+    const where = scope.workspace === null ? "" : ` (workspace ${scope.workspace})`;
+    ctx.log.info(`quality commands${where}: ${scope.commands.join(" && ")}`);
+    const ran = await ctx.deps.quality.run(
+      scope.commands,
+      Math.max(1e3, deadline - ctx.now()),
+      { reruns, coverage: scope.workspace === null ? coverage : null },
+      scope.directory
+    );
+    results.push(
+      ...ran.map((r) => scope.directory ? { ...r, command: `cd ${scope.directory} && ${r.command}` } : r)
+    );
+  }
+  if (workspaces.length > 0 && !scopes.some((s) => s.workspace === null) && coverage)
+    ctx.log.info(
+      "quality.coverage: this change touches workspaces only; the root's coverage report is not read"
+    );
+  return results;
+}
+async function runQuality(ctx) {
+  const configured = ctx.config.qualityCommands;
+  let commands;
+  if (configured === "auto") {
+    commands = await ctx.deps.quality.detect(ctx.tree);
+    ctx.state.qualitySource = commands.length ? "detected" : "none";
+  } else {
+    commands = configured;
+    ctx.state.qualitySource = "configured";
+  }
+  const { reruns, coverage } = ctx.config.quality;
+  if (commands.length === 0 && ctx.config.workspaces.length === 0) {
+    if (coverage.threshold === 0) return [];
+    return [
+      {
+        command: "quality.coverage",
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        durationMs: 0,
+        output: `quality.coverage.threshold is ${coverage.threshold}% but no quality command ran to write a coverage report: set qualityCommands (or add the project's test script) so the tests run with coverage.`
       }
-    }
-  } catch {
+    ];
   }
-  const loose = /"status"\s*:\s*"([a-z_-]+)"/i.exec(text4);
-  return loose ? loose[1].toLowerCase() : parsed.visibleStatus;
+  const results = await runScopes(ctx, commands, reruns, coverage.threshold > 0 ? coverage : null);
+  await ctx.deps.git.resetWorkTree();
+  for (const result of results) {
+    ctx.log.info(
+      `${result.passed ? "pass" : "FAIL"}: ${result.command} (${Math.round(result.durationMs / 1e3)} s)`
+    );
+    if (result.flaky)
+      ctx.warn(`flaky: \`${result.command}\` failed before it passed on run ${result.runs ?? 2}`);
+  }
+  return results;
 }
-function sessionWantsStop(body, mine) {
-  const status2 = readSessionStatus(body);
-  if (status2 !== null && STOP_STATUSES.has(status2)) return { stop: true, status: status2 };
-  const marker = mine ? parseSessionBudgetMarker(body) : null;
-  const over = marker && mine ? workerSessionBudgetStop(marker, mine.issue, mine) : null;
-  return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status: status2 };
+async function qualityGate(ctx, iteration, signal) {
+  if (signal.kind !== "complete") return { outcome: "not_run", text: "" };
+  await commitWork(ctx, iteration, signal);
+  const quality = await runQuality(ctx);
+  ctx.state.quality = quality;
+  const outcome = quality.length === 0 ? "not_run" : quality.every((q) => q.passed) ? "pass" : "fail";
+  const text4 = quality.length ? quality.map((q) => `${q.passed ? q.flaky ? "pass (flaky)" : "pass" : "FAIL"} ${q.command}`).join(", ") : "no quality commands";
+  return { outcome, text: text4 };
 }
-function sessionShareLeft(body, mine, maxParallel) {
-  const marker = parseSessionBudgetMarker(body);
-  if (!marker) return null;
-  const left = workerSessionBudgetLeft(marker, mine.issue, mine);
-  const share = Math.max(1, maxParallel);
-  return {
-    tokens: left.tokens === null ? null : Math.max(0, Math.floor(left.tokens / share)),
-    usd: left.usd === null ? null : Math.max(0, left.usd / share)
-  };
-}
-var STOP_STATUSES, STATE_BLOCK;
-var init_session_status = __esm({
-  "src/worker/progress/session-status.ts"() {
+var init_quality_gate = __esm({
+  "src/worker/job/quality-gate.ts"() {
     "use strict";
-    init_dashboard();
-    init_session_budget();
-    STOP_STATUSES = /* @__PURE__ */ new Set(["pausing", "paused", "stopping", "idle"]);
-    STATE_BLOCK = /<!--\s*autopilot:state\s+v1\b([\s\S]*?)-->/;
+    init_workspace_scope();
+    init_commit();
   }
 });
 
-// src/core/gates/workspace-scope.ts
-function qualityScopes(changed, workspaces, rootCommands) {
-  const root = { workspace: null, directory: null, commands: [...rootCommands] };
-  const paths = changed;
-  if (workspaces.length === 0 || paths.length === 0) return [root];
-  const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
-  const touched = /* @__PURE__ */ new Set();
-  let shared2 = false;
-  for (const path21 of paths) {
-    let owned = false;
-    tests.forEach((globs, i) => {
-      if (globs.some((test) => test(path21))) {
-        touched.add(i);
-        owned = true;
-      }
-    });
-    if (!owned) shared2 = true;
-  }
-  const scopes = workspaces.filter((_, i) => touched.has(i)).map((workspace) => ({
-    workspace: workspace.name,
-    directory: workspace.directory,
-    commands: [...workspace.qualityCommands]
-  }));
-  return shared2 ? [root, ...scopes] : scopes;
-}
-function workspaceOfTask(labels, workspaces) {
-  const carried = new Set(labels.map((label2) => label2.trim().toLowerCase()));
-  return workspaces.find((w) => w.label !== null && carried.has(w.label.trim().toLowerCase())) ?? null;
-}
-var init_workspace_scope = __esm({
-  "src/core/gates/workspace-scope.ts"() {
-    "use strict";
-    init_human_gate();
-  }
-});
-
-// src/worker/job.ts
-function freshLoop() {
-  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
-}
-function errorMessage2(error63) {
-  return error63 instanceof Error ? error63.message : String(error63);
+// src/worker/job/job.ts
+async function runWorker(inputs, config2, deps) {
+  return runJob(createJobContext(inputs, config2, deps), null);
 }
 async function refuseToStart(inputs, reason, deps) {
   const unavailable = (what) => new Proxy(
@@ -91208,1115 +92211,145 @@ async function refuseToStart(inputs, reason, deps) {
     agent: unavailable("the agent"),
     quality: unavailable("the quality commands")
   };
-  return new WorkerLoop(inputs, DEFAULT_CONFIG, all2, reason).run();
+  return runJob(createJobContext(inputs, DEFAULT_CONFIG, all2), reason);
 }
-async function runWorker(inputs, config2, deps) {
-  return new WorkerLoop(inputs, config2, deps).run();
+async function runJob(ctx, refusal2) {
+  try {
+    const claimed = await claim2(ctx);
+    if ("ended" in claimed) return claimed.ended;
+    if (refusal2 !== null) return await finish(ctx, "config_refused", refusal2);
+    await ctx.deps.afterClaim?.();
+    const prepared = await prepare2(ctx, claimed.claimed.comments, claimed.claimed.issue);
+    if ("ended" in prepared) return prepared.ended;
+    const plan = await planStep(ctx, claimed.claimed.comments);
+    if (plan.step === "propose") {
+      await startPlanning(ctx, claimed.claimed.comments, plan.why);
+      return await planningRun(ctx, prepared);
+    }
+    return await workLoop(ctx, prepared);
+  } catch (error63) {
+    return endOnError(ctx, error63);
+  }
 }
-var LIMIT_WORDS2, CancelledError, WorkerLoop;
+async function workLoop(ctx, { issue: issue3, feedback }) {
+  const { state, config: config2 } = ctx;
+  const loop = freshLoop();
+  for (; ; ) {
+    ctx.checkCancelled();
+    const stopped2 = await stopAtBoundary(ctx);
+    if (stopped2) return stopped2;
+    recoverPrimary(ctx, loop);
+    const iteration = state.result.iterations + 1;
+    const agent = ctx.agents[state.agentIndex];
+    const turn = {
+      issue: issue3,
+      iteration,
+      agent,
+      feedback,
+      qualityFailures: loop.qualityFailures,
+      mode: "work"
+    };
+    const { run: run3, headBefore } = await runAgent(ctx, turn);
+    if (run3.spawnError) {
+      await checkpoint(ctx, "agent could not start");
+      return finish(ctx, "failed", spawnFailureText(agent, run3.spawnError));
+    }
+    const claim3 = completionClaim(parseSignal(run3.output.finalMessage), config2.completion);
+    const signal = claim3.signal;
+    if (run3.budgetStop) {
+      state.result.iterations = iteration;
+      await appendNote(ctx, iteration, agent.preset, signal, `stopped mid-run: ${run3.budgetStop}`);
+      await checkpoint(ctx, "budget spent");
+      return finish(
+        ctx,
+        "budget_exceeded",
+        `${run3.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`
+      );
+    }
+    const refused = await refusedHandback(ctx);
+    if (refused) return refused;
+    const limited = await agentError(ctx, run3, signal, agent, loop);
+    if (limited === "retry") continue;
+    if (limited) return limited;
+    if (claim3.ignored) ctx.warn(claim3.ignored);
+    loop.rateAttempt = 0;
+    state.result.iterations = iteration;
+    state.result.lastSignal = describeSignal(signal);
+    const failed2 = await agentExit(ctx, run3, signal, iteration, agent);
+    if (failed2) return failed2;
+    const newWork = await readNewWork(ctx, headBefore);
+    loop.iterationsWithoutCommit = newWork ? 0 : loop.iterationsWithoutCommit + 1;
+    const gate = await qualityGate(ctx, iteration, signal);
+    const decision = decide2(ctx, iteration, signal, gate.outcome, loop);
+    await recordAndPush(ctx, iteration, agent, signal, decision, gate.text);
+    const ended = await endFor(ctx, decision, signal, issue3.title);
+    if (ended) return ended;
+    loop.qualityFailures = decision.feedQualityFailures ? state.quality.filter((q) => !q.passed) : [];
+    await updateProgress(ctx);
+    const after = taskBudgetExceeded(config2.budgets.task, state.result);
+    if (after) return finish(ctx, "budget_exceeded", after);
+    if (config2.iterationDelayMs > 0) await ctx.deps.sleep(config2.iterationDelayMs, ctx.deps.signal);
+  }
+}
+async function planningRun(ctx, { issue: issue3, feedback }) {
+  const loop = freshLoop();
+  for (; ; ) {
+    ctx.checkCancelled();
+    const stopped2 = await stopAtBoundary(ctx);
+    if (stopped2) return stopped2;
+    const agent = ctx.agents[ctx.state.agentIndex];
+    const turn = { issue: issue3, iteration: 1, agent, feedback, qualityFailures: [], mode: "plan" };
+    const { run: run3, headBefore } = await runAgent(ctx, turn);
+    if (run3.spawnError) return finish(ctx, "failed", spawnFailureText(agent, run3.spawnError));
+    const signal = parseSignal(run3.output.finalMessage);
+    if (run3.budgetStop)
+      return finish(ctx, "budget_exceeded", `${run3.budgetStop}; the planning run was stopped`);
+    const limited = await agentError(ctx, run3, signal, agent, loop);
+    if (limited === "retry") continue;
+    if (limited) return limited;
+    return postPlan(ctx, run3, headBefore);
+  }
+}
+async function endOnError(ctx, error63) {
+  if (error63 instanceof SecretPushRefused) {
+    const label2 = ctx.config.labels.needsHuman;
+    await handToPerson(ctx, error63.comment(ctx.inputs.issue, label2), label2, "report the refused push");
+    return finish(ctx, "needs_human", error63.message);
+  }
+  if (error63 instanceof CancelledError) {
+    let kept = "work so far is committed and pushed";
+    await checkpoint(ctx, "cancelled").catch((e) => {
+      ctx.warn(`checkpoint failed: ${errorMessage2(e)}`);
+      kept = e instanceof SecretPushRefused ? `nothing was pushed: ${e.message}` : "the last checkpoint could not be committed or pushed";
+    });
+    return finish(ctx, "paused", `the job was cancelled; ${kept}`);
+  }
+  ctx.log.error(`worker failed: ${errorMessage2(error63)}`);
+  const refused = workflowPushRefusal(errorMessage2(error63), ctx.inputs.issue);
+  return finish(ctx, "failed", refused ?? `worker error: ${errorMessage2(error63)}`);
+}
 var init_job = __esm({
-  "src/worker/job.ts"() {
+  "src/worker/job/job.ts"() {
     "use strict";
-    init_workflow_push_refusal();
-    init_classify();
     init_completion_mode();
-    init_job_silence();
-    init_limit_hint();
-    init_primary_recovery();
-    init_config();
-    init_contract();
-    init_human_gate();
-    init_prompt();
     init_signals();
-    init_task_plan();
-    init_own_comments();
-    init_agent_exit();
-    init_iteration();
-    init_worker_result();
-    init_agent_cost();
-    init_claim();
-    init_progress_claim();
-    init_task_text_check();
-    init_gate_escalation();
-    init_report();
-    init_agent_failure_text();
-    init_iteration_signal();
-    init_progress_notes();
-    init_task_budget();
-    init_task_feedback();
-    init_worker_deps();
-    init_session_status();
+    init_config();
+    init_workflow_push_refusal();
     init_push_guard();
-    init_workspace_scope();
-    LIMIT_WORDS2 = {
-      rate_limit: "rate limited",
-      usage_limit: "at its usage limit",
-      overloaded: "overloaded"
-    };
-    CancelledError = class extends Error {
-      constructor() {
-        super("the job was cancelled");
-      }
-    };
-    WorkerLoop = class {
-      constructor(inputs, config2, deps, refusal2 = null) {
-        this.inputs = inputs;
-        this.config = config2;
-        this.deps = deps;
-        this.refusal = refusal2;
-        const candidate = inputs.candidate ? config2.bestOf.candidates[inputs.candidate - 1] : void 0;
-        this.branch = inputs.candidate ? candidateBranchName(config2.branchPrefix, inputs.issue, inputs.candidate) : taskBranchName(config2.branchPrefix, inputs.issue);
-        this.startedAt = deps.clock();
-        this.agents = inputs.candidate ? candidate ? [candidate] : [] : [config2.agents.primary, ...config2.agents.fallbacks];
-        const now = new Date(this.startedAt).toISOString();
-        const weaker = weakerIsolationText(config2.isolation);
-        this.result = {
-          version: 1,
-          issue: inputs.issue,
-          attempt: inputs.attempt,
-          dispatchId: inputs.dispatchId,
-          status: "running",
-          iterations: 0,
-          maxIterations: config2.maxIterations,
-          commits: 0,
-          branch: this.branch,
-          tokens: { input: 0, output: 0 },
-          costUsd: 0,
-          humanGate: { fired: false, rules: [] },
-          ...weaker ? { agentAccess: weaker } : {},
-          ...deps.network?.access ? { networkAccess: deps.network.access } : {},
-          startedAt: now,
-          updatedAt: now
-        };
-      }
-      inputs;
-      config;
-      deps;
-      refusal;
-      branch;
-      startedAt;
-      result;
-      warnings = [];
-      commands = [];
-      agents;
-      progressCommentId = null;
-      setup = null;
-      quality = [];
-      qualitySource = "none";
-      /** Tokens and cost of earlier attempts (the task's budget counts them). */
-      carried = { input: 0, output: 0, costUsd: 0 };
-      jobUsage = { input: 0, output: 0, costUsd: 0 };
-      lastFinalMessage = "";
-      /** The workspace the task's labels route it to (`workspaces[].label`), read with the task. */
-      workspace = null;
-      /** This worker's share of the session budget's remainder, as last read at an iteration boundary. */
-      sessionLeft = null;
-      agentIndex = 0;
-      /** When the primary agent's limit lifts, once a limit moved the job to a fallback (src/core/agent/primary-recovery.ts). */
-      primaryLimitedUntil = null;
-      /**
-       * HEAD of the worker's repository as the worker last saw or made it: every commit it makes and every status it
-       * reads sets it, so an iteration need not ask git where HEAD was before the agent ran. Null: ask.
-       */
-      knownHead = null;
-      /** The agent's work tree, where the progress notes live and the quality commands are detected. */
-      get tree() {
-        return this.deps.workTree ?? this.inputs.workspace;
-      }
-      get log() {
-        return this.deps.log;
-      }
-      now() {
-        return this.deps.clock();
-      }
-      warn(message) {
-        this.warnings.push(message);
-        this.log.warning(message);
-      }
-      checkCancelled() {
-        if (this.deps.signal?.aborted) throw new CancelledError();
-      }
-      async run() {
-        try {
-          const claimed = await this.claim();
-          if (claimed) return claimed;
-          if (this.refusal !== null) return await this.finish("config_refused", this.refusal);
-          await this.deps.afterClaim?.();
-          return await this.iterate();
-        } catch (error63) {
-          if (error63 instanceof SecretPushRefused) {
-            const label2 = this.config.labels.needsHuman;
-            await this.handToPerson(error63.comment(this.inputs.issue, label2), label2, "report the refused push");
-            return this.finish("needs_human", error63.message);
-          }
-          if (error63 instanceof CancelledError) {
-            let kept = "work so far is committed and pushed";
-            await this.checkpoint("cancelled").catch((e) => {
-              this.warn(`checkpoint failed: ${errorMessage2(e)}`);
-              kept = e instanceof SecretPushRefused ? `nothing was pushed: ${e.message}` : "the last checkpoint could not be committed or pushed";
-            });
-            return this.finish("paused", `the job was cancelled; ${kept}`);
-          }
-          this.log.error(`worker failed: ${errorMessage2(error63)}`);
-          const refused = workflowPushRefusal(errorMessage2(error63), this.inputs.issue);
-          return this.finish("failed", refused ?? `worker error: ${errorMessage2(error63)}`);
-        }
-      }
-      // ---------------------------------------------------------------------------------------------------------
-      // Claim
-      /** Returns a finished run when another dispatch holds this attempt; otherwise writes our running marker. */
-      async claim() {
-        const { github } = this.deps;
-        const { comments, existing } = await readProgress(github, this.inputs.issue, this.log);
-        const decision = decideClaim({
-          existing: existing?.parsed ?? null,
-          issue: this.inputs.issue,
-          attempt: this.inputs.attempt,
-          dispatchId: this.inputs.dispatchId,
-          now: this.now(),
-          // A live job updates its marker at least once per iteration (src/core/agent/job-silence.ts).
-          staleAfterMs: jobSilenceLimitMs(this.config)
-        });
-        if (!decision.proceed) {
-          this.log.info(`claimed elsewhere: ${decision.reason}`);
-          return this.finishWithoutWriting("claimed_elsewhere", decision.reason);
-        }
-        this.log.info(`claim: ${decision.note}`);
-        const previous3 = existing?.parsed;
-        if (previous3) {
-          this.carried = {
-            input: previous3.tokens.input,
-            output: previous3.tokens.output,
-            costUsd: previous3.costUsd
-          };
-          if (previous3.prNumber && !this.inputs.candidate) this.result.prNumber = previous3.prNumber;
-          if (previous3.dispatchId === this.inputs.dispatchId && previous3.attempt === this.inputs.attempt) {
-            this.carried = { input: 0, output: 0, costUsd: 0 };
-            this.result.startedAt = previous3.startedAt;
-          }
-        }
-        this.syncUsage();
-        this.commentsAtStart = comments;
-        if (this.config.dryRun) {
-          this.log.info("dry run: the progress comment is not written");
-          return null;
-        }
-        const elsewhere = await writeProgressClaim({
-          github,
-          attempt: this.inputs,
-          existing: existing?.comment ?? null,
-          body: this.progressBody(),
-          written: (commentId) => {
-            this.progressCommentId = commentId;
-          },
-          stateLabels: this.stateLabels(),
-          issueRead: (issue3) => {
-            this.issueAfterClaim = issue3;
-          }
-        });
-        if (elsewhere) return this.finishWithoutWriting("claimed_elsewhere", elsewhere);
-        return null;
-      }
-      commentsAtStart = [];
-      /** The plan a writer approved for the task (the plan gate), read from Autopilot's own comment. */
-      approvedPlan = null;
-      /** A planning run's: the plan proposed before, which maintainers answered. */
-      answeredPlan = null;
-      /** This job is a planning run (the plan gate): nothing the agent changes is committed or pushed. */
-      planning = false;
-      /** The labels the job may move the task to, and the one it moves it from (their node ids: one-request moves). */
-      stateLabels() {
-        const { review, blocked: blocked2, needsHuman, inProgress } = this.config.labels;
-        return [review, blocked2, needsHuman, inProgress];
-      }
-      /**
-       * The task issue as read right after the claim's write (in the same query as the claim's last check), when
-       * that read happened: the job's first read of the issue, which it would otherwise make next.
-       */
-      issueAfterClaim = null;
-      // ---------------------------------------------------------------------------------------------------------
-      // The loop
-      /**
-       * The job after the claim: the task checked, the branch and the project ready, then one iteration after
-       * another until one of them ends the job. Each step below is one phase; the decisions between them are here.
-       */
-      async iterate() {
-        const issue3 = await this.readTask();
-        const refusal2 = this.refuseTask(issue3);
-        if (refusal2) return this.finish("failed", refusal2);
-        if (this.agents.length === 0)
-          return this.finish(
-            "failed",
-            `candidate ${this.inputs.candidate} of a best-of round is not in \`bestOf.candidates\` of the configuration`
-          );
-        if (this.inputs.candidate)
-          this.log.info(
-            `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentLabel(this.agents[0])}) on ${this.branch}`
-          );
-        this.workspace = workspaceOfTask(issue3.labels, this.config.workspaces);
-        if (this.workspace)
-          this.log.info(
-            `workspace ${this.workspace.name}: the agent starts in ${this.workspace.directory ?? "the root"}`
-          );
-        const conflicts = await this.prepareBranch();
-        const setupFailure = await this.projectSetup(conflicts.length > 0);
-        if (setupFailure) return this.finish("failed", setupFailure);
-        await this.prepareNotes(issue3.title);
-        const feedback = await this.readFeedback(conflicts);
-        if (this.inputs.plan === "propose") return this.proposePlan(issue3, feedback);
-        if (this.inputs.plan) {
-          this.approvedPlan = await this.readApprovedPlan(this.inputs.plan);
-          if (this.approvedPlan === null)
-            return this.proposePlan(
-              issue3,
-              feedback,
-              "the approved plan's comment was edited or deleted since its approval: a new plan is proposed"
-            );
-        }
-        const loop = freshLoop();
-        for (; ; ) {
-          this.checkCancelled();
-          const stopped2 = await this.stopAtBoundary();
-          if (stopped2) return stopped2;
-          this.recoverPrimary(loop);
-          const iteration = this.result.iterations + 1;
-          const agent = this.agents[this.agentIndex];
-          const { run: run3, headBefore } = await this.runAgent(
-            issue3,
-            iteration,
-            agent,
-            feedback,
-            loop.qualityFailures
-          );
-          if (run3.spawnError) {
-            await this.checkpoint("agent could not start");
-            return this.finish("failed", spawnFailureText(agent, run3.spawnError));
-          }
-          const claim2 = completionClaim(parseSignal(run3.output.finalMessage), this.config.completion);
-          const signal = claim2.signal;
-          if (run3.budgetStop) {
-            this.result.iterations = iteration;
-            await this.appendNote(iteration, agent.preset, signal, `stopped mid-run: ${run3.budgetStop}`);
-            await this.checkpoint("budget spent");
-            return this.finish(
-              "budget_exceeded",
-              `${run3.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`
-            );
-          }
-          const refused = await this.refuseHandback();
-          if (refused) return refused;
-          const limited = await this.handleAgentError(run3, signal, agent, loop);
-          if (limited === "retry") continue;
-          if (limited) return limited;
-          if (claim2.ignored) this.warn(claim2.ignored);
-          loop.rateAttempt = 0;
-          this.result.iterations = iteration;
-          this.result.lastSignal = describeSignal(signal);
-          const failed2 = await this.checkAgentExit(run3, signal, iteration, agent);
-          if (failed2) return failed2;
-          const newWork = await this.readNewWork(headBefore);
-          loop.iterationsWithoutCommit = newWork ? 0 : loop.iterationsWithoutCommit + 1;
-          const gate = await this.runGate(iteration, signal);
-          const decision = this.decide(iteration, signal, gate.outcome, loop);
-          await this.recordAndPush(iteration, agent, signal, decision, gate.text);
-          const ended = await this.endFor(decision, signal, issue3.title);
-          if (ended) return ended;
-          loop.qualityFailures = decision.feedQualityFailures ? this.quality.filter((q) => !q.passed) : [];
-          await this.updateProgress();
-          const after = taskBudgetExceeded(this.config.budgets.task, this.result);
-          if (after) return this.finish("budget_exceeded", after);
-          if (this.config.iterationDelayMs > 0) {
-            await this.deps.sleep(this.config.iterationDelayMs, this.deps.signal);
-          }
-        }
-      }
-      /** Back to the primary agent once the limit that moved the job to a fallback has lifted (`recoverPrimary`). */
-      recoverPrimary(loop) {
-        const back = shouldRecoverPrimary({
-          recoverPrimary: this.config.recoverPrimary,
-          agentIndex: this.agentIndex,
-          primaryLimitedUntil: this.primaryLimitedUntil,
-          now: this.now()
-        });
-        if (!back) return;
-        const from = this.agents[this.agentIndex];
-        this.warn(
-          `${this.agents[0].preset}'s limit has lifted; back to it from ${from.preset} (recoverPrimary)`
-        );
-        this.agentIndex = 0;
-        this.primaryLimitedUntil = null;
-        loop.rateAttempt = this.config.rateLimit.retries;
-      }
-      // ---------------------------------------------------------------------------------------------------------
-      // Before the first iteration
-      /**
-       * The task issue, read after the claim's write (by the claim's last query when it made one: nothing is read
-       * or written between that answer and the checks on it).
-       */
-      async readTask() {
-        const issue3 = this.issueAfterClaim ?? await this.deps.github.readIssueAndLabels(this.inputs.issue, this.stateLabels());
-        this.issueAfterClaim = null;
-        return issue3;
-      }
-      /** Why the job must not work on this issue: closed, or its text is not the text the controller approved. */
-      refuseTask(issue3) {
-        if (issue3.state === "closed") return `issue #${issue3.number} is closed`;
-        return taskTextRefusal(issue3, this.inputs.taskDigest);
-      }
-      /** Checks out the task branch (created, or resumed with the default branch merged in); returns the conflicts. */
-      async prepareBranch() {
-        const { git } = this.deps;
-        const removed = await git.prepare();
-        if (removed.length)
-          this.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
-        this.setup = await git.setupBranch(this.branch, this.inputs.defaultBranch);
-        await git.addExcludes(SCRATCH_EXCLUDES);
-        this.log.info(
-          this.setup.resumed ? `resumed ${this.branch} at ${this.setup.head.slice(0, 12)}` : `created ${this.branch} from ${this.inputs.defaultBranch} at ${this.setup.head.slice(0, 12)}`
-        );
-        if (!this.setup.resumed) return [];
-        const merge3 = await git.mergeDefault(
-          this.inputs.defaultBranch,
-          `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`
-        );
-        this.setup = { ...this.setup, base: merge3.base };
-        if (merge3.merged) this.log.info(`merged ${this.inputs.defaultBranch} into ${this.branch}`);
-        if (merge3.conflicts.length)
-          this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${merge3.conflicts.join(", ")}`);
-        return merge3.conflicts;
-      }
-      /** Notes set aside when the PR opened come back for the next round (after the setup, which may reset the tree). */
-      async prepareNotes(title) {
-        if (this.setup?.resumed && await this.deps.git.restoreDeletedFile(PROGRESS_NOTES_PATH))
-          this.log.info("restored the progress notes from the branch history");
-        await ensureProgressNotes(this.tree, this.inputs.issue, title);
-      }
-      /** Review comments and checks on the task's PR, with the merge conflicts first when there are any. */
-      async readFeedback(conflicts) {
-        const feedback = await gatherFeedback({
-          github: this.deps.github,
-          issue: this.inputs.issue,
-          branch: this.branch,
-          comments: this.commentsAtStart,
-          log: this.log,
-          warn: (message) => this.warn(message)
-        });
-        if (feedback.pull) this.result.prNumber = feedback.pull.number;
-        if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(this.inputs.defaultBranch, conflicts));
-        return feedback;
-      }
-      // ---------------------------------------------------------------------------------------------------------
-      // The steps of an iteration
-      /** Iteration boundary: wall clock, budget, session status. A finished run when one of them ends the job. */
-      async stopAtBoundary() {
-        const elapsed = this.now() - this.startedAt;
-        if (elapsed >= this.config.timeoutMinutes * 6e4) {
-          return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
-        }
-        const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
-        if (budget) return this.finish("budget_exceeded", budget);
-        const pause = await this.sessionStop();
-        if (pause) {
-          await this.checkpoint("pause");
-          return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
-        }
-        return null;
-      }
-      /**
-       * Runs the agent once on the prompt, then undoes what it may have done to the worker's repository and counts
-       * what it spent. Returns its run and HEAD as it was before.
-       */
-      async runAgent(issue3, iteration, agent, feedback, qualityFailures, mode = "work") {
-        const { git } = this.deps;
-        const prompt = await this.prompt(issue3, iteration, feedback, qualityFailures, mode);
-        const headBefore = this.knownHead ?? await git.headSha();
-        this.log.group(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
-        const run3 = await this.deps.agent({
-          agent,
-          prompt,
-          issue: this.inputs.issue,
-          iteration,
-          timeoutMs: this.config.iterationTimeoutMinutes * 6e4,
-          cap: this.runCap(),
-          directory: this.workspace?.directory ?? null,
-          ...this.deps.signal ? { signal: this.deps.signal } : {}
-        });
-        for (const refused of run3.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
-        if (run3.directoryRefused) this.warn(run3.directoryRefused);
-        if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
-        for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-        this.addUsage(priceRun(run3, agent, this.config.prices));
-        this.commands.push(...run3.output.commands);
-        this.lastFinalMessage = run3.output.finalMessage;
-        this.checkCancelled();
-        return { run: run3, headBefore };
-      }
-      /**
-       * When the agent's output says it hit an error (auth, quota, a limit): the finished run, or "retry" after
-       * waiting or switching to the next agent. Null: no such error, the iteration counts.
-       */
-      async handleAgentError(run3, signal, agent, loop) {
-        const errorKind = this.classify(run3, signal);
-        if (!errorKind) return this.handleUnrecognisedLimit(run3, signal, agent, loop);
-        const limited = errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
-        await this.checkpoint(`agent ${errorKind.kind}`);
-        if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
-        if (errorKind.kind === "quota") return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
-        if (!limited) return null;
-        const decision = decideRateLimit({
-          attempt: loop.rateAttempt,
-          retries: this.config.rateLimit.retries,
-          agentIndex: this.agentIndex,
-          agentCount: this.agents.length,
-          baseMs: this.config.rateLimit.baseMs,
-          factor: this.config.rateLimit.factor,
-          maxWaitMs: this.config.rateLimit.maxWaitMs,
-          resetAt: errorKind.resetAt ?? null,
-          now: this.now()
-        });
-        if (decision.action === "wait") {
-          this.log.info(
-            `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision.ms / 1e3)} s (${decision.reason})`
-          );
-          loop.rateAttempt++;
-          await this.deps.sleep(decision.ms, this.deps.signal);
-          return "retry";
-        }
-        if (decision.action === "switch_agent") {
-          const next = this.agents[decision.next];
-          this.warn(
-            `${agent.preset} is ${LIMIT_WORDS2[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`
-          );
-          if (this.agentIndex === 0) {
-            this.primaryLimitedUntil = primaryLimitLiftsAt(
-              errorKind.resetAt,
-              this.now(),
-              this.config.rateLimit.maxWaitMs
-            );
-          }
-          this.agentIndex = decision.next;
-          loop.rateAttempt = 0;
-          return "retry";
-        }
-        this.result.resumeAt = decision.resumeAt;
-        return this.finish(
-          errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
-          `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`
-        );
-      }
-      /**
-       * A failed run whose end looks like a limit the classifier does not know (src/core/agent/limit-hint.ts): "retry" after
-       * a backoff while waits are left; null when the run counts as it is (a failure, or a real iteration).
-       */
-      async handleUnrecognisedLimit(run3, signal, agent, loop) {
-        const failed2 = run3.output.isError && !run3.output.turnLimit && !run3.timedOut && signal.kind === "none";
-        if (!failed2) return null;
-        const hint = unrecognisedLimitHint(run3.rawOutput);
-        if (hint === null) return null;
-        const { retries, baseMs, factor, maxWaitMs } = this.config.rateLimit;
-        const wait = limitWait({
-          attempt: loop.rateAttempt,
-          retries,
-          baseMs,
-          factor,
-          maxWaitMs,
-          now: this.now()
-        });
-        if (!wait) {
-          this.warn(
-            `${agent.preset} failed with what looks like a limit (${hint}); no wait left of ${retries}: counted as a failure`
-          );
-          return null;
-        }
-        this.warn(
-          `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(wait.ms / 1e3)} s (${wait.reason})`
-        );
-        await this.checkpoint("agent limit (unrecognised)");
-        loop.rateAttempt++;
-        await this.deps.sleep(wait.ms, this.deps.signal);
-        return "retry";
-      }
-      /** How the agent's process ended (src/core/agent/agent-exit.ts): the finished run when that fails the job. */
-      async checkAgentExit(run3, signal, iteration, agent) {
-        const exit4 = decideAgentExit({
-          exitCode: run3.output.isError && !run3.output.turnLimit ? run3.exitCode ?? 1 : 0,
-          processSignal: run3.timedOut ? null : run3.signal,
-          signal: toIterationSignal(signal),
-          iterationTimedOut: run3.timedOut,
-          cancelled: this.deps.signal?.aborted ?? false
-        });
-        if (exit4.action === "release") throw new CancelledError();
-        if (exit4.action === "fail") {
-          await this.appendNote(iteration, agent.preset, signal, exit4.reason);
-          await this.checkpoint("agent failed");
-          const detail = run3.output.errorText.split("\n").find((l) => l.trim());
-          return this.finish("failed", detail ? `${exit4.reason}: ${detail.slice(0, 300)}` : exit4.reason);
-        }
-        if (run3.timedOut) {
-          this.warn(
-            `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`
-          );
-        }
-        return null;
-      }
-      /**
-       * The agent's work as its side handed it back was refused (a nested repository, a `.git` path, a link out of
-       * the tree, an oversized file: src/core/gates/handback-rules.ts): nothing of it is committed or pushed, what
-       * was committed before is, and the job ends naming each entry.
-       */
-      async refuseHandback() {
-        const { refused } = await this.deps.git.workState();
-        if (refused.length === 0) return null;
-        await this.checkpoint("work refused");
-        const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
-        return this.finish(
-          "failed",
-          `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`
-        );
-      }
-      /** Whether the agent made new work this iteration (a commit of its own or changed files). */
-      async readNewWork(headBefore) {
-        const state = await this.deps.git.workState();
-        this.knownHead = state.head;
-        return state.head !== headBefore || state.changed;
-      }
-      /**
-       * On a completion claim: commits the work, then runs the quality commands. The work is committed before the
-       * gate runs (the commands' leftovers are reset away, the work is not); it is pushed with the gate's note when
-       * the iteration ends.
-       */
-      async runGate(iteration, signal) {
-        if (signal.kind !== "complete") return { outcome: "not_run", text: "" };
-        await this.commitWork(iteration, signal);
-        this.quality = await this.runQuality();
-        const outcome = this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
-        const text4 = this.quality.length ? this.quality.map((q) => `${q.passed ? q.flaky ? "pass (flaky)" : "pass" : "FAIL"} ${q.command}`).join(", ") : "no quality commands";
-        return { outcome, text: text4 };
-      }
-      /** The completion matrix (src/core/agent/iteration.ts) on this iteration; its warnings are logged. */
-      decide(iteration, signal, quality, loop) {
-        const decision = decideAfterIteration({
-          signal: toIterationSignal(signal),
-          quality,
-          iteration,
-          maxIterations: this.config.maxIterations,
-          startedAt: this.startedAt,
-          now: this.now(),
-          timeoutMs: this.config.timeoutMinutes * 6e4,
-          iterationsWithoutCommit: loop.iterationsWithoutCommit,
-          stuckThreshold: this.config.stuckThreshold,
-          stuckStopThreshold: this.config.stuckStopThreshold,
-          ignoredCompletions: loop.ignoredCompletions,
-          maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles,
-          completion: this.config.completion
-        });
-        loop.ignoredCompletions = decision.ignoredCompletions;
-        for (const warning2 of decision.warnings) this.warn(warning2);
-        return decision;
-      }
-      /** Writes the iteration's progress note, commits, and pushes unless a PR is about to be opened. */
-      async recordAndPush(iteration, agent, signal, decision, qualityText) {
-        if (signal.kind !== "complete") {
-          await this.appendNote(iteration, agent.preset, signal, decision.reason);
-        } else if (qualityText) {
-          await this.appendNote(iteration, agent.preset, signal, `${qualityText} \u2192 ${decision.reason}`);
-        }
-        await this.commitWork(iteration, signal);
-        if (decision.outcome !== "open_pr") await this.pushBranch();
-        this.checkCancelled();
-      }
-      /** The finished run for every outcome but `continue`. */
-      async endFor(decision, signal, title) {
-        switch (decision.outcome) {
-          case "open_pr":
-            return this.complete(title);
-          case "blocked":
-          case "needs_human":
-            return this.endWithSignal(decision.outcome, signal, decision.reason);
-          case "timeout":
-            return this.finish("timeout", decision.reason);
-          case "stuck":
-            return this.finish("stuck", decision.reason);
-          case "contradiction":
-            return this.escalateGate(decision.reason);
-          case "continue":
-            return null;
-        }
-      }
-      // ---------------------------------------------------------------------------------------------------------
-      // Pieces of an iteration
-      classify(run3, signal) {
-        if (run3.timedOut || run3.output.turnLimit) return null;
-        if (!run3.output.isError && signal.kind !== "none") return null;
-        const found = classifyAgentOutput(run3.rawOutput, new Date(this.now()));
-        return found.kind === "none" ? null : withDefaultReset(found, new Date(this.now()), this.config.rateLimit.usageLimitWaitMs);
-      }
-      async prompt(issue3, iteration, feedback, qualityFailures, mode = "work") {
-        const budgetNote = taskBudgetNote(this.config.budgets.task, this.result);
-        const workspace = this.workspace;
-        return buildPrompt({
-          repo: this.inputs.repo,
-          issue: { number: issue3.number, title: issue3.title, body: issue3.body },
-          branch: this.branch,
-          iteration,
-          maxIterations: this.config.maxIterations,
-          humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
-          instructions: feedback.instructions.map((i) => ({ author: i.author, kind: i.kind, body: i.body })),
-          reviewComments: feedback.reviews.map((r) => ({
-            author: r.author ?? "unknown",
-            body: r.line && r.path ? `(line ${r.line}) ${r.body}` : r.body,
-            ...r.path ? { path: r.path } : {}
-          })),
-          failingChecks: feedback.checks.map((c) => ({
-            name: c.name,
-            summary: [`conclusion: ${c.conclusion}`, c.title, c.summary, c.text].filter(Boolean).join("\n")
-          })),
-          qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
-          progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
-          ...budgetNote ? { budgetNote } : {},
-          ...workspace ? {
-            workspaceNote: `This task belongs to the ${workspace.name} workspace${workspace.directory ? `, ${workspace.directory}: you start there` : ""}. A change runs the quality commands of each workspace whose files it touches, and the repository's own only when it touches shared files: keep the change inside the workspace unless the task needs more.`
-          } : {},
-          completion: this.config.completion,
-          mode,
-          ...this.approvedPlan ? { approvedPlan: this.approvedPlan } : {},
-          ...this.answeredPlan ? { answeredPlan: this.answeredPlan } : {}
-        });
-      }
-      // ---------------------------------------------------------------------------------------------------------
-      // The plan gate (src/core/reconcile/commands/plan-approval.ts)
-      /**
-       * A planning run: the agent runs once on the planning prompt; nothing it changed is committed or pushed (the
-       * job never pushes, and the next job starts from a fresh clone); its final message's plan is posted on the
-       * issue, which moves to needs-human until a writer approves the plan or answers with changes.
-       */
-      async proposePlan(issue3, feedback, why2) {
-        if (why2) this.warn(why2);
-        this.planning = true;
-        this.answeredPlan = await this.readLastPlan();
-        const loop = freshLoop();
-        for (; ; ) {
-          this.checkCancelled();
-          const stopped2 = await this.stopAtBoundary();
-          if (stopped2) return stopped2;
-          const agent = this.agents[this.agentIndex];
-          const { run: run3, headBefore } = await this.runAgent(issue3, 1, agent, feedback, [], "plan");
-          if (run3.spawnError) return this.finish("failed", spawnFailureText(agent, run3.spawnError));
-          const signal = parseSignal(run3.output.finalMessage);
-          if (run3.budgetStop)
-            return this.finish("budget_exceeded", `${run3.budgetStop}; the planning run was stopped`);
-          const limited = await this.handleAgentError(run3, signal, agent, loop);
-          if (limited === "retry") continue;
-          if (limited) return limited;
-          this.result.iterations += 1;
-          if (run3.timedOut || run3.exitCode !== 0)
-            return this.finish(
-              "failed",
-              `the planning run ${run3.timedOut ? "timed out" : `failed (exit code ${run3.exitCode ?? `signal ${run3.signal ?? "?"}`})`}: no plan is posted`
-            );
-          const state = await this.deps.git.workState();
-          if (state.head !== headBefore || state.changed)
-            this.warn("the planning run changed files: nothing of it is committed or pushed");
-          const plan = planOfFinalMessage(run3.output.finalMessage);
-          if (!plan) return this.finish("failed", "the planning run gave no plan (its final message was empty)");
-          this.result.plan = { digest: planDigest(plan) };
-          await this.handToPerson(
-            planComment(this.inputs.issue, plan),
-            this.config.labels.needsHuman,
-            "post the plan",
-            () => this.updateProgress()
-          );
-          return this.finish(
-            "needs_human",
-            `plan proposed: waiting for a writer's \`/autopilot approve #${this.inputs.issue}\` (or a comment with changes)`
-          );
-        }
-      }
-      /**
-       * The last plan proposed for the task, for a new planning run to revise: from Autopilot's own newest plan
-       * comment (by account id) whose text still has the digest it names; null when there is none.
-       */
-      async readLastPlan() {
-        const own4 = await ownComments(this.deps.github, this.commentsAtStart, this.log);
-        for (const comment of [...own4].reverse()) {
-          const plan = planInComment(comment.body);
-          if (plan !== null) return plan;
-        }
-        return null;
-      }
-      /** The approved plan with this digest, from Autopilot's own plan comment on the issue; null when it has none. */
-      async readApprovedPlan(digest) {
-        const own4 = await ownComments(this.deps.github, this.commentsAtStart, this.log);
-        for (const comment of [...own4].reverse()) {
-          const plan = planFromComment(comment.body, digest);
-          if (plan !== null) return plan;
-        }
-        return null;
-      }
-      /**
-       * The project's setup (`setup:` in .github/autopilot.yml), once, before the first iteration. It runs the
-       * repository's code (install and lifecycle scripts), so it runs the way the quality commands do: inside the
-       * worker's sandbox, as the agent's user, without the token. A failure ends the job with the command named:
-       * the agent did not write the setup, and its output is not the agent's to act on. Returns the failure, or null.
-       */
-      async projectSetup(conflicted) {
-        const commands = this.config.setup;
-        if (commands.length === 0) return null;
-        if (conflicted) {
-          this.warn("`setup` skipped: the merge of the default branch left conflicts for the agent to resolve");
-          return null;
-        }
-        const limitMs = this.config.setupTimeoutMinutes * 6e4;
-        const limit = `setupTimeoutMinutes (${this.config.setupTimeoutMinutes} min)`;
-        const started = this.now();
-        for (const command of commands) {
-          this.checkCancelled();
-          const left = limitMs - (this.now() - started);
-          if (left <= 0) return `project setup ran out of time: ${limit} passed before \`${command}\``;
-          this.log.info(`setup: ${command}`);
-          const [result] = await this.deps.quality.run([command], left);
-          if (result?.output.trim()) this.log.info(result.output);
-          if (!result?.passed) {
-            const why2 = !result ? "did not run" : result.timedOut ? `was stopped when ${limit} ran out` : `failed (exit code ${result.exitCode ?? "none"})`;
-            return `project setup failed: \`${command}\` ${why2}; its output is in the worker's log. Fix the command in \`setup\` of .github/autopilot.yml, or the project`;
-          }
-          this.log.info(`setup passed: ${command} (${Math.round(result.durationMs / 1e3)} s)`);
-        }
-        await this.deps.git.resetWorkTree();
-        return null;
-      }
-      async runQuality() {
-        const configured = this.config.qualityCommands;
-        let commands;
-        if (configured === "auto") {
-          commands = await this.deps.quality.detect(this.tree);
-          this.qualitySource = commands.length ? "detected" : "none";
-        } else {
-          commands = configured;
-          this.qualitySource = "configured";
-        }
-        const { reruns, coverage } = this.config.quality;
-        if (commands.length === 0 && this.config.workspaces.length === 0) {
-          if (coverage.threshold === 0) return [];
-          return [
-            {
-              command: "quality.coverage",
-              passed: false,
-              exitCode: null,
-              timedOut: false,
-              durationMs: 0,
-              output: `quality.coverage.threshold is ${coverage.threshold}% but no quality command ran to write a coverage report: set qualityCommands (or add the project's test script) so the tests run with coverage.`
-            }
-          ];
-        }
-        const results = await this.runScopes(commands, reruns, coverage.threshold > 0 ? coverage : null);
-        await this.deps.git.resetWorkTree();
-        for (const result of results) {
-          this.log.info(
-            `${result.passed ? "pass" : "FAIL"}: ${result.command} (${Math.round(result.durationMs / 1e3)} s)`
-          );
-          if (result.flaky)
-            this.warn(`flaky: \`${result.command}\` failed before it passed on run ${result.runs ?? 2}`);
-        }
-        return results;
-      }
-      /**
-       * The quality commands a change runs: with `workspaces`, those of each workspace it touches (in its
-       * directory) and the top-level ones only for shared files (src/core/gates/workspace-scope.ts); without, the
-       * top-level ones. Every scope shares the step's time. The coverage gate reads the root's report, so it goes
-       * with the top-level commands.
-       */
-      async runScopes(rootCommands, reruns, coverage) {
-        const { workspaces } = this.config;
-        const scopes = workspaces.length > 0 ? qualityScopes(await this.deps.git.changedPaths(this.setup.base), workspaces, rootCommands) : [{ workspace: null, directory: null, commands: rootCommands }];
-        const deadline = this.now() + this.config.iterationTimeoutMinutes * 6e4;
-        const results = [];
-        for (const scope of scopes) {
-          if (scope.commands.length === 0) continue;
-          const where = scope.workspace === null ? "" : ` (workspace ${scope.workspace})`;
-          this.log.info(`quality commands${where}: ${scope.commands.join(" && ")}`);
-          const ran = await this.deps.quality.run(
-            scope.commands,
-            Math.max(1e3, deadline - this.now()),
-            { reruns, coverage: scope.workspace === null ? coverage : null },
-            scope.directory
-          );
-          results.push(
-            ...ran.map((r) => scope.directory ? { ...r, command: `cd ${scope.directory} && ${r.command}` } : r)
-          );
-        }
-        if (workspaces.length > 0 && !scopes.some((s) => s.workspace === null) && coverage)
-          this.log.info(
-            "quality.coverage: this change touches workspaces only; the root's coverage report is not read"
-          );
-        return results;
-      }
-      async commitWork(iteration, signal) {
-        const subject = `autopilot: iteration ${iteration} for #${this.inputs.issue}`;
-        const message = `${subject}
-
-Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
-`;
-        return this.committed(await this.deps.git.commitAll(message));
-      }
-      /** A commit the worker made is the new HEAD; no commit leaves HEAD where it was. */
-      committed(sha) {
-        if (sha !== null) this.knownHead = sha;
-        return sha;
-      }
-      async pushBranch() {
-        const { git } = this.deps;
-        if (this.config.dryRun) {
-          this.log.info("dry run: not pushing");
-          return;
-        }
-        const head = this.knownHead ?? void 0;
-        const push2 = { branch: this.branch, base: this.setup?.base, head };
-        this.result.humanGate = await guardPush(this.deps.pushGuard, push2, this.result.humanGate);
-        const [pushed, commits] = await Promise.all([
-          git.push(this.branch, head),
-          this.setup ? git.countCommits(this.setup.base, head) : null
-        ]);
-        this.result.headSha = pushed;
-        if (commits !== null) this.result.commits = commits;
-      }
-      /** Commit + push whatever the work tree holds (pause, limits, failures). */
-      async checkpoint(why2) {
-        if (!this.setup || this.planning) return;
-        const { git } = this.deps;
-        await git.restoreConfig();
-        await git.recoverBranch(this.branch);
-        this.knownHead = null;
-        const sha = await git.commitAll(`autopilot: checkpoint for #${this.inputs.issue} (${why2})
-`);
-        if (this.config.dryRun) return;
-        const head = sha ?? await git.headSha();
-        this.knownHead = head;
-        if (sha || head !== this.setup.head) {
-          const push2 = { branch: this.branch, base: this.setup.base, head };
-          this.result.humanGate = await guardPush(this.deps.pushGuard, push2, this.result.humanGate);
-          await git.push(this.branch, head);
-          this.result.headSha = head;
-          this.result.commits = await git.countCommits(this.setup.base);
-        }
-      }
-      async sessionStop() {
-        if (this.inputs.trackingIssue === null) return null;
-        try {
-          const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
-          this.sessionLeft = sessionShareLeft(body, this.spend(), this.config.maxParallel);
-          const { stop, status: status2 } = sessionWantsStop(body, this.spend());
-          return stop ? status2 : null;
-        } catch (error63) {
-          this.warn(`could not read the session status: ${errorMessage2(error63)}`);
-          return null;
-        }
-      }
-      /**
-       * What the next run may use: what is left of the task's budget and of this worker's share of the session's
-       * (read at the iteration boundary); null when neither sets a limit.
-       */
-      runCap() {
-        const used = this.spend();
-        const task = this.config.budgets.task;
-        const smaller = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
-        const tokens = smaller(
-          task.tokens === null ? null : Math.max(0, task.tokens - used.tokens),
-          this.sessionLeft?.tokens ?? null
-        );
-        const usd = smaller(
-          task.usd === null ? null : Math.max(0, task.usd - used.usd),
-          this.sessionLeft?.usd ?? null
-        );
-        return tokens === null && usd === null ? null : { tokens, usd, prices: this.config.prices };
-      }
-      spend() {
-        const { tokens, costUsd } = this.result;
-        return { issue: this.inputs.issue, tokens: tokens.input + tokens.output, usd: costUsd };
-      }
-      addUsage(run3) {
-        this.jobUsage.input += run3.output.usage.input;
-        this.jobUsage.output += run3.output.usage.output;
-        this.jobUsage.costUsd += run3.output.costUsd;
-        this.syncUsage();
-      }
-      syncUsage() {
-        this.result.tokens = {
-          input: this.carried.input + this.jobUsage.input,
-          output: this.carried.output + this.jobUsage.output
-        };
-        this.result.costUsd = Math.round((this.carried.costUsd + this.jobUsage.costUsd) * 1e6) / 1e6;
-      }
-      async appendNote(iteration, preset, signal, outcome) {
-        const note = {
-          attempt: this.inputs.attempt,
-          iteration,
-          at: this.now(),
-          preset,
-          signal: describeSignal(signal),
-          outcome
-        };
-        await appendProgressNote(this.tree, note, (message) => this.warn(message));
-      }
-      // ---------------------------------------------------------------------------------------------------------
-      // Endings
-      async complete(title) {
-        const { git, github } = this.deps;
-        const base = this.setup.base;
-        const matched = matchHumanGate(
-          { diff: await git.diffFrom(base), paths: await git.changedPaths(base), commands: this.commands },
-          {
-            enabled: this.config.humanGate.enabled,
-            patterns: this.config.humanGate.patterns,
-            paths: this.config.humanGate.paths
-          }
-        );
-        const treeHits = this.config.humanGate.enabled ? await git.gateHits(base) : [];
-        const hits = [...matched.hits, ...treeHits];
-        const gate = { fired: hits.length > 0, hits };
-        this.result.humanGate = { fired: gate.fired, rules: gate.hits };
-        if (gate.fired) this.log.info(`human gate fired: ${gate.hits.map((r) => r.rule).join(", ")}`);
-        const labels = this.config.labels;
-        this.committed(
-          await git.removeFile(
-            PROGRESS_NOTES_PATH,
-            `autopilot: set the progress notes aside for review (#${this.inputs.issue})
-`
-          )
-        );
-        await this.pushBranch();
-        if (this.config.dryRun) {
-          this.log.info("dry run: no pull request is opened");
-          return this.finish("complete", "complete; quality commands pass (dry run: no pull request)");
-        }
-        const agent = this.agents[this.agentIndex];
-        const candidate = this.inputs.candidate;
-        const body = renderPullBody({
-          issue: this.inputs.issue,
-          result: { ...this.result, status: "finished", result: "complete" },
-          quality: this.quality,
-          qualitySource: this.qualitySource,
-          agent: agentLabel(agent),
-          summary: this.lastFinalMessage
-        });
-        const prTitle = `${candidate ? `[candidate ${candidate} of ${this.config.bestOf.candidates.length}] ` : ""}${title.trim()} (#${this.inputs.issue})`;
-        let pull = await github.findOpenPull(this.branch);
-        if (pull) {
-          await github.updatePull(pull.number, { title: prTitle, body });
-        } else {
-          pull = await github.createPull({
-            title: prTitle,
-            body,
-            head: this.branch,
-            base: this.inputs.defaultBranch
-          });
-        }
-        this.result.prNumber = pull.number;
-        if (candidate)
-          return this.finish("complete", `candidate ${candidate}: pull request #${pull.number} opened`);
-        await github.labelForReview(pull.number, this.inputs.issue, labels.review, labels.inProgress);
-        return this.finish(
-          "complete",
-          `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`
-        );
-      }
-      async endWithSignal(kind, signal, reason) {
-        const text4 = signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
-        const label2 = kind === "blocked" ? this.config.labels.blocked : this.config.labels.needsHuman;
-        await this.handToPerson(
-          kind === "blocked" ? null : renderQuestionComment(text4, label2),
-          label2,
-          kind === "blocked" ? "label the task blocked" : "post the question"
-        );
-        return this.finish(kind, reason);
-      }
-      /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
-      async handToPerson(body, label2, what, beforeLabel) {
-        if (this.config.dryRun || this.inputs.candidate) return;
-        try {
-          if (body !== null) await this.deps.github.createComment(this.inputs.issue, body);
-          await beforeLabel?.();
-          await this.deps.github.moveLabel(this.inputs.issue, label2, this.config.labels.inProgress);
-        } catch (error63) {
-          this.warn(`could not ${what}: ${errorMessage2(error63)}`);
-        }
-      }
-      /**
-       * The test gate kept failing (the contradiction guard of iteration.ts): the task goes to a person with the
-       * failing output (gate-escalation.ts) instead of ending as a failure — document 003's escalation to the human
-       * gate. Ends as `needs_human`: the controller treats it like the agent's own question.
-       */
-      async escalateGate(reason) {
-        const label2 = this.config.labels.needsHuman;
-        const failures = this.quality.filter((q) => !q.passed);
-        await this.handToPerson(
-          renderGateEscalationComment(failures, reason, label2),
-          label2,
-          "hand the failing gate to a person"
-        );
-        const names = failures.map((q) => q.command).join(", ") || "the quality gate";
-        return this.finish("needs_human", `test gate keeps failing (${names}): ${reason}`);
-      }
-      /** The hosts the agent's proxy refused so far, into the result (the progress comment and the job's outputs). */
-      noteRefusedHosts() {
-        const refused = this.deps.network?.refused() ?? [];
-        if (refused.length) this.result.refusedHosts = refused.slice(0, 20);
-      }
-      progressBody() {
-        this.noteRefusedHosts();
-        const agent = this.agents[this.agentIndex];
-        return renderProgressComment({
-          result: this.result,
-          elapsedMs: this.now() - this.startedAt,
-          runUrl: this.inputs.runUrl ?? null,
-          agent: agent ? agentLabel(agent) : "none",
-          warnings: this.warnings
-        });
-      }
-      async updateProgress() {
-        this.result.updatedAt = new Date(this.now()).toISOString();
-        if (this.progressCommentId === null || this.config.dryRun) return;
-        try {
-          await this.deps.github.updateComment(this.progressCommentId, this.progressBody());
-        } catch (error63) {
-          this.warn(`could not update the progress comment: ${errorMessage2(error63)}`);
-        }
-      }
-      finishWithoutWriting(outcome, reason) {
-        this.result.status = "finished";
-        this.result.result = outcome;
-        this.result.reason = reason;
-        this.result.updatedAt = new Date(this.now()).toISOString();
-        return this.snapshot();
-      }
-      async finish(outcome, reason) {
-        this.result.status = "finished";
-        this.result.result = outcome;
-        this.result.reason = reason;
-        if (this.setup) {
-          try {
-            this.result.headSha = await this.deps.git.headSha();
-            this.result.commits = await this.deps.git.countCommits(this.setup.base);
-          } catch {
-          }
-        }
-        this.log.endGroup();
-        this.log.info(`result: ${outcome} \u2014 ${reason}`);
-        await this.updateProgress();
-        return this.snapshot();
-      }
-      snapshot() {
-        this.noteRefusedHosts();
-        return {
-          result: structuredClone(this.result),
-          quality: this.quality,
-          warnings: this.warnings,
-          elapsedMs: this.now() - this.startedAt,
-          progressCommentId: this.progressCommentId,
-          requests: this.deps.github.requestCount
-        };
-      }
-    };
+    init_agent_failure_text();
+    init_agent_turn();
+    init_claim();
+    init_commit();
+    init_ending();
+    init_iteration_signal();
+    init_iteration_boundary();
+    init_job_context();
+    init_outcome();
+    init_plan();
+    init_prepare();
+    init_quality_gate();
+    init_report();
+    init_task_budget();
   }
 });
 
@@ -92364,7 +92397,7 @@ var init_worker_config = __esm({
 // src/worker/run-job.ts
 var run_job_exports = {};
 __export(run_job_exports, {
-  runJob: () => runJob
+  runJob: () => runJob2
 });
 import { mkdtemp as mkdtemp3, readFile as readFile4 } from "node:fs/promises";
 import os8 from "node:os";
@@ -92400,7 +92433,7 @@ function abortableSleep(ms, signal) {
     () => void 0
   );
 }
-async function runJob(start) {
+async function runJob2(start) {
   const coreLog = createJobLog();
   try {
     return await runWith(start, coreLog);
@@ -92597,7 +92630,7 @@ var init_run_job = __esm({
     init_job_log();
     init_job();
     init_worker_config();
-    init_report();
+    init_progress_comment();
     FAILING_OUTCOMES = /* @__PURE__ */ new Set(["failed", "auth", "quota"]);
   }
 });
@@ -92628,8 +92661,8 @@ async function run2(options = {}) {
       if (value) setSecret(value);
     }
     info(`Autopilot worker: issue #${inputs.issue}, attempt ${inputs.attempt}`);
-    const { runJob: runJob2 } = await Promise.resolve().then(() => (init_run_job(), run_job_exports));
-    return await runJob2({
+    const { runJob: runJob3 } = await Promise.resolve().then(() => (init_run_job(), run_job_exports));
+    return await runJob3({
       inputs,
       env,
       ...options.fetch ? { fetch: options.fetch } : {},

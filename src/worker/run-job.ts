@@ -25,7 +25,7 @@ import { createPushGuard, gitPushDiff } from "./checkout/push-guard.js";
 import { applyWorkerOverrides, jobDirections } from "./settings/config-input.js";
 import { InputError, type WorkerInput } from "./settings/inputs.js";
 import { createJobLog, type JobLog } from "./job-log.js";
-import { refuseToStart, runWorker } from "./job.js";
+import { refuseToStart, runWorker } from "./job/job.js";
 import { chooseWorkerConfig } from "./settings/worker-config.js";
 import type { WorkerRun } from "./worker-deps.js";
 import { summaryRows } from "./job/progress-comment.js";

@@ -1,5 +1,5 @@
 /**
- * What the worker's loop (src/worker/job.ts) is given and gives back: its inputs, the git, agent, quality,
+ * What the worker's loop (src/worker/job/) is given and gives back: its inputs, the git, agent, quality,
  * GitHub, clock and log dependencies (all passed in, so the loop runs against fakes in tests), and its run.
  */
 import type { WorkerResult } from "../core/tasks/worker-result.js";

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { observeWorkerGit, type WorkerGitCall } from "../../src/worker/checkout/private-git.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { runProcess } from "../../src/worker/processes/process.js";
 import { config, FakeGitHub } from "../worker/fakes.js";
 import { git, realDeps, remoteAndClone } from "../worker/fixtures/real.js";

@@ -14,7 +14,7 @@ import { UNISOLATED_AGENT_ACCESS } from "../../src/core/tasks/worker-result.js";
 import { applyWorkerOverrides } from "../../src/worker/settings/config-input.js";
 import { Git, resolveGit } from "../../src/worker/checkout/private-git.js";
 import { safeLogText } from "../../src/worker/log-text.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { runProcess } from "../../src/worker/processes/process.js";
 import { readTreeFile, UnsafeTreePathError, writeTreeFile } from "../../src/worker/checkout/tree-files.js";
 import { config, FakeGitHub, harness } from "../worker/fakes.js";

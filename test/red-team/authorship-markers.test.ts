@@ -7,7 +7,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { LOG_TEXT_MAX, logSafe } from "../../src/core/tasks/authorship.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/tasks/worker-result.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import {
   API,
   type CommentSpec,

@@ -10,7 +10,7 @@ import { type Decision, decide } from "../../src/core/reconcile/decide.js";
 import type { IssueNode, WorldSnapshot } from "../../src/core/world.js";
 import { judgeTaskText, taskDigest, textChangedComment } from "../../src/core/tasks/task-text.js";
 import { sha256Hex } from "../../src/core/text/sha256.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { parseInputs } from "../../src/worker/settings/inputs.js";
 import { applyEffects, input, issue, minutes, only, pull, run, T0, world } from "../core/world.js";
 import { config as workerConfig, harness } from "../worker/fakes.js";

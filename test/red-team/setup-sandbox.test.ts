@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
+import type { WorkerInputs } from "../../src/worker/worker-deps.js";
 import { config, FakeGitHub } from "../worker/fakes.js";
 import { realDeps, remoteAndClone } from "../worker/fixtures/real.js";
 

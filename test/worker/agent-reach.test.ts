@@ -7,7 +7,8 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
+import type { WorkerInputs } from "../../src/worker/worker-deps.js";
 import { config, FakeGitHub } from "./fakes.js";
 import { realDeps, remoteAndClone } from "./fixtures/real.js";
 

@@ -1,11 +1,11 @@
 /**
- * The worker's side of best of N (src/worker/job.ts with the `config` input's `candidate`): a candidate works on
+ * The worker's side of best of N (src/worker/job/ with the `config` input's `candidate`): a candidate works on
  * its own branch with its one agent, opens its pull request there and leaves the task in progress for the
  * controller's choice; a candidate that stops or asks leaves the round without touching the task.
  */
 import { describe, expect, it } from "vitest";
 import { jobDirections } from "../../src/worker/settings/config-input.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness } from "./fakes.js";
 
 const candidates = [

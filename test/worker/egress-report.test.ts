@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { OPEN_NETWORK_ACCESS, parseWorkerResult } from "../../src/core/tasks/worker-result.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { summaryRows } from "../../src/worker/job/progress-comment.js";
 import { config, harness } from "./fakes.js";
 

@@ -15,7 +15,13 @@ import type {
 import type { AgentOutput } from "../../src/core/presets/preset-types.js";
 import type { AgentRunRequest, AgentRunResult } from "../../src/worker/job/agent-iteration.js";
 import type { BranchSetup } from "../../src/worker/checkout/private-git.js";
-import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/job.js";
+import type {
+  QualityRunner,
+  WorkerDeps,
+  WorkerGit,
+  WorkerInputs,
+  WorkerLog,
+} from "../../src/worker/worker-deps.js";
 import type { QualityGateOptions } from "../../src/worker/worker-deps.js";
 import type { QualityCommandResult } from "../../src/worker/processes/quality.js";
 

@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
+import type { WorkerInputs } from "../../src/worker/worker-deps.js";
 import { config, FakeGitHub } from "./fakes.js";
 import { cloneWorkspace, git, realDeps, remoteAndClone, writeCounterAgent } from "./fixtures/real.js";
 

@@ -3,7 +3,7 @@
  * outcome line comes after the last group has ended, so a reader of the log sees the result without unfolding.
  */
 import { describe, expect, it } from "vitest";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import type { WorkerLog } from "../../src/worker/worker-deps.js";
 import { config, harness } from "./fakes.js";
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyState, renderStateBlock } from "../../src/core/dashboard/index.js";
 import { renderSessionBudgetMarker } from "../../src/core/session/session-budget.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness } from "./fakes.js";
 
 const NOTHING = "Made some progress; more to do.";

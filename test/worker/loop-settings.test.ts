@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness, type ScriptedRun } from "./fakes.js";
 
 const COMPLETE = "All done.\n\n<promise>COMPLETE</promise>";

@@ -8,7 +8,7 @@ import {
   type WorkerResult,
 } from "../../src/core/tasks/worker-result.js";
 import { taskDigest } from "../../src/core/tasks/task-text.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness } from "./fakes.js";
 
 const COMPLETE = "All done.\n\n<promise>COMPLETE</promise>";

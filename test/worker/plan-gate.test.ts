@@ -1,5 +1,5 @@
 /**
- * The worker's side of the plan gate (src/worker/job.ts `proposePlan`, `readApprovedPlan`): a planning run keeps
+ * The worker's side of the plan gate (src/worker/job/plan.ts): a planning run keeps
  * and pushes nothing and posts the plan; an implementation gets the approved plan only from Autopilot's own
  * comment, as approved.
  */
@@ -10,7 +10,7 @@ import {
   planFromComment,
   planOfFinalMessage,
 } from "../../src/core/tasks/task-plan.js";
-import { runWorker } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness } from "./fakes.js";
 
 const PLAN = "1. Add greet() in src/greet.js.\n2. Test it with an empty name.";

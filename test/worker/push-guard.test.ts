@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { heldSecrets } from "../../src/worker/checkout/held-secrets.js";
 import type { TaskCheckout } from "../../src/worker/checkout/task-checkout.js";
 import { createPushGuard, gitPushDiff } from "../../src/worker/checkout/push-guard.js";
-import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
+import { runWorker } from "../../src/worker/job/job.js";
+import type { WorkerInputs } from "../../src/worker/worker-deps.js";
 import { config, FakeGitHub } from "./fakes.js";
 import { git, realDeps, remoteAndClone } from "./fixtures/real.js";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { instructionsMarker } from "../../src/core/contract.js";
 import { buildPrompt } from "../../src/core/agent/prompt.js";
-import { gatherFeedback } from "../../src/worker/job/task-feedback.js";
+import { gatherFeedback } from "../../src/worker/job/feedback.js";
 import { gatherInstructions } from "../../src/worker/job/task-instructions.js";
 import { FakeGitHub } from "./fakes.js";
 

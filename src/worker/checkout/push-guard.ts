@@ -1,5 +1,5 @@
 /**
- * The check before every push (src/worker/job.ts, pushBranch and checkpoint): no secret the worker holds is
+ * The check before every push (src/worker/job/commit.ts, pushBranch and checkpoint): no secret the worker holds is
  * ever pushed.
  * - The diff of everything the branch adds since it left the default branch (every file as text, the progress
  *   notes included: they carry the agent's words) is searched for the exact value of each held secret

@@ -27,52 +27,55 @@ export async function readProgress(
   return { comments, existing: mine[0] ?? null };
 }
 
-/**
- * Writes our progress comment (updating the existing one, or creating it). `written` learns its id as soon as
- * it exists (null again when we withdraw), so a job that fails later still reports there. Returns why another
- * run holds the attempt, or null when it is ours.
- *
- * A new comment is followed by one read of the issue's comments and of the issue itself
- * (`readIssueWithComments`, one GraphQL query, every comment): `issueRead` gets the issue as it is after our
- * write, which is when the job reads it anyway (not when GitHub did not answer the query: the job then reads
- * the issue itself), and `stateLabels` are the labels whose node ids the query learns for later transitions.
- */
-export async function writeProgressClaim(options: {
-  github: WorkerGitHub;
-  attempt: { issue: number; attempt: number; dispatchId: string };
-  existing: WorkerComment | null;
-  body: string;
-  written: (commentId: number | null) => void;
-  stateLabels?: string[];
-  issueRead?: (issue: WorkerIssue) => void;
-}): Promise<string | null> {
-  const { github, attempt, existing, body, written } = options;
+/** Writes our progress comment: the existing one updated, or a new one. Returns its id and whether it is new. */
+export async function writeProgressComment(
+  github: WorkerGitHub,
+  issue: number,
+  existing: WorkerComment | null,
+  body: string,
+): Promise<{ commentId: number; created: boolean }> {
   if (existing) {
     await github.updateComment(existing.id, body);
-    written(existing.id);
-    // Re-read: a concurrent run that wrote after us owns the attempt.
-    const reread = await github.getComment(existing.id);
-    const marker = reread ? parseWorkerResult(reread.body) : null;
-    if (marker && marker.dispatchId !== attempt.dispatchId && marker.attempt === attempt.attempt) {
-      written(null);
-      return `dispatch ${marker.dispatchId} claimed the attempt at the same time`;
-    }
-    return null;
+    return { commentId: existing.id, created: false };
   }
-  const created = await github.createComment(attempt.issue, body);
-  written(created.id);
+  const created = await github.createComment(issue, body);
+  return { commentId: created.id, created: true };
+}
+
+/**
+ * After our write (writeProgressComment): whether another run holds the attempt. `elsewhere` says why it does
+ * (our new comment is then deleted: the caller no longer has one), null when the attempt is ours.
+ *
+ * A new comment is followed by one read of the issue's comments and of the issue itself
+ * (`readIssueWithComments`, one GraphQL query, every comment): `issue` is the issue as it is after our write,
+ * which is when the job reads it anyway (null when GitHub did not answer that part: the job then reads the
+ * issue itself), and `stateLabels` are the labels whose node ids the query learns for later transitions.
+ */
+export async function claimRival(options: {
+  github: WorkerGitHub;
+  attempt: { issue: number; attempt: number; dispatchId: string };
+  written: { commentId: number; created: boolean };
+  stateLabels: string[];
+}): Promise<{ elsewhere: string | null; issue: WorkerIssue | null }> {
+  const { github, attempt, written } = options;
+  if (!written.created) {
+    // Re-read: a concurrent run that wrote after us owns the attempt.
+    const reread = await github.getComment(written.commentId);
+    const marker = reread ? parseWorkerResult(reread.body) : null;
+    if (marker && marker.dispatchId !== attempt.dispatchId && marker.attempt === attempt.attempt)
+      return { elsewhere: `dispatch ${marker.dispatchId} claimed the attempt at the same time`, issue: null };
+    return { elsewhere: null, issue: null };
+  }
   // Two first runs may both have found no comment: the older comment wins, the other run withdraws.
-  const read = await github.readIssueWithComments(attempt.issue, options.stateLabels ?? []);
+  const read = await github.readIssueWithComments(attempt.issue, options.stateLabels);
   const again = await ownComments(github, read.comments);
   const rivals = again.filter((c) => {
     const parsed = parseWorkerResult(c.body);
-    return parsed?.issue === attempt.issue && c.id !== created.id;
+    return parsed?.issue === attempt.issue && c.id !== written.commentId;
   });
-  if (rivals.some((c) => c.id < created.id)) {
-    await github.deleteComment(created.id);
-    written(null);
-    return "another run created the progress comment first";
+  if (rivals.some((c) => c.id < written.commentId)) {
+    await github.deleteComment(written.commentId);
+    return { elsewhere: "another run created the progress comment first", issue: null };
   }
-  if (read.issue) options.issueRead?.(read.issue);
-  return null;
+  return { elsewhere: null, issue: read.issue ?? null };
 }

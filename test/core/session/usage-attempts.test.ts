@@ -1,6 +1,6 @@
 /**
  * A task's usage across attempts adds up exactly. Each worker reports the task's totals (it starts from what the
- * previous attempt's result said, src/worker/job.ts), so the controller must count only what is new in each.
+ * previous attempt's result said, src/worker/job/claim.ts), so the controller must count only what is new in each.
  */
 import { describe, expect, it } from "vitest";
 import { decide } from "../../../src/core/reconcile/decide.js";

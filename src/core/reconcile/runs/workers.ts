@@ -25,7 +25,7 @@ import { accountResult, crash, handleOutcome } from "./worker-outcomes.js";
 import { candidateEnded, holdsInProgress, isCandidateDispatch } from "./best-of.js";
 import { cancelRun, liveRunsOf, liveState } from "./worker-runs.js";
 
-/** The state a worker labels its own task with when it ends with these outcomes (src/worker/job.ts). */
+/** The state a worker labels its own task with when it ends with these outcomes (src/worker/job/outcome.ts). */
 const WORKER_LABELS: Partial<Record<WorkerOutcome, TaskStatus>> = {
   complete: "review",
   blocked: "blocked",

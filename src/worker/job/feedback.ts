@@ -12,6 +12,7 @@ import type {
   WorkerComment,
   WorkerPull,
 } from "../../github/worker-github-data.js";
+import type { JobContext } from "./job-context.js";
 import { gatherInstructions, type TaskInstruction } from "./task-instructions.js";
 
 export interface TaskFeedback {
@@ -81,7 +82,7 @@ export async function gatherFeedback(options: {
 }
 
 /** A merge conflict with the default branch, told to the agent the way a failing check is. */
-export function mergeConflictCheck(base: string, files: string[]): FailingCheck {
+function mergeConflictCheck(base: string, files: string[]): FailingCheck {
   return {
     name: `merge with ${base}`,
     conclusion: "conflict",
@@ -94,4 +95,23 @@ export function mergeConflictCheck(base: string, files: string[]): FailingCheck 
     text: null,
     url: null,
   };
+}
+
+/** Review comments and checks on the task's PR, with the merge conflicts first when there are any. */
+export async function readFeedback(
+  ctx: JobContext,
+  comments: WorkerComment[],
+  conflicts: string[],
+): Promise<TaskFeedback> {
+  const feedback = await gatherFeedback({
+    github: ctx.deps.github,
+    issue: ctx.inputs.issue,
+    branch: ctx.branch,
+    comments,
+    log: ctx.log,
+    warn: (message) => ctx.warn(message),
+  });
+  if (feedback.pull) ctx.state.result.prNumber = feedback.pull.number;
+  if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(ctx.inputs.defaultBranch, conflicts));
+  return feedback;
 }

@@ -1,0 +1,74 @@
+/**
+ * How a job ends: the result marker finished with its outcome and reason, the progress comment written once
+ * more, and the run handed back to the caller; or the task handed to a person with a comment and a label.
+ */
+import type { WorkerOutcome } from "../../core/tasks/worker-result.js";
+import type { WorkerRun } from "../worker-deps.js";
+import { errorMessage, type JobContext } from "./job-context.js";
+import { noteRefusedHosts, updateProgress } from "./report.js";
+
+/** The run as the caller gets it: a copy of the result, and what the job measured. */
+function snapshot(ctx: JobContext): WorkerRun {
+  noteRefusedHosts(ctx);
+  const { state } = ctx;
+  return {
+    result: structuredClone(state.result),
+    quality: state.quality,
+    warnings: state.warnings,
+    elapsedMs: ctx.now() - ctx.startedAt,
+    progressCommentId: state.progressCommentId,
+    requests: ctx.deps.github.requestCount,
+  };
+}
+
+/** Ends a job that must not write its progress comment (another run holds the attempt). */
+export function finishWithoutWriting(ctx: JobContext, outcome: WorkerOutcome, reason: string): WorkerRun {
+  const { result } = ctx.state;
+  result.status = "finished";
+  result.result = outcome;
+  result.reason = reason;
+  result.updatedAt = new Date(ctx.now()).toISOString();
+  return snapshot(ctx);
+}
+
+/** Ends the job: the branch's head and commit count as git has them, the log's group closed, the comment written. */
+export async function finish(ctx: JobContext, outcome: WorkerOutcome, reason: string): Promise<WorkerRun> {
+  const { result, setup } = ctx.state;
+  result.status = "finished";
+  result.result = outcome;
+  result.reason = reason;
+  if (setup) {
+    try {
+      result.headSha = await ctx.deps.git.headSha();
+      result.commits = await ctx.deps.git.countCommits(setup.base);
+    } catch {
+      /* keep what the last push recorded */
+    }
+  }
+  ctx.log.endGroup();
+  ctx.log.info(`result: ${outcome} — ${reason}`);
+  await updateProgress(ctx);
+  return snapshot(ctx);
+}
+
+/**
+ * Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns.
+ * `beforeLabel` runs between the two (the plan's result marker must name the plan before the label moves).
+ */
+export async function handToPerson(
+  ctx: JobContext,
+  body: string | null,
+  label: string,
+  what: string,
+  beforeLabel?: () => Promise<void>,
+): Promise<void> {
+  // A candidate that stops leaves the round, not the task: the other candidates go on (best-of.ts).
+  if (ctx.config.dryRun || ctx.inputs.candidate) return;
+  try {
+    if (body !== null) await ctx.deps.github.createComment(ctx.inputs.issue, body);
+    await beforeLabel?.();
+    await ctx.deps.github.moveLabel(ctx.inputs.issue, label, ctx.config.labels.inProgress);
+  } catch (error) {
+    ctx.warn(`could not ${what}: ${errorMessage(error)}`);
+  }
+}
