@@ -119,6 +119,10 @@ function instantGitHub(): WorkerGitHub {
     get requestCount() {
       return requests;
     },
+    async listCommentsSince() {
+      return [];
+    },
+    async reactToComment() {},
     async getIssue(issue) {
       requests++;
       return {

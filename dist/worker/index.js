@@ -44896,6 +44896,166 @@ var init_worker_github_data = __esm({
   }
 });
 
+// src/github/worker-queries.ts
+function workerTaskQuery(labelCount) {
+  const indexes = Array.from({ length: labelCount }, (_, i) => i);
+  const vars = indexes.map((i) => `, $label${i}: String!`).join("");
+  const labels = indexes.map((i) => `
+    label${i}: label(name: $label${i}) { id name }`).join("");
+  return `query AutopilotWorkerTask($owner: String!, $name: String!, $number: Int!, $comments: Boolean!${vars}) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      id number title body state
+      author { login }
+      labels(first: 100) { nodes { id name } }
+      comments(first: 100) @include(if: $comments) {
+        pageInfo { hasNextPage }
+        nodes { ${COMMENT_FIELDS} }
+      }
+    }${labels}
+  }
+}`;
+}
+var COMMENT_FIELDS, WORKER_CLAIM_QUERY, LABEL_FOR_REVIEW_MUTATION, RESOLVED_REVIEW_COMMENTS_QUERY;
+var init_worker_queries = __esm({
+  "src/github/worker-queries.ts"() {
+    "use strict";
+    COMMENT_FIELDS = `databaseId body createdAt updatedAt
+        author { __typename login ... on User { databaseId } ... on Bot { databaseId } ... on Organization { databaseId } ... on Mannequin { databaseId } }`;
+    WORKER_CLAIM_QUERY = `query AutopilotWorkerClaim($owner: String!, $name: String!, $number: Int!) {
+  viewer { databaseId login }
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      comments(first: 100) {
+        pageInfo { hasNextPage }
+        nodes { ${COMMENT_FIELDS} }
+      }
+    }
+  }
+}`;
+    LABEL_FOR_REVIEW_MUTATION = `
+mutation AutopilotLabelForReview($pull: ID!, $issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+  pull: addLabelsToLabelable(input: { labelableId: $pull, labelIds: $add }) { clientMutationId }
+  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
+  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
+}`;
+    RESOLVED_REVIEW_COMMENTS_QUERY = `query AutopilotResolvedReviewComments($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(last: 100) { nodes { isResolved comments(first: 100) { nodes { databaseId } } } }
+    }
+  }
+}`;
+  }
+});
+
+// src/github/pull-feedback-reads.ts
+async function listFailingChecks(octokit, owner, repo, ref) {
+  const failing = [];
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner,
+    repo,
+    ref,
+    filter: "latest",
+    per_page: 100
+  });
+  for (const run3 of runs) {
+    if (run3.status !== "completed" || !run3.conclusion || !FAILING.has(run3.conclusion)) continue;
+    failing.push({
+      name: run3.name,
+      conclusion: run3.conclusion,
+      title: run3.output?.title ?? null,
+      summary: run3.output?.summary ?? null,
+      text: run3.output?.text ?? null,
+      url: run3.html_url ?? run3.details_url ?? null
+    });
+  }
+  const { data: combined } = await octokit.rest.repos.getCombinedStatusForRef({
+    owner,
+    repo,
+    ref,
+    per_page: 100
+  });
+  for (const item of combined.statuses) {
+    if (item.state !== "failure" && item.state !== "error") continue;
+    failing.push({
+      name: item.context,
+      conclusion: item.state,
+      title: null,
+      summary: item.description ?? null,
+      text: null,
+      url: item.target_url ?? null
+    });
+  }
+  return failing;
+}
+async function listReviewFeedback(octokit, owner, repo, pr) {
+  const [reviews, comments] = await Promise.all([
+    octokit.paginate(octokit.rest.pulls.listReviews, {
+      owner,
+      repo,
+      pull_number: pr,
+      per_page: 100
+    }),
+    octokit.paginate(octokit.rest.pulls.listReviewComments, {
+      owner,
+      repo,
+      pull_number: pr,
+      per_page: 100
+    })
+  ]);
+  const feedback = [];
+  for (const review of reviews) {
+    if (!review.body?.trim()) continue;
+    feedback.push({
+      kind: "review",
+      author: review.user?.login ?? null,
+      authorType: review.user?.type ?? null,
+      state: review.state ?? null,
+      body: review.body,
+      path: null,
+      line: null,
+      createdAt: review.submitted_at ?? ""
+    });
+  }
+  const resolved = await resolvedReviewComments(octokit, owner, repo, pr);
+  for (const comment of comments) {
+    if (resolved.has(comment.id)) continue;
+    feedback.push({
+      kind: "review_comment",
+      author: comment.user?.login ?? null,
+      authorType: comment.user?.type ?? null,
+      state: null,
+      body: comment.body,
+      path: comment.path ?? null,
+      line: comment.line ?? comment.original_line ?? null,
+      createdAt: comment.created_at
+    });
+  }
+  return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+async function resolvedReviewComments(octokit, owner, repo, pr) {
+  try {
+    const data2 = await octokit.graphql(RESOLVED_REVIEW_COMMENTS_QUERY, { owner, name: repo, number: pr });
+    const ids = /* @__PURE__ */ new Set();
+    for (const thread of data2.repository?.pullRequest?.reviewThreads?.nodes ?? []) {
+      if (!thread?.isResolved) continue;
+      for (const c of thread.comments?.nodes ?? [])
+        if (typeof c?.databaseId === "number") ids.add(c.databaseId);
+    }
+    return ids;
+  } catch {
+    return /* @__PURE__ */ new Set();
+  }
+}
+var init_pull_feedback_reads = __esm({
+  "src/github/pull-feedback-reads.ts"() {
+    "use strict";
+    init_worker_github_data();
+    init_worker_queries();
+  }
+});
+
 // node_modules/lru-cache/dist/esm/node/index.min.js
 import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
 var S, W, L, R, U, M, k, H, T, j, O, x, I;
@@ -45680,7 +45840,7 @@ query AutopilotSnapshot(
     }
   }
 }
-${COMMENT_FIELDS}
+${COMMENT_FIELDS2}
 ${TRACKING_FIELDS}
 ${poolIssueFields(options.blockedBy)}
 ${CLOSED_ISSUE_FIELDS}
@@ -45688,11 +45848,11 @@ ${PULL_FIELDS}
 ${CLOSED_PULL_FIELDS}
 `;
 }
-var COMMENT_FIELDS, TRACKING_FIELDS, BLOCKED_BY_FIELD, poolIssueFields, CLOSED_ISSUE_FIELDS, PULL_FIELDS, CLOSED_PULL_FIELDS, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY, OLDER_COMMENTS_QUERY, COMMENTS_BY_ID_QUERY, MOVE_LABELS_MUTATION;
+var COMMENT_FIELDS2, TRACKING_FIELDS, BLOCKED_BY_FIELD, poolIssueFields, CLOSED_ISSUE_FIELDS, PULL_FIELDS, CLOSED_PULL_FIELDS, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY, OLDER_COMMENTS_QUERY, COMMENTS_BY_ID_QUERY, MOVE_LABELS_MUTATION;
 var init_queries = __esm({
   "src/github/queries.ts"() {
     "use strict";
-    COMMENT_FIELDS = `
+    COMMENT_FIELDS2 = `
 fragment AutopilotComment on IssueComment {
   id
   databaseId
@@ -45839,71 +45999,18 @@ query AutopilotOlderComments($owner: String!, $name: String!, $number: Int!, $be
     }
   }
 }
-${COMMENT_FIELDS}
+${COMMENT_FIELDS2}
 `;
     COMMENTS_BY_ID_QUERY = `
 query AutopilotCommentsById($ids: [ID!]!) {
   nodes(ids: $ids) { __typename ... on IssueComment { ...AutopilotComment issue { number } } }
 }
-${COMMENT_FIELDS}
+${COMMENT_FIELDS2}
 `;
     MOVE_LABELS_MUTATION = `
 mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
   added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
   removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
-}`;
-  }
-});
-
-// src/github/worker-queries.ts
-function workerTaskQuery(labelCount) {
-  const indexes = Array.from({ length: labelCount }, (_, i) => i);
-  const vars = indexes.map((i) => `, $label${i}: String!`).join("");
-  const labels = indexes.map((i) => `
-    label${i}: label(name: $label${i}) { id name }`).join("");
-  return `query AutopilotWorkerTask($owner: String!, $name: String!, $number: Int!, $comments: Boolean!${vars}) {
-  repository(owner: $owner, name: $name) {
-    issue(number: $number) {
-      id number title body state
-      author { login }
-      labels(first: 100) { nodes { id name } }
-      comments(first: 100) @include(if: $comments) {
-        pageInfo { hasNextPage }
-        nodes { ${COMMENT_FIELDS2} }
-      }
-    }${labels}
-  }
-}`;
-}
-var COMMENT_FIELDS2, WORKER_CLAIM_QUERY, LABEL_FOR_REVIEW_MUTATION, RESOLVED_REVIEW_COMMENTS_QUERY;
-var init_worker_queries = __esm({
-  "src/github/worker-queries.ts"() {
-    "use strict";
-    COMMENT_FIELDS2 = `databaseId body createdAt updatedAt
-        author { __typename login ... on User { databaseId } ... on Bot { databaseId } ... on Organization { databaseId } ... on Mannequin { databaseId } }`;
-    WORKER_CLAIM_QUERY = `query AutopilotWorkerClaim($owner: String!, $name: String!, $number: Int!) {
-  viewer { databaseId login }
-  repository(owner: $owner, name: $name) {
-    issue(number: $number) {
-      comments(first: 100) {
-        pageInfo { hasNextPage }
-        nodes { ${COMMENT_FIELDS2} }
-      }
-    }
-  }
-}`;
-    LABEL_FOR_REVIEW_MUTATION = `
-mutation AutopilotLabelForReview($pull: ID!, $issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
-  pull: addLabelsToLabelable(input: { labelableId: $pull, labelIds: $add }) { clientMutationId }
-  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
-  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
-}`;
-    RESOLVED_REVIEW_COMMENTS_QUERY = `query AutopilotResolvedReviewComments($owner: String!, $name: String!, $number: Int!) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviewThreads(last: 100) { nodes { isResolved comments(first: 100) { nodes { databaseId } } } }
-    }
-  }
 }`;
   }
 });
@@ -45917,6 +46024,7 @@ var init_worker_github = __esm({
   "src/github/worker-github.ts"() {
     "use strict";
     init_worker_github_data();
+    init_pull_feedback_reads();
     init_conditional_reads();
     init_queries();
     init_worker_queries();
@@ -46115,109 +46223,30 @@ var init_worker_github = __esm({
         await this.addLabels(pr, [add]);
         await this.moveLabel(issue3, add, remove);
       }
-      async listFailingChecks(ref) {
+      listFailingChecks(ref) {
+        return listFailingChecks(this.octokit, this.owner, this.repo, ref);
+      }
+      listReviewFeedback(pr) {
+        return listReviewFeedback(this.octokit, this.owner, this.repo, pr);
+      }
+      async listCommentsSince(issue3, since) {
         const { owner, repo } = this;
-        const failing = [];
-        const runs = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+        const data2 = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
           owner,
           repo,
-          ref,
-          filter: "latest",
+          issue_number: issue3,
+          since,
           per_page: 100
         });
-        for (const run3 of runs) {
-          if (run3.status !== "completed" || !run3.conclusion || !FAILING.has(run3.conclusion)) continue;
-          failing.push({
-            name: run3.name,
-            conclusion: run3.conclusion,
-            title: run3.output?.title ?? null,
-            summary: run3.output?.summary ?? null,
-            text: run3.output?.text ?? null,
-            url: run3.html_url ?? run3.details_url ?? null
-          });
-        }
-        const { data: combined } = await this.octokit.rest.repos.getCombinedStatusForRef({
-          owner,
-          repo,
-          ref,
-          per_page: 100
+        return data2.map((c) => restComment(c));
+      }
+      async reactToComment(commentId, content3) {
+        await this.octokit.rest.reactions.createForIssueComment({
+          owner: this.owner,
+          repo: this.repo,
+          comment_id: commentId,
+          content: content3
         });
-        for (const item of combined.statuses) {
-          if (item.state !== "failure" && item.state !== "error") continue;
-          failing.push({
-            name: item.context,
-            conclusion: item.state,
-            title: null,
-            summary: item.description ?? null,
-            text: null,
-            url: item.target_url ?? null
-          });
-        }
-        return failing;
-      }
-      async listReviewFeedback(pr) {
-        const { owner, repo } = this;
-        const [reviews, comments] = await Promise.all([
-          this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
-            owner,
-            repo,
-            pull_number: pr,
-            per_page: 100
-          }),
-          this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, {
-            owner,
-            repo,
-            pull_number: pr,
-            per_page: 100
-          })
-        ]);
-        const feedback = [];
-        for (const review of reviews) {
-          if (!review.body?.trim()) continue;
-          feedback.push({
-            kind: "review",
-            author: review.user?.login ?? null,
-            authorType: review.user?.type ?? null,
-            state: review.state ?? null,
-            body: review.body,
-            path: null,
-            line: null,
-            createdAt: review.submitted_at ?? ""
-          });
-        }
-        const resolved = await this.resolvedReviewComments(pr);
-        for (const comment of comments) {
-          if (resolved.has(comment.id)) continue;
-          feedback.push({
-            kind: "review_comment",
-            author: comment.user?.login ?? null,
-            authorType: comment.user?.type ?? null,
-            state: null,
-            body: comment.body,
-            path: comment.path ?? null,
-            line: comment.line ?? comment.original_line ?? null,
-            createdAt: comment.created_at
-          });
-        }
-        return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-      }
-      /**
-       * Ids of the inline comments in resolved review conversations: GitHub's REST listing does not say which are
-       * resolved. No answer: none are left out (the agent sees one comment too many, never one too few).
-       */
-      async resolvedReviewComments(pr) {
-        try {
-          const data2 = await this.octokit.graphql(RESOLVED_REVIEW_COMMENTS_QUERY, { owner: this.owner, name: this.repo, number: pr });
-          const ids = /* @__PURE__ */ new Set();
-          for (const thread of data2.repository?.pullRequest?.reviewThreads?.nodes ?? []) {
-            if (!thread?.isResolved) continue;
-            for (const c of thread.comments?.nodes ?? [])
-              if (typeof c?.databaseId === "number") ids.add(c.databaseId);
-          }
-          return ids;
-        } catch {
-          return /* @__PURE__ */ new Set();
-        }
       }
       async getDefaultBranch() {
         const { data: data2 } = await this.octokit.rest.repos.get({ owner: this.owner, repo: this.repo });
@@ -60002,6 +60031,9 @@ ${input2.issue.body}`;
       "head"
     );
   }
+  for (const comment of input2.steering ?? []) {
+    add("steering", `Comment from @${labelText(comment.author, 60)}`, comment.body, CAP.answer, "head");
+  }
   for (const answer of input2.humanAnswers) {
     add("answers", `Answer from @${labelText(answer.author, 60)}`, answer.body, CAP.answer, "head");
   }
@@ -60054,7 +60086,7 @@ ${labelText(input2.workspaceNote, 600)}` : "";
     task,
     plan,
     answered,
-    ...["instructions", "answers", "reviews", "checks", "quality", "notes"].map(
+    ...["steering", "instructions", "answers", "reviews", "checks", "quality", "notes"].map(
       (key) => renderSection(key, parts)
     ),
     parts.some((part) => part.section === "notes") || planning ? "" : `${HEADINGS.notes}
@@ -60109,9 +60141,11 @@ var init_prompt = __esm({
       "quality",
       "answers",
       "instructions",
+      "steering",
       "notes"
     ];
     HEADINGS = {
+      steering: "## Written by a maintainer while you worked",
       instructions: "## What a maintainer asked for in this round",
       answers: "## Answers from maintainers",
       reviews: "## Review comments on the pull request",
@@ -60120,6 +60154,7 @@ var init_prompt = __esm({
       notes: `## Your notes from earlier iterations (\`${PROGRESS_NOTES_PATH}\`)`
     };
     INTROS = {
+      steering: "A maintainer wrote this on the task while you were working on it (the newest last). Take it into account from this iteration on, within the task above.",
       instructions: "A maintainer sent this task back to you with the instructions below (the newest last; earlier ones were for earlier rounds and may be done). Do what the newest asks, within the task above.",
       answers: "Maintainers answered the questions you asked. Follow their answers.",
       reviews: "A reviewer asked for changes. Address each comment, or say in your notes why not.",
@@ -91016,6 +91051,7 @@ async function prompt(ctx, turn) {
     iteration: turn.iteration,
     maxIterations: config2.maxIterations,
     humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
+    steering: turn.steering.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
     instructions: feedback.instructions.map((i) => ({ author: i.author, kind: i.kind, body: i.body })),
     reviewComments: feedback.reviews.map((r) => ({
       author: r.author ?? "unknown",
@@ -91923,20 +91959,21 @@ var init_task_instructions = __esm({
 });
 
 // src/worker/job/feedback.ts
+async function writersOnly(github, items, issue3, log2) {
+  const kept = [];
+  for (const item of items) {
+    if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
+    if (item.body.includes(AUTOPILOT_MARKER_PREFIX)) continue;
+    if (parseCommand(item.body, { issue: issue3, trackingIssue: null }) !== null) continue;
+    const permission = await github.getPermission(item.author);
+    if (canWrite(permission)) kept.push(item);
+    else log2.debug(`ignoring text by ${item.author} (${permission} access)`);
+  }
+  return kept;
+}
 async function gatherFeedback(options) {
   const { github, log: log2 } = options;
-  const writers = async (items) => {
-    const kept = [];
-    for (const item of items) {
-      if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-      if (item.body.includes(AUTOPILOT_MARKER_PREFIX)) continue;
-      if (parseCommand(item.body, { issue: options.issue, trackingIssue: null }) !== null) continue;
-      const permission = await github.getPermission(item.author);
-      if (canWrite(permission)) kept.push(item);
-      else log2.debug(`ignoring text by ${item.author} (${permission} access)`);
-    }
-    return kept;
-  };
+  const writers = (items) => writersOnly(github, items, options.issue, log2);
   const answers = await writers(options.comments);
   let pull = null;
   let reviews = [];
@@ -92192,6 +92229,43 @@ var init_quality_gate = __esm({
   }
 });
 
+// src/worker/job/steer.ts
+async function steer(ctx, seen, pull) {
+  const { github } = ctx.deps;
+  const since = new Date(ctx.startedAt - CLOCK_MARGIN_MS).toISOString();
+  const fresh = [];
+  for (const thread of pull === null ? [ctx.inputs.issue] : [ctx.inputs.issue, pull]) {
+    try {
+      const listed = await github.listCommentsSince(thread, since);
+      fresh.push(...listed.filter((c) => !seen.has(c.id)));
+    } catch (error63) {
+      ctx.warn(`could not read new comments on #${thread}: ${errorMessage2(error63)}`);
+    }
+  }
+  fresh.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
+  const comments = await writersOnly(github, fresh, ctx.inputs.issue, ctx.log);
+  for (const comment of comments) {
+    ctx.log.info(
+      `steering: @${comment.author} commented (${comment.id}); the agent gets it in this iteration`
+    );
+    try {
+      if (!ctx.config.dryRun) await github.reactToComment(comment.id, "eyes");
+    } catch (error63) {
+      ctx.log.debug(`could not react to comment ${comment.id}: ${errorMessage2(error63)}`);
+    }
+  }
+  return { comments, read: fresh.map((c) => c.id) };
+}
+var CLOCK_MARGIN_MS;
+var init_steer = __esm({
+  "src/worker/job/steer.ts"() {
+    "use strict";
+    init_feedback();
+    init_job_context();
+    CLOCK_MARGIN_MS = 10 * 6e4;
+  }
+});
+
 // src/worker/job/job.ts
 async function runWorker(inputs, config2, deps) {
   return runJob(createJobContext(inputs, config2, deps), null);
@@ -92226,29 +92300,28 @@ async function runJob(ctx, refusal2) {
       await startPlanning(ctx, claimed.claimed.comments, plan.why);
       return await planningRun(ctx, prepared);
     }
-    return await workLoop(ctx, prepared);
+    return await workLoop(ctx, prepared, claimed.claimed.comments);
   } catch (error63) {
     return endOnError(ctx, error63);
   }
 }
-async function workLoop(ctx, { issue: issue3, feedback }) {
+async function workLoop(ctx, { issue: issue3, feedback }, comments) {
   const { state, config: config2 } = ctx;
   const loop = freshLoop();
+  const seen = new Set(comments.map((c) => c.id));
+  const steering = [];
   for (; ; ) {
     ctx.checkCancelled();
     const stopped2 = await stopAtBoundary(ctx);
     if (stopped2) return stopped2;
     recoverPrimary(ctx, loop);
+    const steered = await steer(ctx, seen, feedback.pull?.number ?? null);
+    for (const id of steered.read) seen.add(id);
+    steering.push(...steered.comments);
     const iteration = state.result.iterations + 1;
     const agent = ctx.agents[state.agentIndex];
-    const turn = {
-      issue: issue3,
-      iteration,
-      agent,
-      feedback,
-      qualityFailures: loop.qualityFailures,
-      mode: "work"
-    };
+    const { qualityFailures } = loop;
+    const turn = { issue: issue3, iteration, agent, feedback, qualityFailures, steering, mode: "work" };
     const { run: run3, headBefore } = await runAgent(ctx, turn);
     if (run3.spawnError) {
       await checkpoint(ctx, "agent could not start");
@@ -92298,7 +92371,15 @@ async function planningRun(ctx, { issue: issue3, feedback }) {
     const stopped2 = await stopAtBoundary(ctx);
     if (stopped2) return stopped2;
     const agent = ctx.agents[ctx.state.agentIndex];
-    const turn = { issue: issue3, iteration: 1, agent, feedback, qualityFailures: [], mode: "plan" };
+    const turn = {
+      issue: issue3,
+      iteration: 1,
+      agent,
+      feedback,
+      qualityFailures: [],
+      steering: [],
+      mode: "plan"
+    };
     const { run: run3, headBefore } = await runAgent(ctx, turn);
     if (run3.spawnError) return finish(ctx, "failed", spawnFailureText(agent, run3.spawnError));
     const signal = parseSignal(run3.output.finalMessage);
@@ -92348,6 +92429,7 @@ var init_job = __esm({
     init_plan();
     init_prepare();
     init_quality_gate();
+    init_steer();
     init_report();
     init_task_budget();
   }

@@ -4,7 +4,6 @@
  * free); every request is counted.
  */
 import {
-  FAILING,
   type FailingCheck,
   type GraphqlClaim,
   type GraphqlLabel,
@@ -23,19 +22,22 @@ import {
   wholePage,
 } from "./worker-github-data.js";
 import type { Permission } from "../core/world.js";
+import { listFailingChecks, listReviewFeedback } from "./pull-feedback-reads.js";
 import { sendReadsConditionally } from "./transport/conditional-reads.js";
 import type { AutopilotOctokit } from "./transport/octokit.js";
 import { MOVE_LABELS_MUTATION } from "./queries.js";
-import {
-  LABEL_FOR_REVIEW_MUTATION,
-  RESOLVED_REVIEW_COMMENTS_QUERY,
-  WORKER_CLAIM_QUERY,
-  workerTaskQuery,
-} from "./worker-queries.js";
+import { LABEL_FOR_REVIEW_MUTATION, WORKER_CLAIM_QUERY, workerTaskQuery } from "./worker-queries.js";
 
 export interface WorkerGitHub {
   getIssue(issue: number): Promise<WorkerIssue>;
   listIssueComments(issue: number): Promise<WorkerComment[]>;
+  /**
+   * The comments of an issue or pull request created or edited at or after `since` (REST `since`), all pages.
+   * Asked again with the same `since`, an unchanged listing is a 304 and costs nothing.
+   */
+  listCommentsSince(issue: number, since: string): Promise<WorkerComment[]>;
+  /** Reacts to an issue comment (a second identical reaction is GitHub's no-op: 200 with the existing one). */
+  reactToComment(commentId: number, content: "eyes"): Promise<void>;
   /** null when the comment no longer exists. */
   getComment(commentId: number): Promise<WorkerComment | null>;
   createComment(issue: number, body: string): Promise<WorkerComment>;
@@ -363,122 +365,34 @@ class OctokitWorkerGitHub implements WorkerGitHub {
     await this.moveLabel(issue, add, remove);
   }
 
-  async listFailingChecks(ref: string): Promise<FailingCheck[]> {
-    const { owner, repo } = this;
-    const failing: FailingCheck[] = [];
-    const runs = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
-      owner,
-      repo,
-      ref,
-      filter: "latest",
-      per_page: 100,
-    });
-    for (const run of runs) {
-      if (run.status !== "completed" || !run.conclusion || !FAILING.has(run.conclusion)) continue;
-      failing.push({
-        name: run.name,
-        conclusion: run.conclusion,
-        title: run.output?.title ?? null,
-        summary: run.output?.summary ?? null,
-        text: run.output?.text ?? null,
-        url: run.html_url ?? run.details_url ?? null,
-      });
-    }
-    const { data: combined } = await this.octokit.rest.repos.getCombinedStatusForRef({
-      owner,
-      repo,
-      ref,
-      per_page: 100,
-    });
-    for (const item of combined.statuses) {
-      if (item.state !== "failure" && item.state !== "error") continue;
-      failing.push({
-        name: item.context,
-        conclusion: item.state,
-        title: null,
-        summary: item.description ?? null,
-        text: null,
-        url: item.target_url ?? null,
-      });
-    }
-    return failing;
+  listFailingChecks(ref: string): Promise<FailingCheck[]> {
+    return listFailingChecks(this.octokit, this.owner, this.repo, ref);
   }
 
-  async listReviewFeedback(pr: number): Promise<ReviewFeedback[]> {
-    const { owner, repo } = this;
-    const [reviews, comments] = await Promise.all([
-      this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
-        owner,
-        repo,
-        pull_number: pr,
-        per_page: 100,
-      }),
-      this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, {
-        owner,
-        repo,
-        pull_number: pr,
-        per_page: 100,
-      }),
-    ]);
-    const feedback: ReviewFeedback[] = [];
-    for (const review of reviews) {
-      if (!review.body?.trim()) continue;
-      feedback.push({
-        kind: "review",
-        author: review.user?.login ?? null,
-        authorType: review.user?.type ?? null,
-        state: review.state ?? null,
-        body: review.body,
-        path: null,
-        line: null,
-        createdAt: review.submitted_at ?? "",
-      });
-    }
-    const resolved = await this.resolvedReviewComments(pr);
-    for (const comment of comments) {
-      if (resolved.has(comment.id)) continue;
-      feedback.push({
-        kind: "review_comment",
-        author: comment.user?.login ?? null,
-        authorType: comment.user?.type ?? null,
-        state: null,
-        body: comment.body,
-        path: comment.path ?? null,
-        line: comment.line ?? comment.original_line ?? null,
-        createdAt: comment.created_at,
-      });
-    }
-    return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  listReviewFeedback(pr: number): Promise<ReviewFeedback[]> {
+    return listReviewFeedback(this.octokit, this.owner, this.repo, pr);
   }
 
-  /**
-   * Ids of the inline comments in resolved review conversations: GitHub's REST listing does not say which are
-   * resolved. No answer: none are left out (the agent sees one comment too many, never one too few).
-   */
-  private async resolvedReviewComments(pr: number): Promise<Set<number>> {
-    try {
-      const data = await this.octokit.graphql<{
-        repository?: {
-          pullRequest?: {
-            reviewThreads?: {
-              nodes?: ({
-                isResolved: boolean;
-                comments?: { nodes?: ({ databaseId?: number | null } | null)[] };
-              } | null)[];
-            };
-          } | null;
-        } | null;
-      }>(RESOLVED_REVIEW_COMMENTS_QUERY, { owner: this.owner, name: this.repo, number: pr });
-      const ids = new Set<number>();
-      for (const thread of data.repository?.pullRequest?.reviewThreads?.nodes ?? []) {
-        if (!thread?.isResolved) continue;
-        for (const c of thread.comments?.nodes ?? [])
-          if (typeof c?.databaseId === "number") ids.add(c.databaseId);
-      }
-      return ids;
-    } catch {
-      return new Set();
-    }
+  async listCommentsSince(issue: number, since: string): Promise<WorkerComment[]> {
+    const { owner, repo } = this;
+    // The same URL each time (the job's start as `since`): an unchanged listing is a free 304.
+    const data = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: issue,
+      since,
+      per_page: 100,
+    });
+    return data.map((c) => restComment(c));
+  }
+
+  async reactToComment(commentId: number, content: "eyes"): Promise<void> {
+    await this.octokit.rest.reactions.createForIssueComment({
+      owner: this.owner,
+      repo: this.repo,
+      comment_id: commentId,
+      content,
+    });
   }
 
   async getDefaultBranch(): Promise<string> {

@@ -134,6 +134,23 @@ describe("the demo agent", () => {
     expect(read("src/round.js")).toContain("floor");
   });
 
+  it("works without a signal until a maintainer's comment is in the prompt, then completes (steered)", async () => {
+    script({
+      17: {
+        behavior: "steered",
+        answerIncludes: "negative amounts",
+        revisionFile: "notes/amounts.md",
+        files: { "src/amount.js": "export const parseAmount = (t) => Math.round(Number(t) * 100);\n" },
+      },
+    });
+    const working = await agent(17, "Parse amounts");
+    expect(working.stdout).not.toContain("<promise>");
+    expect(read("notes/amounts.md")).toContain("Still working (run 1)");
+    const steered = await agent(17, "Parse amounts\n\nComment from @bob: also accept negative amounts.");
+    expect(steered.stdout).toContain("<promise>COMPLETE</promise>");
+    expect(read("src/amount.js")).toContain("parseAmount");
+  });
+
   it("prints Claude Code's rate-limit text once, then succeeds", async () => {
     script({ 8: { behavior: "rate-limit-once", files: { "a.txt": "a\n" } } });
     const limited = await agent(8, "go");

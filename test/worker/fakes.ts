@@ -39,6 +39,10 @@ export class FakeGitHub implements WorkerGitHub {
   failingChecks: FailingCheck[] = [];
   reviewFeedback: ReviewFeedback[] = [];
   calls: string[] = [];
+  /** Reactions the worker added: comment id and content. */
+  reactions: { commentId: number; content: string }[] = [];
+  /** The last answer per `listCommentsSince` URL, as GitHub's ETag names it: the same answer again is a free 304. */
+  private readonly sinceAnswers = new Map<string, string>();
   private nextId = 100;
   private time = Date.parse("2026-11-22T00:00:00Z");
 
@@ -92,6 +96,22 @@ export class FakeGitHub implements WorkerGitHub {
   async listIssueComments(issue: number) {
     this.tick(`listIssueComments ${issue}`);
     return this.comments.filter((c) => c.issue === issue).map((c) => ({ ...c }));
+  }
+  /** GitHub's `since` listing, sent conditionally: an unchanged answer is a 304, which is not charged. */
+  async listCommentsSince(issue: number, since: string) {
+    const found = this.comments
+      .filter((c) => c.issue === issue && c.updatedAt >= since)
+      .map((c) => ({ ...c }));
+    const key = `${issue} ${since}`;
+    const answer = JSON.stringify(found);
+    if (this.sinceAnswers.get(key) === answer) this.calls.push(`listCommentsSince ${issue} (304)`);
+    else this.tick(`listCommentsSince ${issue}`);
+    this.sinceAnswers.set(key, answer);
+    return found;
+  }
+  async reactToComment(commentId: number, content: "eyes") {
+    this.tick(`reactToComment ${commentId} ${content}`);
+    this.reactions.push({ commentId, content });
   }
   /** One request, as the client's GraphQL query: the comments (and the viewer). */
   async listIssueCommentsAndSelf(issue: number) {

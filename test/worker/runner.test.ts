@@ -151,6 +151,10 @@ describe("the action runner", () => {
       // of the state labels.
       .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerTask"))
       .reply(200, () => taskAnswer([ownComment(900, progress)]))
+      // Steering: the comments written since the job started, read at the iteration's boundary (none).
+      .get(`${R}/issues/7/comments`)
+      .query((q) => typeof q.since === "string" && !Number.isNaN(Date.parse(q.since)))
+      .reply(200, [])
       .get(`${R}/pulls`)
       .query({ state: "open", head: "acme:autopilot/issue-7", per_page: "100" })
       .times(2)

@@ -336,6 +336,19 @@ switch (behavior) {
     break;
   }
 
+  case "steered":
+    if (entry.answerIncludes && promptHas(entry.answerIncludes)) {
+      say(`Took the maintainer's comment into account: ${entry.answerIncludes}`);
+      applyWork(entry.files, "applied the maintainer's comment");
+      finish("COMPLETE");
+    } else {
+      mkdirSync(dirname(entry.revisionFile ?? "NOTES.md"), { recursive: true });
+      appendFileSync(entry.revisionFile ?? "NOTES.md", `Still working (run ${runIndex + 1})\n`);
+      say("Made some progress, more to do");
+      finish(null);
+    }
+    break;
+
   case "rate-limit":
     failWith(
       entry.message ??

@@ -30,6 +30,11 @@ export const DEMO_BEHAVIORS = [
   "blocked",
   /** Asks `NEEDS_HUMAN: <question>` until the prompt contains `answerIncludes`, then completes. */
   "needs-human",
+  /**
+   * Works without a signal (a note per run, as `never-finish`) until the prompt contains `answerIncludes` — a
+   * maintainer's comment written while it works — then writes `files` and completes.
+   */
+  "steered",
   /** Prints Claude Code's 429 text and exits 1. */
   "rate-limit",
   /** Prints a usage-limit message with a reset time `resetInSeconds` ahead and exits 1. */

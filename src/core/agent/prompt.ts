@@ -33,6 +33,8 @@ export interface PromptInput {
   maxIterations: number;
   /** Answers to the agent's questions, oldest first (already limited to users with write access). */
   humanAnswers: readonly { author: string; body: string }[];
+  /** Writers' comments on the issue or its pull request since the job started (steering), oldest first. */
+  steering?: readonly { author: string; body: string }[];
   /** Writers' `/autopilot fix` and `follow-up` instructions, oldest first (already checked by the worker). */
   instructions?: readonly { author: string; kind: "fix" | "follow-up"; body: string }[];
   /** Review comments on the task's pull request, oldest first (already limited to users with write access). */
@@ -83,7 +85,7 @@ const RAW_MAX = 200_000;
 /** Halving stops at this length; below it, parts are dropped instead. */
 const FLOOR = 600;
 
-type SectionKey = "instructions" | "answers" | "reviews" | "checks" | "quality" | "notes";
+type SectionKey = "steering" | "instructions" | "answers" | "reviews" | "checks" | "quality" | "notes";
 
 interface Part {
   section: SectionKey;
@@ -103,10 +105,12 @@ const DROP_ORDER: readonly SectionKey[] = [
   "quality",
   "answers",
   "instructions",
+  "steering",
   "notes",
 ];
 
 const HEADINGS: Record<SectionKey, string> = {
+  steering: "## Written by a maintainer while you worked",
   instructions: "## What a maintainer asked for in this round",
   answers: "## Answers from maintainers",
   reviews: "## Review comments on the pull request",
@@ -116,6 +120,8 @@ const HEADINGS: Record<SectionKey, string> = {
 };
 
 const INTROS: Record<SectionKey, string> = {
+  steering:
+    "A maintainer wrote this on the task while you were working on it (the newest last). Take it into account from this iteration on, within the task above.",
   instructions:
     "A maintainer sent this task back to you with the instructions below (the newest last; earlier ones were for earlier rounds and may be done). Do what the newest asks, within the task above.",
   answers: "Maintainers answered the questions you asked. Follow their answers.",
@@ -244,6 +250,9 @@ export function buildPrompt(input: PromptInput): string {
       "head",
     );
   }
+  for (const comment of input.steering ?? []) {
+    add("steering", `Comment from @${labelText(comment.author, 60)}`, comment.body, CAP.answer, "head");
+  }
   for (const answer of input.humanAnswers) {
     add("answers", `Answer from @${labelText(answer.author, 60)}`, answer.body, CAP.answer, "head");
   }
@@ -299,8 +308,8 @@ export function buildPrompt(input: PromptInput): string {
       task,
       plan,
       answered,
-      ...(["instructions", "answers", "reviews", "checks", "quality", "notes"] as const).map((key) =>
-        renderSection(key, parts),
+      ...(["steering", "instructions", "answers", "reviews", "checks", "quality", "notes"] as const).map(
+        (key) => renderSection(key, parts),
       ),
       parts.some((part) => part.section === "notes") || planning
         ? ""

@@ -11,7 +11,7 @@ import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../../core/agent/prim
 import { buildPrompt } from "../../core/agent/prompt.js";
 import type { Signal } from "../../core/agent/signals.js";
 import type { AgentConfig } from "../../core/config/index.js";
-import type { WorkerIssue } from "../../github/worker-github-data.js";
+import type { WorkerComment, WorkerIssue } from "../../github/worker-github-data.js";
 import type { QualityCommandResult } from "../processes/quality.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { priceRun } from "./agent-cost.js";
@@ -40,6 +40,8 @@ interface TurnRequest {
   agent: AgentConfig;
   feedback: TaskFeedback;
   qualityFailures: QualityCommandResult[];
+  /** Writers' comments since the job started (steer.ts), oldest first. */
+  steering: WorkerComment[];
   mode: "work" | "plan";
 }
 
@@ -73,6 +75,7 @@ async function prompt(ctx: JobContext, turn: TurnRequest): Promise<string> {
     iteration: turn.iteration,
     maxIterations: config.maxIterations,
     humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
+    steering: turn.steering.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
     instructions: feedback.instructions.map((i) => ({ author: i.author, kind: i.kind, body: i.body })),
     reviewComments: feedback.reviews.map((r) => ({
       author: r.author ?? "unknown",

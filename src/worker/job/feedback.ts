@@ -24,6 +24,36 @@ export interface TaskFeedback {
   pull: WorkerPull | null;
 }
 
+interface Authored {
+  author: string | null;
+  authorType: string | null;
+  body: string;
+}
+
+/**
+ * What people with write access wrote, in order: bots, Autopilot's own markers and `/autopilot` commands are
+ * left out (a command anywhere in a comment makes it one for Autopilot, as the controller reads it, answers.ts:
+ * a `fix`'s words reach the agent only through the worker's own check of them, task-instructions.ts), and so is
+ * everyone whose permission (asked of GitHub, cached for the job) is below write.
+ */
+export async function writersOnly<T extends Authored>(
+  github: WorkerGitHub,
+  items: T[],
+  issue: number,
+  log: { debug(message: string): void },
+): Promise<T[]> {
+  const kept: T[] = [];
+  for (const item of items) {
+    if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
+    if (item.body.includes(AUTOPILOT_MARKER_PREFIX)) continue;
+    if (parseCommand(item.body, { issue, trackingIssue: null }) !== null) continue;
+    const permission = await github.getPermission(item.author);
+    if (canWrite(permission)) kept.push(item);
+    else log.debug(`ignoring text by ${item.author} (${permission} access)`);
+  }
+  return kept;
+}
+
 /**
  * Reads the feedback. Bots, Autopilot's own markers and `/autopilot` commands are no feedback; a failure to
  * read the pull request's part is warned about and leaves it empty.
@@ -39,22 +69,7 @@ export async function gatherFeedback(options: {
   warn: (message: string) => void;
 }): Promise<TaskFeedback> {
   const { github, log } = options;
-  const writers = async <T extends { author: string | null; authorType: string | null; body: string }>(
-    items: T[],
-  ): Promise<T[]> => {
-    const kept: T[] = [];
-    for (const item of items) {
-      if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-      // A command anywhere in a comment makes it one for Autopilot, as the controller reads it (answers.ts): a
-      // `fix`'s words reach the agent only through the worker's own check of them (task-instructions.ts).
-      if (item.body.includes(AUTOPILOT_MARKER_PREFIX)) continue;
-      if (parseCommand(item.body, { issue: options.issue, trackingIssue: null }) !== null) continue;
-      const permission = await github.getPermission(item.author);
-      if (canWrite(permission)) kept.push(item);
-      else log.debug(`ignoring text by ${item.author} (${permission} access)`);
-    }
-    return kept;
-  };
+  const writers = <T extends Authored>(items: T[]) => writersOnly(github, items, options.issue, log);
   const answers = await writers(options.comments);
   let pull: WorkerPull | null = null;
   let reviews: ReviewFeedback[] = [];

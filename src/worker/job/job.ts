@@ -1,7 +1,7 @@
 /**
  * The worker's job, on one page (docs/ARCHITECTURE.md, "The route of one worker iteration"): claim the attempt,
- * prepare the task branch, propose a plan when the plan gate asks for one, then iterate — agent turn, commit,
- * quality gate, outcome — until an iteration ends the job: done, blocked, needs a human, out of iterations,
+ * prepare the task branch, propose a plan when the plan gate asks for one, then iterate — what writers said
+ * meanwhile (steer), agent turn, commit, quality gate, outcome — until an iteration ends the job: done, blocked, needs a human, out of iterations,
  * time or budget, paused, or at a limit. Each step is a phase over one context (job-context.ts) and returns what
  * it learned here; no phase calls another. Every dependency (git, the agent process, the quality commands,
  * GitHub, the clock, sleeping) is passed in, so the whole job runs against fakes in tests.
@@ -10,6 +10,7 @@ import { completionClaim } from "../../core/agent/completion-mode.js";
 import { parseSignal } from "../../core/agent/signals.js";
 import { type AutopilotConfig, DEFAULT_CONFIG } from "../../core/config/index.js";
 import { workflowPushRefusal } from "../../core/gates/workflow-push-refusal.js";
+import type { WorkerComment } from "../../github/worker-github-data.js";
 import { SecretPushRefused } from "../checkout/push-guard.js";
 import type { WorkerDeps, WorkerInputs, WorkerRun } from "../worker-deps.js";
 import { spawnFailureText } from "./agent-failure-text.js";
@@ -24,6 +25,7 @@ import { decide, endFor, recordAndPush } from "./outcome.js";
 import { planStep, postPlan, startPlanning } from "./plan.js";
 import { type Prepared, prepare } from "./prepare.js";
 import { qualityGate } from "./quality-gate.js";
+import { steer } from "./steer.js";
 import { appendNote, updateProgress } from "./report.js";
 import { taskBudgetExceeded } from "./task-budget.js";
 
@@ -82,32 +84,38 @@ async function runJob(ctx: JobContext, refusal: string | null): Promise<WorkerRu
       await startPlanning(ctx, claimed.claimed.comments, plan.why);
       return await planningRun(ctx, prepared);
     }
-    return await workLoop(ctx, prepared);
+    return await workLoop(ctx, prepared, claimed.claimed.comments);
   } catch (error) {
     return endOnError(ctx, error);
   }
 }
 
-/** One iteration after another until one of them ends the job. */
-async function workLoop(ctx: JobContext, { issue, feedback }: Prepared): Promise<WorkerRun> {
+/**
+ * One iteration after another until one of them ends the job. `comments` are the issue's as the claim read
+ * them: the agent has them already, so steering skips them.
+ */
+async function workLoop(
+  ctx: JobContext,
+  { issue, feedback }: Prepared,
+  comments: WorkerComment[],
+): Promise<WorkerRun> {
   const { state, config } = ctx;
   const loop = freshLoop();
+  const seen = new Set(comments.map((c) => c.id));
+  const steering: WorkerComment[] = [];
   for (;;) {
     ctx.checkCancelled();
     const stopped = await stopAtBoundary(ctx);
     if (stopped) return stopped;
     recoverPrimary(ctx, loop);
+    const steered = await steer(ctx, seen, feedback.pull?.number ?? null);
+    for (const id of steered.read) seen.add(id);
+    steering.push(...steered.comments);
 
     const iteration = state.result.iterations + 1;
     const agent = ctx.agents[state.agentIndex]!;
-    const turn = {
-      issue,
-      iteration,
-      agent,
-      feedback,
-      qualityFailures: loop.qualityFailures,
-      mode: "work" as const,
-    };
+    const { qualityFailures } = loop;
+    const turn = { issue, iteration, agent, feedback, qualityFailures, steering, mode: "work" as const };
     const { run, headBefore } = await runAgent(ctx, turn);
     if (run.spawnError) {
       await checkpoint(ctx, "agent could not start");
@@ -169,7 +177,15 @@ async function planningRun(ctx: JobContext, { issue, feedback }: Prepared): Prom
     const stopped = await stopAtBoundary(ctx);
     if (stopped) return stopped;
     const agent = ctx.agents[ctx.state.agentIndex]!;
-    const turn = { issue, iteration: 1, agent, feedback, qualityFailures: [], mode: "plan" as const };
+    const turn = {
+      issue,
+      iteration: 1,
+      agent,
+      feedback,
+      qualityFailures: [],
+      steering: [],
+      mode: "plan" as const,
+    };
     const { run, headBefore } = await runAgent(ctx, turn);
     if (run.spawnError) return finish(ctx, "failed", spawnFailureText(agent, run.spawnError));
     const signal = parseSignal(run.output.finalMessage);
