@@ -64618,15 +64618,19 @@ function decide(input2) {
 }
 
 // src/core/scheduling/repo-activity.ts
-var MOVING = /* @__PURE__ */ new Set(["ready", "in-progress", "review"]);
+var MOVING = /* @__PURE__ */ new Set(["in-progress", "review"]);
+var SETTLING = /* @__PURE__ */ new Set(["pausing", "stopping"]);
 function repoActivity(input2) {
-  const { snapshot, decision, labels } = input2;
+  const { snapshot, decision, labels, session: session2, mode } = input2;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  if (SETTLING.has(session2)) return { kind: "active", reason: `the session is ${session2}` };
+  const dispatchesItself = mode === "auto" && isDispatching(session2);
   for (const issue3 of snapshot.issues) {
     if (issue3.isPullRequest || issue3.state !== "open") continue;
     const status = taskStatusFromLabels(issue3, labels);
-    if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue3.number} is ${status}` };
+    if (status && (MOVING.has(status) || status === "ready" && dispatchesItself))
+      return { kind: "active", reason: `task #${issue3.number} is ${status}` };
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
@@ -67788,7 +67792,13 @@ async function reconcileOnce(options, log) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at2);
   }
-  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
+  const activity = repoActivity({
+    snapshot: world,
+    decision,
+    labels: inForce.labels,
+    session: decision.state.session.status,
+    mode: inForce.mode
+  });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),

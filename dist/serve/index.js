@@ -83985,15 +83985,19 @@ function decide(input2) {
 }
 
 // src/core/scheduling/repo-activity.ts
-var MOVING = /* @__PURE__ */ new Set(["ready", "in-progress", "review"]);
+var MOVING = /* @__PURE__ */ new Set(["in-progress", "review"]);
+var SETTLING = /* @__PURE__ */ new Set(["pausing", "stopping"]);
 function repoActivity(input2) {
-  const { snapshot, decision, labels } = input2;
+  const { snapshot, decision, labels, session: session2, mode } = input2;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  if (SETTLING.has(session2)) return { kind: "active", reason: `the session is ${session2}` };
+  const dispatchesItself = mode === "auto" && isDispatching(session2);
   for (const issue2 of snapshot.issues) {
     if (issue2.isPullRequest || issue2.state !== "open") continue;
     const status = taskStatusFromLabels(issue2, labels);
-    if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue2.number} is ${status}` };
+    if (status && (MOVING.has(status) || status === "ready" && dispatchesItself))
+      return { kind: "active", reason: `task #${issue2.number} is ${status}` };
   }
   const live = snapshot.runs.find((run2) => run2.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
@@ -87494,7 +87498,13 @@ async function reconcileOnce(options2, log) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options2.alerts?.send(inForce.alerts.webhook, decision.alerts, options2.repo, at2);
   }
-  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
+  const activity = repoActivity({
+    snapshot: world,
+    decision,
+    labels: inForce.labels,
+    session: decision.state.session.status,
+    mode: inForce.mode
+  });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),
