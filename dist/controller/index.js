@@ -47196,12 +47196,15 @@ function alertRecipients(input2) {
 function blockedNextStep(n) {
   return `clear the blocker, then \`/autopilot retry #${n}\``;
 }
+function needsHumanNextStep(n) {
+  return `answer the question in a comment on #${n}`;
+}
 function taskTodo(kind, n, branch) {
   switch (kind) {
     case "blocked":
       return `Someone with write access: ${blockedNextStep(n)} (a comment here or on the tracking issue, or the dashboard's retry box); the next worker resumes from \`${branch}\`. \`/autopilot skip #${n}\` leaves it.`;
     case "needs-human":
-      return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
+      return `Someone with write access: ${needsHumanNextStep(n)}; the task then goes back to the queue by itself and resumes from \`${branch}\`.`;
     case "timeout":
       return `Look at the work on \`${branch}\`; \`/autopilot retry #${n}\` resumes it with a fresh iteration count (or raise \`maxIterations\` / \`timeoutMinutes\`), \`/autopilot skip #${n}\` leaves it.`;
     case "failed":
@@ -58890,7 +58893,7 @@ function needsHuman({ view, limits }) {
     view.needsHuman,
     limits.list,
     (r) => [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}answer on the issue to continue)_`,
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}${needsHumanNextStep(r.issue)})_`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
     ].join("\n")
   );
@@ -64281,7 +64284,7 @@ function waitOf(ctx, view, n, outcome, line) {
   const since = line?.since ?? record2?.since ?? null;
   switch (outcome) {
     case "needs-human":
-      return { who: "an answer on the issue from someone with write access", why: reason, since };
+      return { who: `someone with write access to ${needsHumanNextStep(n)}`, why: reason, since };
     case "review":
       return { who: "its pull request's gates", why: reason };
     case "blocked":
