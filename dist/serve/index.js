@@ -88532,6 +88532,36 @@ function jsonLog(base, now = Date.now) {
   };
 }
 
+// src/app/hosted/webhook-proxy.ts
+var ProxyUrl = external_exports.url({
+  protocol: /^https?$/,
+  error: "must be an http(s) URL, such as https://smee.io/<channel>"
+});
+function webhookProxyUrl(env) {
+  const raw = env.WEBHOOK_PROXY_URL?.trim();
+  if (!raw) return null;
+  const parsed = ProxyUrl.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`WEBHOOK_PROXY_URL ${parsed.error.issues[0]?.message ?? "is not a URL"} (got ${raw}).`);
+  return parsed.data;
+}
+async function startWebhookProxy(source, target, log) {
+  const { SmeeClient } = await import("smee-client");
+  const client = new SmeeClient({
+    source,
+    target,
+    // smee-client logs each forwarded delivery at info and connection trouble at error; a lost connection is
+    // retried by its event source, so it is a warning here, not an error.
+    logger: {
+      info: (...parts) => log.debug(`webhook proxy: ${parts.map(String).join(" ")}`),
+      error: (...parts) => log.warn(`webhook proxy: ${parts.map(String).join(" ")}`)
+    }
+  });
+  await client.start();
+  log.info(`relaying webhooks from ${source} to ${target} (WEBHOOK_PROXY_URL)`);
+  return { stop: () => client.stop() };
+}
+
 // src/app/hosted/serve.ts
 var LOG_LEVELS = /* @__PURE__ */ new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 var consoleLog = {
@@ -88555,6 +88585,7 @@ async function serve(options2 = {}) {
       "AUTOPILOT_METRICS_TOKEN must be at least 16 printable characters without spaces (for example the output of `openssl rand -hex 32`): a scraper sends it as its bearer token."
     );
   }
+  const proxyUrl = webhookProxyUrl(env);
   const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
     appId,
@@ -88576,10 +88607,19 @@ async function serve(options2 = {}) {
   log.info(
     `Autopilot controller listening; webhooks at ${server.webhookUrl}${metricsToken ? `; metrics at ${server.url}/metrics` : ""}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`
   );
-  if (env.WEBHOOK_PROXY_URL?.trim())
-    log.warn(
-      `WEBHOOK_PROXY_URL is set, but autopilot serve does not relay deliveries from a webhook proxy (that needs smee-client, which Autopilot does not install): run the relay beside it, \`npx smee-client --url ${env.WEBHOOK_PROXY_URL.trim()} --target ${server.webhookUrl}\`.`
-    );
+  if (proxyUrl) {
+    const proxy = await startWebhookProxy(proxyUrl, server.webhookUrl, log).catch(async (error62) => {
+      await server.stop();
+      throw new Error(
+        `WEBHOOK_PROXY_URL: could not connect to ${proxyUrl}: ${error62 instanceof Error ? error62.message : String(error62)}`
+      );
+    });
+    const stopServer = server.stop.bind(server);
+    server.stop = async () => {
+      await proxy.stop();
+      await stopServer();
+    };
+  }
   if (options2.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));
