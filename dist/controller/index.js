@@ -64617,23 +64617,25 @@ function decide(input2) {
     sessionEnd
   });
   const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
-  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
+  const dispatchesItself = ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) && input2.configHeld !== true;
+  const withPending = pool.pending && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true } : withAlerts;
+  return ctx.wakes.length > 0 ? { ...withPending, wakeAtMs: Math.min(...ctx.wakes) } : withPending;
 }
 
 // src/core/scheduling/repo-activity.ts
 var MOVING = /* @__PURE__ */ new Set(["in-progress", "review"]);
 var SETTLING = /* @__PURE__ */ new Set(["pausing", "stopping"]);
 function repoActivity(input2) {
-  const { snapshot, decision, labels, session: session2, mode } = input2;
+  const { snapshot, decision, labels, session: session2 } = input2;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
   if (SETTLING.has(session2)) return { kind: "active", reason: `the session is ${session2}` };
-  const dispatchesItself = mode === "auto" && isDispatching(session2);
+  if (decision.readyWaitsOnAutopilot)
+    return { kind: "active", reason: "ready work waits for a slot or a time, then starts by itself" };
   for (const issue3 of snapshot.issues) {
     if (issue3.isPullRequest || issue3.state !== "open") continue;
     const status = taskStatusFromLabels(issue3, labels);
-    if (status && (MOVING.has(status) || status === "ready" && dispatchesItself))
-      return { kind: "active", reason: `task #${issue3.number} is ${status}` };
+    if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue3.number} is ${status}` };
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
@@ -67799,8 +67801,7 @@ async function reconcileOnce(options, log) {
     snapshot: world,
     decision,
     labels: inForce.labels,
-    session: decision.state.session.status,
-    mode: inForce.mode
+    session: decision.state.session.status
   });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },

@@ -264,7 +264,6 @@ async function reconcileOnce(
     decision,
     labels: inForce.labels,
     session: decision.state.session.status,
-    mode: inForce.mode,
   });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },

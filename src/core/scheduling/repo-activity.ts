@@ -1,20 +1,21 @@
 /**
  * Whether a repository needs the controller's periodic tick, judged from one reconcile's world and decision.
  *
- * A repository is active while something in it moves with time and no webhook may come to say so: a task
- * ready while Autopilot dispatches by itself (`mode: auto` and a running session: a dispatch waits for a free
- * slot, a backoff or an agent's limit), in progress (runs that stall, time out or never appear), or in review
- * (checks that never report, merge retries, the review reminder); a session pausing or stopping (it waits for
- * its workers' checkpoints); a worker run not completed; or a reconcile that acted (its effects' own results
- * are read by the next one). Everything else waits on people, whose labels, commands and answers arrive as
- * webhooks: such a repository is idle, and ticks leave it to the bounded safety sweep (tick-choice.ts). A ready
- * task is such a wait when nothing starts it but a person: a paused or stopped session (`/autopilot resume`,
- * `/autopilot start`), `session.autoStart: false`, or `mode: semi-auto` (`/autopilot run #N`). A tracking
- * issue alone is no activity: it stays after every session has ended.
+ * A repository is active while something in it moves with time and no webhook may come to say so: ready work
+ * that Autopilot starts by itself (`Decision.readyWaitsOnAutopilot`: `mode: auto`, a running session, and a
+ * ready task that waits for a free slot, a backoff or an agent's limit), a task in progress (runs that stall,
+ * time out or never appear) or in review (checks that never report, merge retries, the review reminder); a
+ * session pausing or stopping (it waits for its workers' checkpoints); a worker run not completed; or a
+ * reconcile that acted (its effects' own results are read by the next one). Everything else waits on people,
+ * whose labels, commands and answers arrive as webhooks: such a repository is idle, and ticks leave it to the
+ * bounded safety sweep (tick-choice.ts). A ready task is such a wait when nothing starts it but a person: a
+ * paused or stopped session (`/autopilot resume`, `/autopilot start`), `session.autoStart: false`,
+ * `mode: semi-auto` (`/autopilot run #N`), a dependency on a task that needs a human, a ready label of someone
+ * without write access, a configuration that does not load. A tracking issue alone is no activity: it stays
+ * after every session has ended.
  */
-import type { AutopilotConfig } from "../config/index.js";
 import type { Decision } from "../reconcile/context.js";
-import { isDispatching, type SessionStatus } from "../session/session.js";
+import type { SessionStatus } from "../session/session.js";
 import { type TaskLabelNames, type TaskStatus, taskStatusFromLabels } from "../tasks/task.js";
 import type { WorldSnapshot } from "../world.js";
 
@@ -31,22 +32,21 @@ const SETTLING: ReadonlySet<SessionStatus> = new Set(["pausing", "stopping"]);
 
 export function repoActivity(input: {
   snapshot: WorldSnapshot;
-  decision: Pick<Decision, "effects" | "wakeAtMs">;
+  decision: Pick<Decision, "effects" | "wakeAtMs" | "readyWaitsOnAutopilot">;
   labels: TaskLabelNames;
-  /** The session as this reconcile leaves it, and the mode in force: who starts a ready task. */
+  /** The session as this reconcile leaves it. */
   session: SessionStatus;
-  mode: AutopilotConfig["mode"];
 }): RepoActivity {
-  const { snapshot, decision, labels, session, mode } = input;
+  const { snapshot, decision, labels, session } = input;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
   if (SETTLING.has(session)) return { kind: "active", reason: `the session is ${session}` };
-  const dispatchesItself = mode === "auto" && isDispatching(session);
+  if (decision.readyWaitsOnAutopilot)
+    return { kind: "active", reason: "ready work waits for a slot or a time, then starts by itself" };
   for (const issue of snapshot.issues) {
     if (issue.isPullRequest || issue.state !== "open") continue;
     const status = taskStatusFromLabels(issue, labels);
-    if (status && (MOVING.has(status) || (status === "ready" && dispatchesItself)))
-      return { kind: "active", reason: `task #${issue.number} is ${status}` };
+    if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue.number} is ${status}` };
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };

@@ -5,8 +5,8 @@ import { issue, run, world } from "../world.js";
 
 const labels = DEFAULT_CONFIG.labels;
 const quiet = { effects: [] };
-/** A running session of `mode: auto`: Autopilot starts ready tasks by itself. */
-const auto = { session: "running", mode: "auto" } as const;
+/** A running session. */
+const auto = { session: "running" } as const;
 
 describe("repoActivity", () => {
   it("is idle with no task moving, no run and nothing done, even with a tracking issue", () => {
@@ -28,8 +28,8 @@ describe("repoActivity", () => {
     });
   });
 
-  it("is active with a ready, in-progress or review task", () => {
-    for (const label of ["autopilot:ready", "autopilot:in-progress", "autopilot:review"]) {
+  it("is active with an in-progress or review task", () => {
+    for (const label of ["autopilot:in-progress", "autopilot:review"]) {
       const snapshot = world({ issues: [issue(4, { labels: [label] })] });
       expect(repoActivity({ snapshot, decision: quiet, labels, ...auto }).kind, label).toBe("active");
     }
@@ -38,8 +38,8 @@ describe("repoActivity", () => {
   it("is idle when the moving label is on an excluded issue or a pull request", () => {
     const snapshot = world({
       issues: [
-        issue(4, { labels: ["autopilot:ready", "autopilot:exclude"] }),
-        issue(5, { labels: ["autopilot:ready"], isPullRequest: true }),
+        issue(4, { labels: ["autopilot:in-progress", "autopilot:exclude"] }),
+        issue(5, { labels: ["autopilot:in-progress"], isPullRequest: true }),
       ],
     });
     expect(repoActivity({ snapshot, decision: quiet, labels, ...auto }).kind).toBe("idle");
@@ -61,34 +61,28 @@ describe("repoActivity", () => {
     expect(repoActivity({ snapshot: world(), decision: acted, labels, ...auto }).kind).toBe("active");
   });
 
-  it("is idle with ready tasks that only a person starts: paused, stopped, not auto-started, semi-auto", () => {
+  it("is active while ready work waits on Autopilot alone, idle while ready tasks wait on people", () => {
     const snapshot = world({ issues: [issue(4, { labels: ["autopilot:ready"] })] });
-    const waits = [
-      { session: "paused", mode: "auto" },
-      { session: "idle", mode: "auto" },
-      { session: "completed", mode: "auto" },
-      { session: "running", mode: "semi-auto" },
-      { session: "paused", mode: "semi-auto" },
-    ] as const;
-    for (const on of waits)
-      expect(repoActivity({ snapshot, decision: quiet, labels, ...on }), JSON.stringify(on)).toEqual({
-        kind: "idle",
-      });
+    expect(
+      repoActivity({ snapshot, decision: { effects: [], readyWaitsOnAutopilot: true }, labels, ...auto })
+        .kind,
+    ).toBe("active");
+    for (const session of ["running", "paused", "idle", "completed"] as const)
+      expect(repoActivity({ snapshot, decision: quiet, labels, session }), session).toEqual({ kind: "idle" });
   });
 
-  it("is active while paused or semi-auto with a task in progress or in review: those move with time", () => {
+  it("is active while paused with a task in progress or in review: those move with time", () => {
     for (const label of ["autopilot:in-progress", "autopilot:review"]) {
       const snapshot = world({ issues: [issue(4, { labels: [label] })] });
-      for (const mode of ["auto", "semi-auto"] as const)
-        expect(repoActivity({ snapshot, decision: quiet, labels, session: "paused", mode }).kind, label).toBe(
-          "active",
-        );
+      expect(repoActivity({ snapshot, decision: quiet, labels, session: "paused" }).kind, label).toBe(
+        "active",
+      );
     }
   });
 
   it("is active while the session is pausing or stopping: it waits for its workers' checkpoints", () => {
     for (const session of ["pausing", "stopping"] as const)
-      expect(repoActivity({ snapshot: world(), decision: quiet, labels, session, mode: "auto" })).toEqual({
+      expect(repoActivity({ snapshot: world(), decision: quiet, labels, session })).toEqual({
         kind: "active",
         reason: `the session is ${session}`,
       });
