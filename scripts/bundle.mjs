@@ -50,7 +50,9 @@ await build({
   // package install it as a production dependency; the actions never reach it.
   // tsx: the CLI compiles the offline sandbox's sources with it when `start` or `sandbox` loads them
   // (src/cli/load-sandbox.ts); it is a development dependency, like the sandbox.
-  external: ["bullmq", "ioredis", "tsx", "tsx/*"],
+  // smee-client: the relay of WEBHOOK_PROXY_URL (src/app/hosted/webhook-proxy.ts), loaded from node_modules only
+  // when that variable is set, likewise.
+  external: ["bullmq", "ioredis", "smee-client", "tsx", "tsx/*"],
   // Some dependencies are CommonJS and call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __autopilotCreateRequire } from 'node:module'; const require = __autopilotCreateRequire(import.meta.url);",

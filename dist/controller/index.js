@@ -47196,12 +47196,15 @@ function alertRecipients(input2) {
 function blockedNextStep(n) {
   return `clear the blocker, then \`/autopilot retry #${n}\``;
 }
+function needsHumanNextStep(n) {
+  return `answer the question in a comment on #${n}`;
+}
 function taskTodo(kind, n, branch) {
   switch (kind) {
     case "blocked":
       return `Someone with write access: ${blockedNextStep(n)} (a comment here or on the tracking issue, or the dashboard's retry box); the next worker resumes from \`${branch}\`. \`/autopilot skip #${n}\` leaves it.`;
     case "needs-human":
-      return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
+      return `Someone with write access: ${needsHumanNextStep(n)}; the task then goes back to the queue by itself and resumes from \`${branch}\`.`;
     case "timeout":
       return `Look at the work on \`${branch}\`; \`/autopilot retry #${n}\` resumes it with a fresh iteration count (or raise \`maxIterations\` / \`timeoutMinutes\`), \`/autopilot skip #${n}\` leaves it.`;
     case "failed":
@@ -58890,7 +58893,7 @@ function needsHuman({ view, limits }) {
     view.needsHuman,
     limits.list,
     (r) => [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}answer on the issue to continue)_`,
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}${needsHumanNextStep(r.issue)})_`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
     ].join("\n")
   );
@@ -64281,7 +64284,7 @@ function waitOf(ctx, view, n, outcome, line) {
   const since = line?.since ?? record2?.since ?? null;
   switch (outcome) {
     case "needs-human":
-      return { who: "an answer on the issue from someone with write access", why: reason, since };
+      return { who: `someone with write access to ${needsHumanNextStep(n)}`, why: reason, since };
     case "review":
       return { who: "its pull request's gates", why: reason };
     case "blocked":
@@ -64614,15 +64617,21 @@ function decide(input2) {
     sessionEnd
   });
   const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
-  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
+  const dispatchesItself = ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) && input2.configHeld !== true;
+  const withPending = pool.pending && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true } : withAlerts;
+  return ctx.wakes.length > 0 ? { ...withPending, wakeAtMs: Math.min(...ctx.wakes) } : withPending;
 }
 
 // src/core/scheduling/repo-activity.ts
-var MOVING = /* @__PURE__ */ new Set(["ready", "in-progress", "review"]);
+var MOVING = /* @__PURE__ */ new Set(["in-progress", "review"]);
+var SETTLING = /* @__PURE__ */ new Set(["pausing", "stopping"]);
 function repoActivity(input2) {
-  const { snapshot, decision, labels } = input2;
+  const { snapshot, decision, labels, session: session2 } = input2;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  if (SETTLING.has(session2)) return { kind: "active", reason: `the session is ${session2}` };
+  if (decision.readyWaitsOnAutopilot)
+    return { kind: "active", reason: "ready work waits for a slot or a time, then starts by itself" };
   for (const issue3 of snapshot.issues) {
     if (issue3.isPullRequest || issue3.state !== "open") continue;
     const status = taskStatusFromLabels(issue3, labels);
@@ -67788,7 +67797,12 @@ async function reconcileOnce(options, log) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at2);
   }
-  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
+  const activity = repoActivity({
+    snapshot: world,
+    decision,
+    labels: inForce.labels,
+    session: decision.state.session.status
+  });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),

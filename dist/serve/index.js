@@ -66570,12 +66570,15 @@ function alertRecipients(input2) {
 function blockedNextStep(n) {
   return `clear the blocker, then \`/autopilot retry #${n}\``;
 }
+function needsHumanNextStep(n) {
+  return `answer the question in a comment on #${n}`;
+}
 function taskTodo(kind, n, branch) {
   switch (kind) {
     case "blocked":
       return `Someone with write access: ${blockedNextStep(n)} (a comment here or on the tracking issue, or the dashboard's retry box); the next worker resumes from \`${branch}\`. \`/autopilot skip #${n}\` leaves it.`;
     case "needs-human":
-      return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
+      return `Someone with write access: ${needsHumanNextStep(n)}; the task then goes back to the queue by itself and resumes from \`${branch}\`.`;
     case "timeout":
       return `Look at the work on \`${branch}\`; \`/autopilot retry #${n}\` resumes it with a fresh iteration count (or raise \`maxIterations\` / \`timeoutMinutes\`), \`/autopilot skip #${n}\` leaves it.`;
     case "failed":
@@ -78252,7 +78255,7 @@ function needsHuman({ view, limits }) {
     view.needsHuman,
     limits.list,
     (r) => [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}answer on the issue to continue)_`,
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}${needsHumanNextStep(r.issue)})_`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
     ].join("\n")
   );
@@ -83648,7 +83651,7 @@ function waitOf(ctx, view, n, outcome, line) {
   const since = line?.since ?? record2?.since ?? null;
   switch (outcome) {
     case "needs-human":
-      return { who: "an answer on the issue from someone with write access", why: reason, since };
+      return { who: `someone with write access to ${needsHumanNextStep(n)}`, why: reason, since };
     case "review":
       return { who: "its pull request's gates", why: reason };
     case "blocked":
@@ -83981,15 +83984,21 @@ function decide(input2) {
     sessionEnd
   });
   const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
-  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
+  const dispatchesItself = ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) && input2.configHeld !== true;
+  const withPending = pool.pending && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true } : withAlerts;
+  return ctx.wakes.length > 0 ? { ...withPending, wakeAtMs: Math.min(...ctx.wakes) } : withPending;
 }
 
 // src/core/scheduling/repo-activity.ts
-var MOVING = /* @__PURE__ */ new Set(["ready", "in-progress", "review"]);
+var MOVING = /* @__PURE__ */ new Set(["in-progress", "review"]);
+var SETTLING = /* @__PURE__ */ new Set(["pausing", "stopping"]);
 function repoActivity(input2) {
-  const { snapshot, decision, labels } = input2;
+  const { snapshot, decision, labels, session: session2 } = input2;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  if (SETTLING.has(session2)) return { kind: "active", reason: `the session is ${session2}` };
+  if (decision.readyWaitsOnAutopilot)
+    return { kind: "active", reason: "ready work waits for a slot or a time, then starts by itself" };
   for (const issue2 of snapshot.issues) {
     if (issue2.isPullRequest || issue2.state !== "open") continue;
     const status = taskStatusFromLabels(issue2, labels);
@@ -87494,7 +87503,12 @@ async function reconcileOnce(options2, log) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options2.alerts?.send(inForce.alerts.webhook, decision.alerts, options2.repo, at2);
   }
-  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
+  const activity = repoActivity({
+    snapshot: world,
+    decision,
+    labels: inForce.labels,
+    session: decision.state.session.status
+  });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),
@@ -88519,6 +88533,36 @@ function jsonLog(base, now = Date.now) {
   };
 }
 
+// src/app/hosted/webhook-proxy.ts
+var ProxyUrl = external_exports.url({
+  protocol: /^https?$/,
+  error: "must be an http(s) URL, such as https://smee.io/<channel>"
+});
+function webhookProxyUrl(env) {
+  const raw = env.WEBHOOK_PROXY_URL?.trim();
+  if (!raw) return null;
+  const parsed = ProxyUrl.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`WEBHOOK_PROXY_URL ${parsed.error.issues[0]?.message ?? "is not a URL"} (got ${raw}).`);
+  return parsed.data;
+}
+async function startWebhookProxy(source, target, log) {
+  const { SmeeClient } = await import("smee-client");
+  const client = new SmeeClient({
+    source,
+    target,
+    // smee-client logs each forwarded delivery at info and connection trouble at error; a lost connection is
+    // retried by its event source, so it is a warning here, not an error.
+    logger: {
+      info: (...parts) => log.debug(`webhook proxy: ${parts.map(String).join(" ")}`),
+      error: (...parts) => log.warn(`webhook proxy: ${parts.map(String).join(" ")}`)
+    }
+  });
+  await client.start();
+  log.info(`relaying webhooks from ${source} to ${target} (WEBHOOK_PROXY_URL)`);
+  return { stop: () => client.stop() };
+}
+
 // src/app/hosted/serve.ts
 var LOG_LEVELS = /* @__PURE__ */ new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 var consoleLog = {
@@ -88542,6 +88586,7 @@ async function serve(options2 = {}) {
       "AUTOPILOT_METRICS_TOKEN must be at least 16 printable characters without spaces (for example the output of `openssl rand -hex 32`): a scraper sends it as its bearer token."
     );
   }
+  const proxyUrl = webhookProxyUrl(env);
   const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
     appId,
@@ -88563,10 +88608,19 @@ async function serve(options2 = {}) {
   log.info(
     `Autopilot controller listening; webhooks at ${server.webhookUrl}${metricsToken ? `; metrics at ${server.url}/metrics` : ""}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`
   );
-  if (env.WEBHOOK_PROXY_URL?.trim())
-    log.warn(
-      `WEBHOOK_PROXY_URL is set, but autopilot serve does not relay deliveries from a webhook proxy (that needs smee-client, which Autopilot does not install): run the relay beside it, \`npx smee-client --url ${env.WEBHOOK_PROXY_URL.trim()} --target ${server.webhookUrl}\`.`
-    );
+  if (proxyUrl) {
+    const proxy = await startWebhookProxy(proxyUrl, server.webhookUrl, log).catch(async (error62) => {
+      await server.stop();
+      throw new Error(
+        `WEBHOOK_PROXY_URL: could not connect to ${proxyUrl}: ${error62 instanceof Error ? error62.message : String(error62)}`
+      );
+    });
+    const stopServer = server.stop.bind(server);
+    server.stop = async () => {
+      await proxy.stop();
+      await stopServer();
+    };
+  }
   if (options2.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));

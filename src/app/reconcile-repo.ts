@@ -259,7 +259,12 @@ async function reconcileOnce(
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
   }
-  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
+  const activity = repoActivity({
+    snapshot: world,
+    decision,
+    labels: inForce.labels,
+    session: decision.state.session.status,
+  });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),

@@ -7,13 +7,17 @@
  *
  * The controller workflow's schedule (templates/workflows/autopilot-controller.yml) runs its job every 10
  * minutes only while something moves with time, hourly while a step time brings is more than an hour away, and
- * never while the repository is idle (src/core/scheduling/wake-variable.ts). Events start jobs too: about 1.2
+ * never while the repository is idle or waits only on people, a paused session or `mode: semi-auto` included
+ * (src/core/scheduling/wake-variable.ts, repo-activity.ts). Events start jobs too: about 1.2
  * per completed task on the sandbox's demo (README, Performance; bench/controller-runs.ts). Worker jobs bill
  * the agent's own minutes in either mode and are not counted here.
  */
 import type { InstallMode } from "./setup-files.js";
 
-/** Billed controller jobs per hour while a task is ready, in progress or in review: the 10-minute cron. */
+/**
+ * Billed controller jobs per hour while a task is in progress, in review, or ready for a running `mode: auto`
+ * session (src/core/scheduling/repo-activity.ts): the 10-minute cron.
+ */
 const ACTIVE_JOBS_PER_HOUR = 6;
 /** Billed controller jobs per completed task started by events (median of bench/controller-runs.ts). */
 const EVENT_JOBS_PER_TASK = 1.2;
@@ -21,7 +25,7 @@ const EVENT_JOBS_PER_TASK = 1.2;
 const DAYS_PER_MONTH = 30;
 
 interface MonthOfWork {
-  /** Hours a day during which some task is ready, in progress or in review. */
+  /** Hours a day during which some task is in progress, in review, or ready for a running `mode: auto` session. */
   activeHoursPerDay: number;
   /** Days a month with such hours. */
   activeDays: number;
@@ -50,8 +54,9 @@ export function controllerCostLines(mode: InstallMode): string[] {
       "Workers: each worker job bills its agent's minutes, rounded up per job.",
     ];
   return [
-    "Controller: 0 billed minutes a month while the repository is idle; while a task is ready, in progress or",
-    `in review, ${ACTIVE_JOBS_PER_HOUR} a busy hour, plus about ${EVENT_JOBS_PER_TASK} per completed task (e.g. ${EXAMPLE_MONTH.activeHoursPerDay} busy hours on ${EXAMPLE_MONTH.activeDays} days, ${EXAMPLE_MONTH.tasks} tasks: ${actionsControllerMinutes(EXAMPLE_MONTH)} minutes;`,
+    "Controller: 0 billed minutes a month while the repository is idle or waits on people (a paused session,",
+    "`mode: semi-auto` waiting for `/autopilot run`); while a task is in progress, in review, or ready for a running",
+    `\`mode: auto\` session, ${ACTIVE_JOBS_PER_HOUR} a busy hour, plus about ${EVENT_JOBS_PER_TASK} per completed task (e.g. ${EXAMPLE_MONTH.activeHoursPerDay} busy hours on ${EXAMPLE_MONTH.activeDays} days, ${EXAMPLE_MONTH.tasks} tasks: ${actionsControllerMinutes(EXAMPLE_MONTH)} minutes;`,
     `an always-on 10-minute schedule would bill ${ALWAYS_ON_SCHEDULE_MINUTES.toLocaleString("en-US")}). Needs the App's Variables: write permission.`,
     "Workers: each worker job bills its agent's minutes, rounded up per job.",
   ];

@@ -13,8 +13,8 @@
  * several replicas sharing the work (replica-work.ts): AUTOPILOT_REDIS_URL, with AUTOPILOT_REDIS_PREFIX
  * (autopilot) and AUTOPILOT_REPLICA_CONCURRENCY (8); Prometheus metrics at GET /metrics for a scraper that
  * sends AUTOPILOT_METRICS_TOKEN as its bearer token (controller-metrics.ts; unset: no metrics).
- * WEBHOOK_PROXY_URL (Probot's smee.io relay) is not supported: relaying needs smee-client, which Autopilot
- * does not install, so serve says so and how to run the relay beside it.
+ * WEBHOOK_PROXY_URL (Probot's smee.io relay): deliveries read from that channel are posted to the webhook URL
+ * serve listens on (webhook-proxy.ts).
  */
 import type { TickPolicy } from "../../core/scheduling/tick-choice.js";
 import type { GatewayLog } from "../../github/transport/octokit-surface.js";
@@ -22,6 +22,7 @@ import { type ControllerServer, type ControllerServerOptions, startControllerSer
 import { readAppCredentials } from "./app-credentials.js";
 import { jsonLog } from "./json-log.js";
 import { memoryBoundsFromEnv } from "./memory-bounds.js";
+import { startWebhookProxy, webhookProxyUrl } from "./webhook-proxy.js";
 
 interface ServeOptions {
   env?: NodeJS.ProcessEnv;
@@ -55,6 +56,7 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
       "AUTOPILOT_METRICS_TOKEN must be at least 16 printable characters without spaces (for example the output of `openssl rand -hex 32`): a scraper sends it as its bearer token.",
     );
   }
+  const proxyUrl = webhookProxyUrl(env);
   const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
     appId,
@@ -76,10 +78,20 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
   log.info(
     `Autopilot controller listening; webhooks at ${server.webhookUrl}${metricsToken ? `; metrics at ${server.url}/metrics` : ""}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`,
   );
-  if (env.WEBHOOK_PROXY_URL?.trim())
-    log.warn(
-      `WEBHOOK_PROXY_URL is set, but autopilot serve does not relay deliveries from a webhook proxy (that needs smee-client, which Autopilot does not install): run the relay beside it, \`npx smee-client --url ${env.WEBHOOK_PROXY_URL.trim()} --target ${server.webhookUrl}\`.`,
-    );
+  if (proxyUrl) {
+    const proxy = await startWebhookProxy(proxyUrl, server.webhookUrl, log).catch(async (error: unknown) => {
+      await server.stop();
+      throw new Error(
+        `WEBHOOK_PROXY_URL: could not connect to ${proxyUrl}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+    const stopServer = server.stop.bind(server);
+    // The relay stops first: no delivery arrives at a server that is closing.
+    server.stop = async () => {
+      await proxy.stop();
+      await stopServer();
+    };
+  }
   if (options.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));

@@ -16,7 +16,7 @@ import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../tasks/worker-result
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 import { counted } from "../text/plural.js";
-import { blockedNextStep } from "../session/alerts.js";
+import { blockedNextStep, needsHumanNextStep } from "../session/alerts.js";
 
 /** How many entries each part of the dashboard shows (the renderer shrinks them until the body fits). */
 export interface Limits {
@@ -208,7 +208,7 @@ function inReview({ view, limits }: Page): string | null {
 function needsHuman({ view, limits }: Page): string | null {
   return list("Needs a human", view.needsHuman, limits.list, (r) =>
     [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} — ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}answer on the issue to continue)_`,
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} — ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}${needsHumanNextStep(r.issue)})_`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`,
     ].join("\n"),
   );

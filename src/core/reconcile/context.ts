@@ -56,6 +56,12 @@ export interface Decision {
    * sweep reconciles this one again then (src/core/scheduling/tick-choice.ts).
    */
   wakeAtMs?: number;
+  /**
+   * Ready work that Autopilot starts by itself once a slot frees or a wait for a time ends (`mode: auto`, a
+   * running session, a valid configuration): set only then. Ready tasks that wait on people (a paused session,
+   * `mode: semi-auto`, a dependency on a task that needs a human, a stranger's ready label) leave it unset.
+   */
+  readyWaitsOnAutopilot?: true;
   /** The session's figures as the dashboard shows them after this reconcile (tasks by status, usage): metrics. */
   statistics?: SessionStatistics;
 }

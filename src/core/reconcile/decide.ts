@@ -42,6 +42,7 @@ import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./runs/workers.js";
 import { processBestOf } from "./runs/best-of.js";
+import { isDispatching } from "../session/session.js";
 
 export type { DecideInput, Decision } from "./context.js";
 export * from "./timing.js";
@@ -73,5 +74,11 @@ export function decide(input: DecideInput): Decision {
     sessionEnd,
   });
   const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
-  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
+  // The pool's pending work (ready tasks not started, or a wait for a time) moves on with time only where
+  // Autopilot dispatches by itself: src/core/scheduling/repo-activity.ts.
+  const dispatchesItself =
+    ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) && input.configHeld !== true;
+  const withPending =
+    pool.pending && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true as const } : withAlerts;
+  return ctx.wakes.length > 0 ? { ...withPending, wakeAtMs: Math.min(...ctx.wakes) } : withPending;
 }

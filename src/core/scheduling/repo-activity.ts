@@ -1,15 +1,21 @@
 /**
  * Whether a repository needs the controller's periodic tick, judged from one reconcile's world and decision.
  *
- * A repository is active while something in it moves with time and no webhook may come to say so: a task
- * ready (a dispatch waits for a free slot, a backoff or an agent's limit), in progress (runs that stall, time
- * out or never appear), or in review (checks that never report, merge retries, the review reminder); a worker
- * run not completed; or a reconcile that acted (its effects' own results are read by the next one). Everything
- * else waits on people, whose labels, commands and answers arrive as webhooks: such a repository is idle, and
- * ticks leave it to the bounded safety sweep (tick-choice.ts). A tracking issue alone is no activity: it stays
+ * A repository is active while something in it moves with time and no webhook may come to say so: ready work
+ * that Autopilot starts by itself (`Decision.readyWaitsOnAutopilot`: `mode: auto`, a running session, and a
+ * ready task that waits for a free slot, a backoff or an agent's limit), a task in progress (runs that stall,
+ * time out or never appear) or in review (checks that never report, merge retries, the review reminder); a
+ * session pausing or stopping (it waits for its workers' checkpoints); a worker run not completed; or a
+ * reconcile that acted (its effects' own results are read by the next one). Everything else waits on people,
+ * whose labels, commands and answers arrive as webhooks: such a repository is idle, and ticks leave it to the
+ * bounded safety sweep (tick-choice.ts). A ready task is such a wait when nothing starts it but a person: a
+ * paused or stopped session (`/autopilot resume`, `/autopilot start`), `session.autoStart: false`,
+ * `mode: semi-auto` (`/autopilot run #N`), a dependency on a task that needs a human, a ready label of someone
+ * without write access, a configuration that does not load. A tracking issue alone is no activity: it stays
  * after every session has ended.
  */
 import type { Decision } from "../reconcile/context.js";
+import type { SessionStatus } from "../session/session.js";
 import { type TaskLabelNames, type TaskStatus, taskStatusFromLabels } from "../tasks/task.js";
 import type { WorldSnapshot } from "../world.js";
 
@@ -18,17 +24,25 @@ export type RepoActivity =
   /** `wakeAtMs`: when a step only time brings falls due (`Decision.wakeAtMs`): the tick takes it up then. */
   | { kind: "idle"; wakeAtMs?: number };
 
-/** The statuses whose next step comes with time, not with a person's event. */
-const MOVING: ReadonlySet<TaskStatus> = new Set(["ready", "in-progress", "review"]);
+/** The statuses whose next step comes with time, not with a person's event, whatever the session does. */
+const MOVING: ReadonlySet<TaskStatus> = new Set(["in-progress", "review"]);
+
+/** Session statuses that wait for workers to reach a checkpoint: the controller moves them on. */
+const SETTLING: ReadonlySet<SessionStatus> = new Set(["pausing", "stopping"]);
 
 export function repoActivity(input: {
   snapshot: WorldSnapshot;
-  decision: Pick<Decision, "effects" | "wakeAtMs">;
+  decision: Pick<Decision, "effects" | "wakeAtMs" | "readyWaitsOnAutopilot">;
   labels: TaskLabelNames;
+  /** The session as this reconcile leaves it. */
+  session: SessionStatus;
 }): RepoActivity {
-  const { snapshot, decision, labels } = input;
+  const { snapshot, decision, labels, session } = input;
   if (decision.effects.length > 0)
     return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  if (SETTLING.has(session)) return { kind: "active", reason: `the session is ${session}` };
+  if (decision.readyWaitsOnAutopilot)
+    return { kind: "active", reason: "ready work waits for a slot or a time, then starts by itself" };
   for (const issue of snapshot.issues) {
     if (issue.isPullRequest || issue.state !== "open") continue;
     const status = taskStatusFromLabels(issue, labels);

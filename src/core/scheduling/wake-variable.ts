@@ -6,11 +6,12 @@
  * lists every context a job's `if:` may read: none holds the time), so the variable cannot hold a time for
  * the `if:` to compare with the run's. It holds a cadence instead, which the workflow's two crons read
  * (templates/workflows/autopilot-controller.yml):
- * - `soon`: something moves with time now (a task ready, in progress or in review, a live worker run, a
- *   reconcile that acted) or a step only time brings falls due within the hour: the 10-minute cron runs;
+ * - `soon`: something moves with time now (a task in progress or in review, or ready for a running
+ *   `mode: auto` session, a live worker run, a reconcile that acted: repo-activity.ts) or a step only time brings falls due within the hour: the 10-minute cron runs;
  * - `later <time>`: nothing moves, and the next step time brings falls due later: the hourly cron runs, and
  *   the first run within the hour of it turns the variable to `soon`;
- * - `idle`: nothing waits on time; every scheduled run is skipped (free) and events alone start runs.
+ * - `idle`: nothing waits on time (a paused session and `mode: semi-auto` wait on people's commands); every
+ *   scheduled run is skipped (free) and events alone start runs.
  * An unset variable (an installation that never wrote it) runs the 10-minute cron, as before the variable.
  */
 import type { RepoActivity } from "./repo-activity.js";

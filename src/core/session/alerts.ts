@@ -82,12 +82,21 @@ export function blockedNextStep(n: number): string {
   return `clear the blocker, then \`/autopilot retry #${n}\``;
 }
 
+/**
+ * The one next step of a task waiting on a person's answer, in the same words wherever Autopilot names it: the
+ * alert on the issue (taskTodo), the session report's "what waits for whom" and the dashboard's "Needs a human"
+ * list. The answer alone puts the task back in the queue (src/core/reconcile/answers.ts): no label to move.
+ */
+export function needsHumanNextStep(n: number): string {
+  return `answer the question in a comment on #${n}`;
+}
+
 export function taskTodo(kind: AlertKind, n: number, branch: string): string {
   switch (kind) {
     case "blocked":
       return `Someone with write access: ${blockedNextStep(n)} (a comment here or on the tracking issue, or the dashboard's retry box); the next worker resumes from \`${branch}\`. \`/autopilot skip #${n}\` leaves it.`;
     case "needs-human":
-      return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
+      return `Someone with write access: ${needsHumanNextStep(n)}; the task then goes back to the queue by itself and resumes from \`${branch}\`.`;
     case "timeout":
       return `Look at the work on \`${branch}\`; \`/autopilot retry #${n}\` resumes it with a fresh iteration count (or raise \`maxIterations\` / \`timeoutMinutes\`), \`/autopilot skip #${n}\` leaves it.`;
     case "failed":

@@ -286,7 +286,7 @@ describe("`/autopilot report`", () => {
     expect(rowOf(body, 6)!.slice(1, 4)).toEqual(["done (PR #106)", "1", "1"]);
     expect(rowOf(body, 7)!.slice(1)).toEqual(["in review (PR #107)", "1", "4", "30m 00s", "32.0k", "$0.42"]);
     // #8 waits for a writer's answer, with its (escaped) question; #9 waits on #7.
-    expectLine(waitLineOf(body, 8), "an answer", "write access", "I need the key --&gt;");
+    expectLine(waitLineOf(body, 8), "answer the question", "write access", "I need the key --&gt;");
     expectLine(waitLineOf(body, 9), "the tasks it depends on", "waiting on #7");
     expect(waitLineOf(body, 6)).toBeNull();
     expect(body).not.toContain("<!--");

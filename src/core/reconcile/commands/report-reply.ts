@@ -14,7 +14,7 @@ import {
   type ReportWait,
   type SessionReport,
 } from "../../session/session-report.js";
-import { blockedNextStep } from "../../session/alerts.js";
+import { blockedNextStep, needsHumanNextStep } from "../../session/alerts.js";
 import type { Reconciling } from "../context.js";
 import { openTasks } from "../open-tasks.js";
 
@@ -135,7 +135,7 @@ function waitOf(
   const since = line?.since ?? record?.since ?? null;
   switch (outcome) {
     case "needs-human":
-      return { who: "an answer on the issue from someone with write access", why: reason, since };
+      return { who: `someone with write access to ${needsHumanNextStep(n)}`, why: reason, since };
     case "review":
       return { who: "its pull request's gates", why: reason };
     case "blocked":
