@@ -80305,7 +80305,9 @@ function taskIssueFor(ctx, n) {
     const L2 = ctx.config.labels;
     const ours = ctx.state.tasks[n] !== void 0 || [L2.ready, L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed, L2.exclude].some(
       (l) => hasLabel(issue2.labels, l)
-    );
+    ) || // A task that ended leaves the state and its labels: its closed issue is still the task's when the session
+    // remembers its outcome or Autopilot's PR of it is seen (a merged task's `rollback`, `follow-up`).
+    issue2.state === "closed" && (ctx.state.recent.some((r) => r.issue === n) || pullsFor(ctx, n).length > 0);
     return ours ? n : null;
   }
   const pr = ctx.snapshot.pulls.find((p) => p.number === n);
@@ -84585,6 +84587,7 @@ fragment AutopilotClosedPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+  comments(last: 5) { nodes { ...AutopilotComment } }
 }`;
 var FIRST_ISSUES_PAGE = 50;
 var NEXT_ISSUES_PAGE = 100;
@@ -84670,6 +84673,22 @@ query AutopilotSnapshot(
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
       nodes { ...AutopilotClosedPull }
+    }
+    recentlyCommentedClosed: issues(
+      first: 10
+      states: [CLOSED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        stateReason
+        createdAt
+        closedAt
+        author { login }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
     }
   }
 }
@@ -85977,6 +85996,13 @@ async function takeSnapshot(ctx, request2) {
     if (!byNumber.has(issue2.number)) byNumber.set(issue2.number, issue2);
   };
   for (const node3 of compact(repo.recentlyClosed?.nodes)) addStub(toIssueNode(node3, settings.readyLabel));
+  for (const node3 of compact(repo.recentlyCommentedClosed?.nodes)) {
+    addStub(toIssueNode(node3, settings.readyLabel));
+    for (const c of compact(node3.comments?.nodes)) {
+      const comment = toComment(c, node3.number, botLogin, appId);
+      if (comment) allComments.push(comment);
+    }
+  }
   for (const node3 of poolIssues) {
     if (node3.parent) addStub(stub(node3.parent.number, node3.parent.title ?? "", node3.parent.state ?? "OPEN"));
     for (const sub of compact(node3.subIssues?.nodes))
@@ -86064,6 +86090,15 @@ async function takeSnapshot(ctx, request2) {
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x2) => x2.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
+      for (const c of compact(p.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.updatedAt ?? c.createdAt },
+          p.number,
+          botLogin,
+          appId
+        );
+        if (comment) allComments.push(comment);
+      }
     }
   }
   if (settings.workerWorkflow !== assumedWorkflow) {

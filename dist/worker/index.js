@@ -45678,6 +45678,22 @@ query AutopilotSnapshot(
     ) @include(if: $withRepo) {
       nodes { ...AutopilotClosedPull }
     }
+    recentlyCommentedClosed: issues(
+      first: 10
+      states: [CLOSED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        stateReason
+        createdAt
+        closedAt
+        author { login }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
+    }
   }
 }
 ${COMMENT_FIELDS}
@@ -45825,6 +45841,7 @@ fragment AutopilotClosedPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+  comments(last: 5) { nodes { ...AutopilotComment } }
 }`;
     SNAPSHOT_QUERY = snapshotQuery({ blockedBy: true });
     SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY = snapshotQuery({ blockedBy: false });

@@ -1,5 +1,6 @@
 /**
- * The phase that reads new comments, on the tracking issue, on tasks and on their open pull requests:
+ * The phase that reads new comments, on the tracking issue, on tasks and on their pull requests — open, and
+ * closed or merged ones and closed task issues too (a merged task's own issue takes `/autopilot rollback`):
  * `/autopilot` commands from people with write access are carried out (session commands, retry, skip, rollback,
  * cleanup, fix, follow-up, approve, help, status, report; `run` is judged in the pool phase); other comments on tasks are
  * kept as possible answers to needs-human questions (see answers.ts).
@@ -20,6 +21,7 @@ import { sessionEvent } from "../session-events.js";
 import { liftAgentsLimit } from "../task-alerts.js";
 import { hasLabel } from "../task-labels.js";
 import { liveCount } from "../runs/worker-runs.js";
+import { pullsFor } from "../pulls/task-pulls.js";
 import { commentProcessedRule, issueOfTaskBranch } from "../../contract.js";
 
 /** A `/autopilot status` or `report` to answer once this reconcile's decisions are made. */
@@ -208,7 +210,11 @@ export function taskIssueFor(ctx: Reconciling, n: number): number | null {
       ctx.state.tasks[n] !== undefined ||
       [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed, L.exclude].some((l) =>
         hasLabel(issue.labels, l),
-      );
+      ) ||
+      // A task that ended leaves the state and its labels: its closed issue is still the task's when the session
+      // remembers its outcome or Autopilot's PR of it is seen (a merged task's `rollback`, `follow-up`).
+      (issue.state === "closed" &&
+        (ctx.state.recent.some((r) => r.issue === n) || pullsFor(ctx, n).length > 0));
     return ours ? n : null;
   }
   const pr = ctx.snapshot.pulls.find((p) => p.number === n);
