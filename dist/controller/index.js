@@ -57920,7 +57920,14 @@ function mentionsWorkerResult(body) {
 function commentProcessedRule(state) {
   const processed = new Set(state?.processed ?? []);
   const cursor = state?.cursor?.id ?? null;
-  return (comment) => comment.acknowledged === true || processed.has(comment.id) || cursor !== null && comment.id <= cursor;
+  const review = state?.reviewComments ?? null;
+  const reviewProcessed = new Set(review?.processed ?? []);
+  return (comment) => {
+    if (comment.acknowledged === true) return true;
+    if (comment.review === true)
+      return review === null || reviewProcessed.has(comment.id) || Date.parse(comment.createdAt ?? "") < Date.parse(review.since);
+    return processed.has(comment.id) || cursor !== null && comment.id <= cursor;
+  };
 }
 var RECONCILE_LOCK_PREFIX = "refs/autopilot/reconcile/";
 function reconcileLockRef(expiresAtMs, holder) {
@@ -58406,6 +58413,11 @@ var DashboardStateSchema = external_exports.object({
   cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
   /** Recently processed comment ids (bounded). */
   processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
+  /**
+   * Line comments of pull-request reviews (commands given there): read since `since`, these ids processed
+   * (bounded; a command there also carries Autopilot's reaction). Null until first read (src/core/contract.ts).
+   */
+  reviewComments: external_exports.object({ since: isoTime, processed: external_exports.array(external_exports.number().int().nonnegative()).max(300).default([]) }).nullable().default(null),
   /** Logins that already got the polite refusal (bounded). */
   refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
   history: HistorySchema.prefault({}),
@@ -59496,18 +59508,20 @@ function incidentOnce(ctx, kind, message) {
   const text4 = truncate(message, 400);
   if (!ctx.state.incidents.some((i) => i.kind === kind && i.message === text4)) incident(ctx, kind, message);
 }
-function react(ctx, commentId, content3) {
-  ctx.effects.push({ type: "react", commentId, content: content3 });
+function react(ctx, comment, content3) {
+  if (typeof comment === "number" || !comment.review)
+    ctx.effects.push({
+      type: "react",
+      commentId: typeof comment === "number" ? comment : comment.id,
+      content: content3
+    });
+  else ctx.effects.push({ type: "react", commentId: comment.id, content: content3, review: true });
 }
-function reply(ctx, issue3, commentId, line, text4) {
-  ctx.effects.push({
-    type: "comment",
-    issue: issue3,
-    body: `> ${escapeInline(line, 120)}
+function reply(ctx, issue3, comment, line, text4) {
+  const key = typeof comment === "number" ? `reply-${comment}` : `reply-${comment.review ? "review-" : ""}${comment.id}`;
+  ctx.effects.push({ type: "comment", issue: issue3, body: `> ${escapeInline(line, 120)}
 
-${text4}`,
-    key: `reply-${commentId}`
-  });
+${text4}`, key });
 }
 function notice(ctx, n, record2, key, body) {
   if (record2.notices?.includes(key)) return;
@@ -60800,13 +60814,19 @@ function processComments(ctx) {
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
   const wasProcessed = commentProcessedRule(state);
+  state.reviewComments ??= { since: ctx.now.toISOString(), processed: [] };
+  const lineComments = state.reviewComments;
   const seen = /* @__PURE__ */ new Set();
   const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
   for (const c of comments) {
-    if (wasProcessed(c) || seen.has(c.id)) continue;
-    seen.add(c.id);
-    state.processed.push(c.id);
-    if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
+    const key = `${c.review ? "review-" : ""}${c.id}`;
+    if (wasProcessed(c) || seen.has(key)) continue;
+    seen.add(key);
+    if (c.review) lineComments.processed.push(c.id);
+    else {
+      state.processed.push(c.id);
+      if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
+    }
     const authority = commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions);
     if (authority.ignored) continue;
     const onTracking = trackingNumber !== null && c.issue === trackingNumber;
@@ -60818,25 +60838,25 @@ function processComments(ctx) {
     });
     const login = c.author ?? "someone";
     if (!parsed) {
-      if (task !== null && authority.authorized) read.freshComments.add(c.id);
+      if (task !== null && authority.authorized && !c.review) read.freshComments.add(c.id);
       continue;
     }
     if (!authority.authorized) {
-      react(ctx, c.id, "confused");
-      const key = login.toLowerCase().slice(0, 40);
-      if (!state.refused.includes(key)) {
-        state.refused.push(key);
-        reply(ctx, c.issue, c.id, parsed.line, refusalText(login));
+      react(ctx, c, "confused");
+      const key2 = login.toLowerCase().slice(0, 40);
+      if (!state.refused.includes(key2)) {
+        state.refused.push(key2);
+        reply(ctx, c.issue, c, parsed.line, refusalText(login));
       }
       note(ctx, `comment ${c.id}: ${parsed.line} by ${login} refused (no write access)`);
       continue;
     }
     if (parsed.kind === "invalid") {
-      react(ctx, c.id, "confused");
+      react(ctx, c, "confused");
       reply(
         ctx,
         c.issue,
-        c.id,
+        c,
         parsed.line,
         `Sorry, ${parsed.problem}. Here is what Autopilot understands:
 
@@ -60848,17 +60868,18 @@ ${commandHelp()}`
     note(ctx, `comment ${c.id}: ${parsed.line} by ${login}`);
     switch (command.name) {
       case "help":
-        react(ctx, c.id, "+1");
-        reply(ctx, c.issue, c.id, parsed.line, commandHelp());
+        react(ctx, c, "+1");
+        reply(ctx, c.issue, c, parsed.line, commandHelp());
         break;
       case "status":
       case "report":
-        react(ctx, c.id, "+1");
+        react(ctx, c, "+1");
         read.statusRequests.push({
           kind: command.name,
           by: login,
           commentIssue: c.issue,
           commentId: c.id,
+          ...c.review ? { review: true } : {},
           issue: command.name === "status" ? command.issue : null,
           line: parsed.line
         });
@@ -60871,29 +60892,29 @@ ${commandHelp()}`
         const lifted = (command.name === "resume" || command.name === "start") && liftAgentsLimit(ctx, login);
         const result = sessionEvent(ctx, event, true);
         if (result.refused && lifted) {
-          react(ctx, c.id, "+1");
+          react(ctx, c, "+1");
           reply(
             ctx,
             c.issue,
-            c.id,
+            c,
             parsed.line,
             "Dispatching goes on now: the pause for the agents' limits is lifted."
           );
           break;
         }
         if (result.refused) {
-          react(ctx, c.id, "confused");
-          reply(ctx, c.issue, c.id, parsed.line, result.refused);
+          react(ctx, c, "confused");
+          reply(ctx, c.issue, c, parsed.line, result.refused);
           break;
         }
-        react(ctx, c.id, "+1");
+        react(ctx, c, "+1");
         if (command.name === "start") state.overrides = null;
         const status = state.session.status;
         if ((status === "pausing" || status === "stopping") && result.message) {
           reply(
             ctx,
             c.issue,
-            c.id,
+            c,
             parsed.line,
             result.message.replace(/@(\S+)/g, (_m, l) => quietLogin(l))
           );
@@ -60904,6 +60925,7 @@ ${commandHelp()}`
         read.runRequests.push({
           commentIssue: c.issue,
           commentId: c.id,
+          ...c.review ? { review: true } : {},
           line: parsed.line,
           issue: command.issue,
           actor: login
@@ -60911,6 +60933,17 @@ ${commandHelp()}`
         break;
       case "fix":
       case "follow-up": {
+        if (c.review) {
+          react(ctx, c, "confused");
+          reply(
+            ctx,
+            c.issue,
+            c,
+            parsed.line,
+            `Nothing changed: \`/autopilot ${command.name}\` is read from the pull request's conversation, not from a line of the diff. Write it there; an unresolved conversation on the diff is review feedback by itself.`
+          );
+          break;
+        }
         const asked = {
           n: command.issue,
           actor: login,
@@ -60918,8 +60951,8 @@ ${commandHelp()}`
           instructions: command.instructions
         };
         const outcome = command.name === "fix" ? fixTask(ctx, asked) : followUpTask(ctx, asked);
-        react(ctx, c.id, outcome.ok ? "+1" : "confused");
-        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
       }
       case "retry":
@@ -60928,13 +60961,14 @@ ${commandHelp()}`
       case "cleanup":
       case "approve": {
         const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : command.name === "approve" ? approvePlan(ctx, command.issue, login) : cleanupTask(ctx, command.issue, login);
-        react(ctx, c.id, outcome.ok ? "+1" : "confused");
-        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
       }
     }
   }
   state.processed = state.processed.slice(-300);
+  lineComments.processed = lineComments.processed.slice(-300);
   return read;
 }
 function taskIssueFor(ctx, n) {
@@ -62293,7 +62327,7 @@ function evaluatePullRequest(pr, options) {
   const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
   const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
   const isWriter = (author) => !!author && !sameLogin(author, options.botLogin) && hasWriteAccess(options.permissions, author);
-  const writerThreads = (pr.openThreads ?? []).map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author)) })).filter((t) => t.comments.length > 0);
+  const writerThreads = (pr.openThreads ?? []).map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author) && !onlyCommand(c.body)) })).filter((t) => t.comments.length > 0);
   const spokeAfterPush = (t) => Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1).createdAt) || 0) > lastPush;
   const freshThreads = writerThreads.filter(spokeAfterPush);
   const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
@@ -62451,6 +62485,13 @@ function parseHumanGateMarker(body) {
   } catch {
     return ["human gate"];
   }
+}
+function onlyCommand(body) {
+  const lines = body.split(/\r?\n/).filter((l) => l.trim() !== "");
+  if (lines.length !== 1) return false;
+  const parsed = parseCommand(lines[0], { issue: 0, trackingIssue: null });
+  if (!parsed) return false;
+  return parsed.kind === "invalid" || parsed.command.name !== "fix" && parsed.command.name !== "follow-up";
 }
 
 // src/core/reconcile/runs/worker-outcomes.ts
@@ -63294,9 +63335,15 @@ function runAsked(ctx, requests, pool) {
     const wait = record2?.waitUntil && Date.parse(record2.waitUntil) > ctx.nowMs ? record2.waitUntil : null;
     const scored = pool.ranked.find((t) => t.issue === n);
     if (pool.limitedUntil) {
-      react(ctx, request2.commentId, "confused");
+      react(ctx, { id: request2.commentId, review: request2.review }, "confused");
       const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
-      reply(ctx, request2.commentIssue, request2.commentId, request2.line, reason);
+      reply(
+        ctx,
+        request2.commentIssue,
+        { id: request2.commentId, review: request2.review },
+        request2.line,
+        reason
+      );
       note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
@@ -63317,13 +63364,19 @@ function runAsked(ctx, requests, pool) {
       readyLabel: ctx.config.labels.ready
     });
     if (!verdict.start || !scored) {
-      react(ctx, request2.commentId, "confused");
+      react(ctx, { id: request2.commentId, review: request2.review }, "confused");
       const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
-      reply(ctx, request2.commentIssue, request2.commentId, request2.line, reason);
+      reply(
+        ctx,
+        request2.commentIssue,
+        { id: request2.commentId, review: request2.review },
+        request2.line,
+        reason
+      );
       note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
-    react(ctx, request2.commentId, "+1");
+    react(ctx, { id: request2.commentId, review: request2.review }, "+1");
     started.add(n);
     const why = `asked by ${request2.actor} with /autopilot run; ${formatScoreParts(scored.parts)}`;
     dispatch(ctx, n, why, scored.total);
@@ -64369,7 +64422,7 @@ function writeTrackingIssue(ctx, decided) {
   const view = buildView(ctx, decided.pool, decided.reviewLines);
   for (const req of decided.statusRequests) {
     const text4 = req.kind === "report" ? reportText(ctx, view, { kind: "command", by: req.by }) : statusText(ctx, view, req.issue);
-    reply(ctx, req.commentIssue, req.commentId, req.line, text4);
+    reply(ctx, req.commentIssue, { id: req.commentId, review: req.review }, req.line, text4);
   }
   const tracking = ctx.tracking;
   const compaction = compactState(ctx.state, {
@@ -64930,7 +64983,20 @@ fragment AutopilotPull on PullRequest {
   }
   reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
   reviewThreads(last: 20) {
-    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+    nodes {
+      isResolved
+      comments(last: 10) {
+        nodes {
+          databaseId
+          author { __typename login }
+          body
+          path
+          createdAt
+          viewerDidAuthor
+          reactionGroups { content viewerHasReacted }
+        }
+      }
+    }
   }
   comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
@@ -65395,7 +65461,7 @@ function describeEffect(effect) {
     case "comment":
       return `comment on #${effect.issue}`;
     case "react":
-      return `react ${effect.content} to comment ${effect.commentId}`;
+      return `react ${effect.content} to ${effect.review ? "review comment" : "comment"} ${effect.commentId}`;
     case "progressComment":
       return `write the progress comment on #${effect.issue}`;
     case "dispatchWorker":
@@ -66434,6 +66500,16 @@ async function takeSnapshot(ctx, request2) {
       );
       if (comment) allComments.push(comment);
     }
+    for (const thread of compact(p.reviewThreads?.nodes))
+      for (const c of compact(thread.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
+          p.number,
+          botLogin,
+          appId
+        );
+        if (comment) allComments.push({ ...comment, review: true });
+      }
   }
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x2) => x2.number === p.number)) {
@@ -67174,15 +67250,12 @@ var EFFECTS = {
     execute: writeComment
   },
   react: {
-    target: (e) => `react:${e.commentId}:${e.content}`,
+    target: (e) => `react:${e.review ? "review:" : ""}${e.commentId}:${e.content}`,
     alreadyDone: notDone,
     async execute(ctx, effect) {
+      const params = { ...repoParams(ctx), comment_id: effect.commentId, content: effect.content };
       await ctx.write(
-        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
-          ...repoParams(ctx),
-          comment_id: effect.commentId,
-          content: effect.content
-        })
+        () => effect.review ? ctx.client.request("POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", params) : ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", params)
       );
       return { effect, status: "done" };
     }

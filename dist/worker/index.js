@@ -45823,7 +45823,20 @@ fragment AutopilotPull on PullRequest {
   }
   reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
   reviewThreads(last: 20) {
-    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+    nodes {
+      isResolved
+      comments(last: 10) {
+        nodes {
+          databaseId
+          author { __typename login }
+          body
+          path
+          createdAt
+          viewerDidAuthor
+          reactionGroups { content viewerHasReacted }
+        }
+      }
+    }
   }
   comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
@@ -88936,6 +88949,11 @@ var init_dashboard_state = __esm({
       cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
       /** Recently processed comment ids (bounded). */
       processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
+      /**
+       * Line comments of pull-request reviews (commands given there): read since `since`, these ids processed
+       * (bounded; a command there also carries Autopilot's reaction). Null until first read (src/core/contract.ts).
+       */
+      reviewComments: external_exports.object({ since: isoTime, processed: external_exports.array(external_exports.number().int().nonnegative()).max(300).default([]) }).nullable().default(null),
       /** Logins that already got the polite refusal (bounded). */
       refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
       history: HistorySchema.prefault({}),

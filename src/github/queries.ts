@@ -126,7 +126,20 @@ fragment AutopilotPull on PullRequest {
   }
   reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
   reviewThreads(last: 20) {
-    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+    nodes {
+      isResolved
+      comments(last: 10) {
+        nodes {
+          databaseId
+          author { __typename login }
+          body
+          path
+          createdAt
+          viewerDidAuthor
+          reactionGroups { content viewerHasReacted }
+        }
+      }
+    }
   }
   comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;

@@ -209,7 +209,7 @@ export function gqlPull(spec: PullSpec) {
         commit: { oid: r.commit ?? sha },
       })),
     },
-    reviewThreads: { nodes: [] },
+    reviewThreads: { nodes: [] as unknown[] },
     comments: {
       nodes: (spec.comments ?? []).map((c) => ({
         databaseId: c.id,

@@ -160,6 +160,31 @@ describe("the world snapshot", () => {
     expect(world.pulls.find((p) => p.number === 30)?.state).toBe("merged");
   });
 
+  it("reads the line comments of an open task PR's reviews as comments of their own kind", async () => {
+    const scope = nock(API);
+    const line = { ...gqlComment({ id: 93, author: "dev", body: "/autopilot status" }), path: "src/a.js" };
+    replySnapshot(
+      scope,
+      snapshotPage({
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+        pulls: [
+          {
+            ...gqlPull({ number: 20, issue: 7 }),
+            reviewThreads: { nodes: [{ isResolved: false, comments: { nodes: [line] } }] },
+          },
+        ],
+      }),
+    );
+    replyRuns(scope, []);
+    const { world } = await gateway().snapshot({ settingsFor, permissionsFor: () => [] });
+    expect(world.comments.find((c) => c.id === 93)).toMatchObject({
+      issue: 20,
+      body: "/autopilot status",
+      review: true,
+      acknowledged: false,
+    });
+  });
+
   it("looks up a referenced issue outside the pool in one aliased query", async () => {
     const scope = nock(API);
     replySnapshot(

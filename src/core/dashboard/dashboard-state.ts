@@ -291,6 +291,14 @@ export const DashboardStateSchema = z.object({
   cursor: z.object({ id: z.number().int().nonnegative(), at: isoTime }).nullable().default(null),
   /** Recently processed comment ids (bounded). */
   processed: z.array(z.number().int().nonnegative()).max(500).default([]),
+  /**
+   * Line comments of pull-request reviews (commands given there): read since `since`, these ids processed
+   * (bounded; a command there also carries Autopilot's reaction). Null until first read (src/core/contract.ts).
+   */
+  reviewComments: z
+    .object({ since: isoTime, processed: z.array(z.number().int().nonnegative()).max(300).default([]) })
+    .nullable()
+    .default(null),
   /** Logins that already got the polite refusal (bounded). */
   refused: z.array(z.string().max(40)).max(100).default([]),
   history: HistorySchema.prefault({}),

@@ -140,7 +140,7 @@ export interface GqlPull {
       | ({
           isResolved: boolean;
           comments: {
-            nodes: ({ author: Login | null; body: string; path: string; createdAt: string } | null)[] | null;
+            nodes: (ReviewComment | null)[] | null;
           };
         } | null)[]
       | null;
@@ -150,6 +150,9 @@ export interface GqlPull {
     nodes: (PullComment | null)[] | null;
   } | null;
 }
+/** A line comment of a pull-request review (its id is from the review comments' sequence, not the issue comments'). */
+type ReviewComment = Pick<GqlComment, "author" | "body" | "createdAt"> &
+  Partial<Pick<GqlComment, "databaseId" | "viewerDidAuthor" | "reactionGroups">> & { path: string };
 type PullComment = Pick<GqlComment, "author" | "body" | "createdAt"> &
   Partial<Omit<GqlComment, "author" | "body" | "createdAt">>;
 export interface Page<T> {

@@ -450,6 +450,17 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       );
       if (comment) allComments.push(comment);
     }
+    // Commands written on a line of the diff, in a review (`/autopilot status`, `retry`, …).
+    for (const thread of compact(p.reviewThreads?.nodes))
+      for (const c of compact(thread.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
+          p.number,
+          botLogin,
+          appId,
+        );
+        if (comment) allComments.push({ ...comment, review: true });
+      }
   }
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
