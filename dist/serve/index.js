@@ -37016,6 +37016,8 @@ function commandInstructions(body, lineIndex, onLine) {
 }
 var COMMAND_WORDS = [
   "start",
+  "go",
+  "mode",
   "pause",
   "resume",
   "stop",
@@ -37047,6 +37049,17 @@ function interpret(rest, line, context) {
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
+    // Design document 004's word for starting a session.
+    case "go":
+      return { kind: "command", command: { name: "start" }, line };
+    case "mode": {
+      const mode = (words[1] ?? "").toLowerCase();
+      if (mode === "auto" || mode === "semi-auto")
+        return { kind: "command", command: { name: "mode", mode }, line };
+      return invalid(
+        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)"
+      );
+    }
     case "status": {
       const issue2 = target ?? (onTask ? context.issue : null);
       return { kind: "command", command: { name: "status", issue: issue2 }, line };
@@ -37162,7 +37175,7 @@ function commandHelp() {
   return [
     "| command | what it does |",
     "|---|---|",
-    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
+    "| `/autopilot start` (or `go`) | start a session (or start again after a stop or completion) |",
     "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
     "| `/autopilot resume` | continue a paused session |",
     "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
@@ -37171,6 +37184,7 @@ function commandHelp() {
     "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
     "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot mode auto` / `mode semi-auto` | from now on Autopilot starts ready tasks by score / a person starts each with `run` (instead of the file's `mode`, until the next `mode`) |",
     "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
@@ -77765,6 +77779,8 @@ var DashboardStateSchema = external_exports.object({
   revision: count.default(0),
   session: SessionSchema2,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  /** A writer's `/autopilot mode`: who starts tasks, instead of the file's `mode`, until the next one. */
+  mode: external_exports.enum(["auto", "semi-auto"]).nullable().default(null),
   lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
@@ -78854,6 +78870,9 @@ function taskRecord(ctx, n) {
     ctx.state.tasks[n] = r;
   }
   return r;
+}
+function modeOf(ctx) {
+  return ctx.state.mode ?? ctx.config.mode;
 }
 function taskBranch(ctx, n) {
   return taskBranchName(ctx.config.branchPrefix, n);
@@ -80281,6 +80300,20 @@ ${commandHelp()}`
             result.message.replace(/@(\S+)/g, (_m, l) => quietLogin(l))
           );
         }
+        break;
+      }
+      case "mode": {
+        react(ctx, c, "+1");
+        const was = modeOf(ctx);
+        state.mode = command.mode === ctx.config.mode ? null : command.mode;
+        const how = command.mode === "auto" ? "Autopilot starts ready tasks by score" : "a person starts each task with `/autopilot run #N`";
+        reply(
+          ctx,
+          c.issue,
+          c,
+          parsed.line,
+          `${was === command.mode ? "Already" : "Now"} \`${command.mode}\`: ${how}.${state.mode ? ` \`.github/autopilot.yml\` says \`${ctx.config.mode}\`; \`/autopilot mode ${ctx.config.mode}\` goes back to it.` : ""}`
+        );
         break;
       }
       case "run":
@@ -82683,7 +82716,7 @@ function processPool(ctx, runRequests = []) {
     (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d3) => typeof d3 === "number" && merging.has(d3))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (config3.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
+  if (modeOf(ctx) === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
     const free = config3.maxParallel - live.size - asked.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
@@ -83425,7 +83458,7 @@ function awaitedCommand2(ctx, view) {
     const why = s.status === "idle" && s.reason !== "initial" ? "the session was stopped" : "`session.autoStart` is false, so a session starts only when a person says so";
     return { command: "start", ready: view.queue.length, why };
   }
-  if (ctx.config.mode !== "semi-auto" || s.status !== "running") return null;
+  if (modeOf(ctx) !== "semi-auto" || s.status !== "running") return null;
   return {
     command: "run",
     next: view.queue[0] ?? null,

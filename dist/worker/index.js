@@ -88939,6 +88939,8 @@ var init_dashboard_state = __esm({
       revision: count.default(0),
       session: SessionSchema2,
       overrides: ConfigOverridesSchema.nullable().default(null),
+      /** A writer's `/autopilot mode`: who starts tasks, instead of the file's `mode`, until the next one. */
+      mode: external_exports.enum(["auto", "semi-auto"]).nullable().default(null),
       lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
       /** Task records by issue number. */
       tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
@@ -89114,6 +89116,17 @@ function interpret(rest, line, context) {
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
+    // Design document 004's word for starting a session.
+    case "go":
+      return { kind: "command", command: { name: "start" }, line };
+    case "mode": {
+      const mode = (words[1] ?? "").toLowerCase();
+      if (mode === "auto" || mode === "semi-auto")
+        return { kind: "command", command: { name: "mode", mode }, line };
+      return invalid(
+        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)"
+      );
+    }
     case "status": {
       const issue3 = target ?? (onTask ? context.issue : null);
       return { kind: "command", command: { name: "status", issue: issue3 }, line };
@@ -89214,6 +89227,8 @@ var init_commands = __esm({
     MAX_INSTRUCTIONS = 4e3;
     COMMAND_WORDS = [
       "start",
+      "go",
+      "mode",
       "pause",
       "resume",
       "stop",

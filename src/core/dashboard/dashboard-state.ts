@@ -281,6 +281,8 @@ export const DashboardStateSchema = z.object({
   revision: count.default(0),
   session: SessionSchema,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  /** A writer's `/autopilot mode`: who starts tasks, instead of the file's `mode`, until the next one. */
+  mode: z.enum(["auto", "semi-auto"]).nullable().default(null),
   lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: z.record(z.string().regex(/^\d+$/), TaskRecordSchema).default({}),

@@ -10,7 +10,7 @@ import { commandHelp, commentAuthority, parseCommand, refusalText } from "../../
 import { quietLogin } from "../../text/markdown.js";
 import { distrustOf } from "../../gates/pull-trust.js";
 import type { SessionEvent } from "../../session/session.js";
-import { note, type Reconciling } from "../context.js";
+import { modeOf, note, type Reconciling } from "../context.js";
 import { react, reply } from "../messages.js";
 import { cleanupTask } from "./branch-cleanup.js";
 import { fixTask, followUpTask } from "./fix-follow-up.js";
@@ -164,6 +164,23 @@ export function processComments(ctx: Reconciling): CommentsRead {
             result.message.replace(/@(\S+)/g, (_m, l: string) => quietLogin(l)),
           );
         }
+        break;
+      }
+      case "mode": {
+        react(ctx, c, "+1");
+        const was = modeOf(ctx);
+        state.mode = command.mode === ctx.config.mode ? null : command.mode;
+        const how =
+          command.mode === "auto"
+            ? "Autopilot starts ready tasks by score"
+            : "a person starts each task with `/autopilot run #N`";
+        reply(
+          ctx,
+          c.issue,
+          c,
+          parsed.line,
+          `${was === command.mode ? "Already" : "Now"} \`${command.mode}\`: ${how}.${state.mode ? ` \`.github/autopilot.yml\` says \`${ctx.config.mode}\`; \`/autopilot mode ${ctx.config.mode}\` goes back to it.` : ""}`,
+        );
         break;
       }
       case "run":

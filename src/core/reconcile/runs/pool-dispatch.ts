@@ -12,7 +12,7 @@ import { readyTasks } from "../../tasks/ready-tasks.js";
 import { formatTime, quietLogin } from "../../text/markdown.js";
 import { formatScoreParts, rankTasks } from "../../tasks/scoring.js";
 import { isDispatching } from "../../session/session.js";
-import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
+import { modeOf, note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { sessionEvent } from "../session-events.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
@@ -169,7 +169,7 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
     );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
   if (
-    config.mode === "auto" &&
+    modeOf(ctx) === "auto" &&
     isDispatching(state.session.status) &&
     !unblocking &&
     !held &&
