@@ -37021,6 +37021,7 @@ var COMMAND_WORDS = [
   "pause",
   "resume",
   "stop",
+  "abort",
   "report",
   "help",
   "status",
@@ -37046,6 +37047,7 @@ function interpret(rest, line, context) {
     case "pause":
     case "resume":
     case "stop":
+    case "abort":
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
@@ -37179,6 +37181,7 @@ function commandHelp() {
     "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
     "| `/autopilot resume` | continue a paused session |",
     "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot abort` | end the session now: running worker runs are cancelled at once, their tasks ready again with what they pushed kept on their branches |",
     "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
     "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
@@ -78911,6 +78914,39 @@ function notice(ctx, n, record2, key, body) {
   note(ctx, `#${n}: notice ${key}`);
 }
 
+// src/core/reconcile/session-events.ts
+function sessionEvent(ctx, event, quiet = false) {
+  const t = reduceSession(ctx.state.session, event, ctx.now);
+  if (t.refused) {
+    note(ctx, `session: ${event.type} refused: ${t.refused.reason}`);
+    return { refused: t.refused.reason };
+  }
+  const from = ctx.state.session.status;
+  ctx.state.session = t.state;
+  note(ctx, `session: ${from} \u2192 ${t.state.status} (${event.type})`);
+  const outcome = {};
+  for (const e of t.effects) {
+    if (e.type === "resetConsecutiveFailures") {
+      ctx.state.consecutiveFailures = 0;
+      ctx.state.failedInARow = [];
+    }
+    if (e.type === "notify") {
+      outcome.message = e.message;
+      if (!quiet && (e.level === "warning" || t.state.status === "completed") && ctx.tracking) {
+        const comment = {
+          type: "comment",
+          issue: ctx.tracking.number,
+          body: e.message,
+          key: `session-${t.state.status}-${t.state.since}`
+        };
+        ctx.effects.push(comment);
+        if (t.state.status === "completed") outcome.completionNotice = comment;
+      }
+    }
+  }
+  return outcome;
+}
+
 // src/core/tasks/epics.ts
 var EPIC_PROGRESS_MARKER = "<!-- autopilot:epic-progress -->";
 function isEpicParent(issue2, status) {
@@ -78982,36 +79018,6 @@ function epicSummary(items) {
   return `epic: ${finished2} of ${counted(items.length, "sub-issue")} done${open2.length ? ` (${open2.join(", ")})` : ""}`;
 }
 
-// src/core/tasks/sub-issue-links.ts
-function linkedBeforeLabel(link, labeledAt) {
-  const linked = Date.parse(link.at);
-  const labeled = Date.parse(labeledAt ?? "");
-  return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
-}
-function judgeSubIssueLinks(input2) {
-  const newest = /* @__PURE__ */ new Map();
-  for (const link of input2.links) {
-    const seen = newest.get(link.issue);
-    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
-  }
-  const approved = [];
-  const refused = [];
-  for (const issue2 of input2.candidates) {
-    const link = newest.get(issue2);
-    if (!link) refused.push({ issue: issue2 });
-    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
-      approved.push(issue2);
-    else refused.push({ issue: issue2, linkedBy: link.by });
-  }
-  return { approved, refused };
-}
-function linkRefusalText(refusal, quiet) {
-  if (refusal.linkedBy === void 0)
-    return "when it was linked is unknown (not among the parent's timeline events read), so the epic's label does not approve it";
-  if (refusal.linkedBy === null) return "linked by a deleted account, and not before the epic's label";
-  return `linked by ${quiet(refusal.linkedBy)}, who has no write access, and not before the epic's label`;
-}
-
 // src/core/reconcile/task-labels.ts
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
@@ -79068,6 +79074,169 @@ function writeLabels(ctx, n, target, remove) {
   const base = ctx.baseLabels.get(n) ?? [];
   const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
   if (changes) ctx.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
+}
+
+// src/core/agent/job-silence.ts
+var SLACK_MS = 5 * 6e4;
+function jobSilenceLimitMs(config3) {
+  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
+  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
+}
+
+// src/core/reconcile/timing.ts
+var DISPATCH_GRACE_MINUTES = 10;
+var RESULT_GRACE_MINUTES = 2;
+var CANCEL_RETRY_MINUTES = 15;
+var MERGE_RETRY_MINUTES = 2;
+var DISPATCH_RESEND_MINUTES = 2;
+var DISPATCH_UNSENT_SECONDS = 30;
+var SETTLE_MINUTES = 10;
+var INCIDENT_DAYS = 7;
+var DASHBOARD_REFRESH_MINUTES = 30;
+
+// src/core/reconcile/runs/worker-runs.ts
+function runIssue(run2) {
+  if (run2.issue) return run2.issue;
+  const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
+  return m ? Number(m[1]) : null;
+}
+function liveRunsOf(ctx, n) {
+  return [...ctx.liveRunsByIssue.get(n) ?? []];
+}
+function liveRunsByIssue(runs) {
+  const byIssue = /* @__PURE__ */ new Map();
+  for (const run2 of runs) {
+    if (run2.status === "completed") continue;
+    const n = runIssue(run2);
+    if (n === null) continue;
+    const list4 = byIssue.get(n);
+    if (list4) list4.push(run2);
+    else byIssue.set(n, [run2]);
+  }
+  return byIssue;
+}
+function liveState(ctx, n) {
+  const runs = liveRunsOf(ctx, n);
+  const record2 = ctx.state.tasks[n];
+  if (runs.length > 0) {
+    const run2 = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
+    if (record2 && run2.dispatchId === record2.dispatchId) record2.runId = run2.id;
+    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run2.id}`);
+    return {
+      live: true,
+      run: run2,
+      phase: cancelling ? "cancelling" : run2.status === "in_progress" ? "running" : "queued"
+    };
+  }
+  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
+  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
+  if (ours) return { live: false };
+  const result = ctx.results.get(n);
+  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
+    return { live: true, phase: "running" };
+  }
+  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
+  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
+    return { live: true, phase: "dispatched" };
+  }
+  return { live: false };
+}
+function isLive(ctx, n) {
+  return liveState(ctx, n).live;
+}
+function liveIssues(ctx) {
+  const out = /* @__PURE__ */ new Set();
+  for (const run2 of ctx.snapshot.runs) {
+    const n = runIssue(run2);
+    if (n !== null && run2.status !== "completed") out.add(n);
+  }
+  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
+  return out;
+}
+function liveCount(ctx) {
+  return liveIssues(ctx).size;
+}
+function finishedCurrent(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
+}
+function finishedUnhandled(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
+}
+function cancelRun(ctx, run2, n, why) {
+  const record2 = taskRecord(ctx, n);
+  const key = `cancel:${run2.id}`;
+  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
+  if (asked) return;
+  record2.cancelAt = ctx.now.toISOString();
+  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
+  ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
+  note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
+}
+
+// src/core/reconcile/commands/abort.ts
+function abortSession(ctx, actor) {
+  const status = ctx.state.session.status;
+  const live = [...liveIssues(ctx)].sort((a, b) => a - b);
+  if (live.length === 0 && (status === "idle" || status === "completed"))
+    return { ok: false, message: "Nothing to abort: no session is running and no worker runs." };
+  let cancelled = 0;
+  for (const n of live) {
+    for (const run2 of liveRunsOf(ctx, n)) {
+      cancelRun(ctx, run2, n, `aborted by ${actor}`);
+      cancelled++;
+    }
+    const record2 = ctx.state.tasks[n];
+    if (record2?.dispatchId) record2.handled = record2.dispatchId;
+    if (statusOf(ctx, n) === "in-progress") {
+      setStatus(ctx, n, "ready");
+      if (record2) record2.reason = `aborted by @${actor.slice(0, 40)}; its branch is kept`;
+    }
+  }
+  if (status === "running" || status === "pausing" || status === "paused")
+    sessionEvent(ctx, { type: "stop", actor, activeWorkers: 0 }, true);
+  else if (status === "stopping") sessionEvent(ctx, { type: "workersCheckpointed" }, true);
+  note(
+    ctx,
+    `abort by ${actor}: ${cancelled} run(s) cancelled (${live.map((n) => `#${n}`).join(", ") || "none"})`
+  );
+  const tasks = live.length > 0 ? ` of ${live.map((n) => `#${n}`).join(", ")}` : "";
+  return {
+    ok: true,
+    message: `Aborted: ${cancelled === 1 ? "1 worker run" : `${cancelled} worker runs`}${tasks} cancelled now, and the session is stopped. What the workers pushed stays on their branches; \`/autopilot start\` goes on from there.`
+  };
+}
+
+// src/core/tasks/sub-issue-links.ts
+function linkedBeforeLabel(link, labeledAt) {
+  const linked = Date.parse(link.at);
+  const labeled = Date.parse(labeledAt ?? "");
+  return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
+}
+function judgeSubIssueLinks(input2) {
+  const newest = /* @__PURE__ */ new Map();
+  for (const link of input2.links) {
+    const seen = newest.get(link.issue);
+    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
+  }
+  const approved = [];
+  const refused = [];
+  for (const issue2 of input2.candidates) {
+    const link = newest.get(issue2);
+    if (!link) refused.push({ issue: issue2 });
+    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
+      approved.push(issue2);
+    else refused.push({ issue: issue2, linkedBy: link.by });
+  }
+  return { approved, refused };
+}
+function linkRefusalText(refusal, quiet) {
+  if (refusal.linkedBy === void 0)
+    return "when it was linked is unknown (not among the parent's timeline events read), so the epic's label does not approve it";
+  if (refusal.linkedBy === null) return "linked by a deleted account, and not before the epic's label";
+  return `linked by ${quiet(refusal.linkedBy)}, who has no write access, and not before the epic's label`;
 }
 
 // src/core/reconcile/pulls/task-pulls.ts
@@ -79266,106 +79435,6 @@ function cleanupTask(ctx, n, actor) {
     ok: true,
     message: `Cleaned up #${n}: deleted \`${branch}\`${closed}. It stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`
   };
-}
-
-// src/core/agent/job-silence.ts
-var SLACK_MS = 5 * 6e4;
-function jobSilenceLimitMs(config3) {
-  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
-  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
-}
-
-// src/core/reconcile/timing.ts
-var DISPATCH_GRACE_MINUTES = 10;
-var RESULT_GRACE_MINUTES = 2;
-var CANCEL_RETRY_MINUTES = 15;
-var MERGE_RETRY_MINUTES = 2;
-var DISPATCH_RESEND_MINUTES = 2;
-var DISPATCH_UNSENT_SECONDS = 30;
-var SETTLE_MINUTES = 10;
-var INCIDENT_DAYS = 7;
-var DASHBOARD_REFRESH_MINUTES = 30;
-
-// src/core/reconcile/runs/worker-runs.ts
-function runIssue(run2) {
-  if (run2.issue) return run2.issue;
-  const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
-  return m ? Number(m[1]) : null;
-}
-function liveRunsOf(ctx, n) {
-  return [...ctx.liveRunsByIssue.get(n) ?? []];
-}
-function liveRunsByIssue(runs) {
-  const byIssue = /* @__PURE__ */ new Map();
-  for (const run2 of runs) {
-    if (run2.status === "completed") continue;
-    const n = runIssue(run2);
-    if (n === null) continue;
-    const list4 = byIssue.get(n);
-    if (list4) list4.push(run2);
-    else byIssue.set(n, [run2]);
-  }
-  return byIssue;
-}
-function liveState(ctx, n) {
-  const runs = liveRunsOf(ctx, n);
-  const record2 = ctx.state.tasks[n];
-  if (runs.length > 0) {
-    const run2 = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
-    if (record2 && run2.dispatchId === record2.dispatchId) record2.runId = run2.id;
-    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run2.id}`);
-    return {
-      live: true,
-      run: run2,
-      phase: cancelling ? "cancelling" : run2.status === "in_progress" ? "running" : "queued"
-    };
-  }
-  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
-  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
-  if (ours) return { live: false };
-  const result = ctx.results.get(n);
-  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
-    return { live: true, phase: "running" };
-  }
-  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
-  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
-    return { live: true, phase: "dispatched" };
-  }
-  return { live: false };
-}
-function isLive(ctx, n) {
-  return liveState(ctx, n).live;
-}
-function liveIssues(ctx) {
-  const out = /* @__PURE__ */ new Set();
-  for (const run2 of ctx.snapshot.runs) {
-    const n = runIssue(run2);
-    if (n !== null && run2.status !== "completed") out.add(n);
-  }
-  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
-  return out;
-}
-function liveCount(ctx) {
-  return liveIssues(ctx).size;
-}
-function finishedCurrent(ctx, n) {
-  const record2 = ctx.state.tasks[n];
-  const result = ctx.results.get(n);
-  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
-}
-function finishedUnhandled(ctx, n) {
-  const record2 = ctx.state.tasks[n];
-  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
-}
-function cancelRun(ctx, run2, n, why) {
-  const record2 = taskRecord(ctx, n);
-  const key = `cancel:${run2.id}`;
-  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
-  if (asked) return;
-  record2.cancelAt = ctx.now.toISOString();
-  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
-  ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
-  note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
 }
 
 // src/core/gates/merge-refusal.ts
@@ -80022,39 +80091,6 @@ function dropPull(record2, pr) {
   if (!dropped.includes(pr)) record2.dropped = [...dropped, pr].slice(-20);
 }
 
-// src/core/reconcile/session-events.ts
-function sessionEvent(ctx, event, quiet = false) {
-  const t = reduceSession(ctx.state.session, event, ctx.now);
-  if (t.refused) {
-    note(ctx, `session: ${event.type} refused: ${t.refused.reason}`);
-    return { refused: t.refused.reason };
-  }
-  const from = ctx.state.session.status;
-  ctx.state.session = t.state;
-  note(ctx, `session: ${from} \u2192 ${t.state.status} (${event.type})`);
-  const outcome = {};
-  for (const e of t.effects) {
-    if (e.type === "resetConsecutiveFailures") {
-      ctx.state.consecutiveFailures = 0;
-      ctx.state.failedInARow = [];
-    }
-    if (e.type === "notify") {
-      outcome.message = e.message;
-      if (!quiet && (e.level === "warning" || t.state.status === "completed") && ctx.tracking) {
-        const comment = {
-          type: "comment",
-          issue: ctx.tracking.number,
-          body: e.message,
-          key: `session-${t.state.status}-${t.state.since}`
-        };
-        ctx.effects.push(comment);
-        if (t.state.status === "completed") outcome.completionNotice = comment;
-      }
-    }
-  }
-  return outcome;
-}
-
 // src/core/reconcile/task-alerts.ts
 var OFF_RAMP_WORDS = {
   blocked: "is blocked",
@@ -80300,6 +80336,12 @@ ${commandHelp()}`
             result.message.replace(/@(\S+)/g, (_m, l) => quietLogin(l))
           );
         }
+        break;
+      }
+      case "abort": {
+        const outcome = abortSession(ctx, login);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
       }
       case "mode": {

@@ -89113,6 +89113,7 @@ function interpret(rest, line, context) {
     case "pause":
     case "resume":
     case "stop":
+    case "abort":
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
@@ -89232,6 +89233,7 @@ var init_commands = __esm({
       "pause",
       "resume",
       "stop",
+      "abort",
       "report",
       "help",
       "status",

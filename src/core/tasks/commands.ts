@@ -4,7 +4,7 @@
  * Grammar (case-insensitive, one command per comment — the first one wins):
  *
  * ```
- * /autopilot start | go | pause | resume | stop | mode auto|semi-auto | status [#N] | retry [#N] [--iterations M]
+ * /autopilot start | go | pause | resume | stop | abort | mode auto|semi-auto | status [#N] | retry [#N] [--iterations M]
  *            | skip [#N] | run [#N]
  *            | rollback [#N] | cleanup [#N] | fix [#N] [instructions] | follow-up [#N] [instructions]
  *            | approve [#N] | report | help
@@ -29,7 +29,7 @@ import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
 
 type Command =
-  | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
+  | { name: "start" | "pause" | "resume" | "stop" | "abort" | "report" | "help" }
   /** Who starts a task from now on: Autopilot by score (`auto`), or a person with `run` (`semi-auto`). */
   | { name: "mode"; mode: "auto" | "semi-auto" }
   | { name: "status"; issue: number | null }
@@ -91,6 +91,7 @@ const COMMAND_WORDS = [
   "pause",
   "resume",
   "stop",
+  "abort",
   "report",
   "help",
   "status",
@@ -118,6 +119,7 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
     case "pause":
     case "resume":
     case "stop":
+    case "abort":
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
@@ -304,6 +306,7 @@ export function commandHelp(): string {
     "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
     "| `/autopilot resume` | continue a paused session |",
     "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot abort` | end the session now: running worker runs are cancelled at once, their tasks ready again with what they pushed kept on their branches |",
     "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
     "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",

@@ -12,6 +12,7 @@ import { distrustOf } from "../../gates/pull-trust.js";
 import type { SessionEvent } from "../../session/session.js";
 import { modeOf, note, type Reconciling } from "../context.js";
 import { react, reply } from "../messages.js";
+import { abortSession } from "./abort.js";
 import { cleanupTask } from "./branch-cleanup.js";
 import { fixTask, followUpTask } from "./fix-follow-up.js";
 import { approvePlan } from "./plan-approval.js";
@@ -164,6 +165,12 @@ export function processComments(ctx: Reconciling): CommentsRead {
             result.message.replace(/@(\S+)/g, (_m, l: string) => quietLogin(l)),
           );
         }
+        break;
+      }
+      case "abort": {
+        const outcome = abortSession(ctx, login);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
       }
       case "mode": {
