@@ -37016,9 +37016,12 @@ function commandInstructions(body, lineIndex, onLine) {
 }
 var COMMAND_WORDS = [
   "start",
+  "go",
+  "mode",
   "pause",
   "resume",
   "stop",
+  "abort",
   "report",
   "help",
   "status",
@@ -37044,9 +37047,21 @@ function interpret(rest, line, context) {
     case "pause":
     case "resume":
     case "stop":
+    case "abort":
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
+    // Design document 004's word for starting a session.
+    case "go":
+      return { kind: "command", command: { name: "start" }, line };
+    case "mode": {
+      const mode = (words[1] ?? "").toLowerCase();
+      if (mode === "auto" || mode === "semi-auto")
+        return { kind: "command", command: { name: "mode", mode }, line };
+      return invalid(
+        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)"
+      );
+    }
     case "status": {
       const issue2 = target ?? (onTask ? context.issue : null);
       return { kind: "command", command: { name: "status", issue: issue2 }, line };
@@ -37162,15 +37177,17 @@ function commandHelp() {
   return [
     "| command | what it does |",
     "|---|---|",
-    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
+    "| `/autopilot start` (or `go`) | start a session (or start again after a stop or completion) |",
     "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
     "| `/autopilot resume` | continue a paused session |",
     "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot abort` | end the session now: running worker runs are cancelled at once, their tasks ready again with what they pushed kept on their branches |",
     "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
     "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
     "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot mode auto` / `mode semi-auto` | from now on Autopilot starts ready tasks by score / a person starts each with `run` (instead of the file's `mode`, until the next `mode`) |",
     "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
@@ -77297,7 +77314,14 @@ function mentionsWorkerResult(body) {
 function commentProcessedRule(state) {
   const processed = new Set(state?.processed ?? []);
   const cursor = state?.cursor?.id ?? null;
-  return (comment) => comment.acknowledged === true || processed.has(comment.id) || cursor !== null && comment.id <= cursor;
+  const review = state?.reviewComments ?? null;
+  const reviewProcessed = new Set(review?.processed ?? []);
+  return (comment) => {
+    if (comment.acknowledged === true) return true;
+    if (comment.review === true)
+      return review === null || reviewProcessed.has(comment.id) || Date.parse(comment.createdAt ?? "") < Date.parse(review.since);
+    return processed.has(comment.id) || cursor !== null && comment.id <= cursor;
+  };
 }
 
 // src/core/session/session.ts
@@ -77761,6 +77785,8 @@ var DashboardStateSchema = external_exports.object({
   revision: count.default(0),
   session: SessionSchema2,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  /** A writer's `/autopilot mode`: who starts tasks, instead of the file's `mode`, until the next one. */
+  mode: external_exports.enum(["auto", "semi-auto"]).nullable().default(null),
   lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
@@ -77771,6 +77797,11 @@ var DashboardStateSchema = external_exports.object({
   cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
   /** Recently processed comment ids (bounded). */
   processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
+  /**
+   * Line comments of pull-request reviews (commands given there): read since `since`, these ids processed
+   * (bounded; a command there also carries Autopilot's reaction). Null until first read (src/core/contract.ts).
+   */
+  reviewComments: external_exports.object({ since: isoTime, processed: external_exports.array(external_exports.number().int().nonnegative()).max(300).default([]) }).nullable().default(null),
   /** Logins that already got the polite refusal (bounded). */
   refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
   history: HistorySchema.prefault({}),
@@ -78846,6 +78877,9 @@ function taskRecord(ctx, n) {
   }
   return r;
 }
+function modeOf(ctx) {
+  return ctx.state.mode ?? ctx.config.mode;
+}
 function taskBranch(ctx, n) {
   return taskBranchName(ctx.config.branchPrefix, n);
 }
@@ -78861,24 +78895,59 @@ function incidentOnce(ctx, kind, message) {
   const text4 = truncate(message, 400);
   if (!ctx.state.incidents.some((i) => i.kind === kind && i.message === text4)) incident(ctx, kind, message);
 }
-function react(ctx, commentId, content3) {
-  ctx.effects.push({ type: "react", commentId, content: content3 });
+function react(ctx, comment, content3) {
+  if (typeof comment === "number" || !comment.review)
+    ctx.effects.push({
+      type: "react",
+      commentId: typeof comment === "number" ? comment : comment.id,
+      content: content3
+    });
+  else ctx.effects.push({ type: "react", commentId: comment.id, content: content3, review: true });
 }
-function reply(ctx, issue2, commentId, line, text4) {
-  ctx.effects.push({
-    type: "comment",
-    issue: issue2,
-    body: `> ${escapeInline(line, 120)}
+function reply(ctx, issue2, comment, line, text4) {
+  const key = typeof comment === "number" ? `reply-${comment}` : `reply-${comment.review ? "review-" : ""}${comment.id}`;
+  ctx.effects.push({ type: "comment", issue: issue2, body: `> ${escapeInline(line, 120)}
 
-${text4}`,
-    key: `reply-${commentId}`
-  });
+${text4}`, key });
 }
 function notice(ctx, n, record2, key, body) {
   if (record2.notices?.includes(key)) return;
   record2.notices = [...record2.notices ?? [], key].slice(-12);
   ctx.effects.push({ type: "comment", issue: n, body, key });
   note(ctx, `#${n}: notice ${key}`);
+}
+
+// src/core/reconcile/session-events.ts
+function sessionEvent(ctx, event, quiet = false) {
+  const t = reduceSession(ctx.state.session, event, ctx.now);
+  if (t.refused) {
+    note(ctx, `session: ${event.type} refused: ${t.refused.reason}`);
+    return { refused: t.refused.reason };
+  }
+  const from = ctx.state.session.status;
+  ctx.state.session = t.state;
+  note(ctx, `session: ${from} \u2192 ${t.state.status} (${event.type})`);
+  const outcome = {};
+  for (const e of t.effects) {
+    if (e.type === "resetConsecutiveFailures") {
+      ctx.state.consecutiveFailures = 0;
+      ctx.state.failedInARow = [];
+    }
+    if (e.type === "notify") {
+      outcome.message = e.message;
+      if (!quiet && (e.level === "warning" || t.state.status === "completed") && ctx.tracking) {
+        const comment = {
+          type: "comment",
+          issue: ctx.tracking.number,
+          body: e.message,
+          key: `session-${t.state.status}-${t.state.since}`
+        };
+        ctx.effects.push(comment);
+        if (t.state.status === "completed") outcome.completionNotice = comment;
+      }
+    }
+  }
+  return outcome;
 }
 
 // src/core/tasks/epics.ts
@@ -78952,36 +79021,6 @@ function epicSummary(items) {
   return `epic: ${finished2} of ${counted(items.length, "sub-issue")} done${open2.length ? ` (${open2.join(", ")})` : ""}`;
 }
 
-// src/core/tasks/sub-issue-links.ts
-function linkedBeforeLabel(link, labeledAt) {
-  const linked = Date.parse(link.at);
-  const labeled = Date.parse(labeledAt ?? "");
-  return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
-}
-function judgeSubIssueLinks(input2) {
-  const newest = /* @__PURE__ */ new Map();
-  for (const link of input2.links) {
-    const seen = newest.get(link.issue);
-    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
-  }
-  const approved = [];
-  const refused = [];
-  for (const issue2 of input2.candidates) {
-    const link = newest.get(issue2);
-    if (!link) refused.push({ issue: issue2 });
-    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
-      approved.push(issue2);
-    else refused.push({ issue: issue2, linkedBy: link.by });
-  }
-  return { approved, refused };
-}
-function linkRefusalText(refusal, quiet) {
-  if (refusal.linkedBy === void 0)
-    return "when it was linked is unknown (not among the parent's timeline events read), so the epic's label does not approve it";
-  if (refusal.linkedBy === null) return "linked by a deleted account, and not before the epic's label";
-  return `linked by ${quiet(refusal.linkedBy)}, who has no write access, and not before the epic's label`;
-}
-
 // src/core/reconcile/task-labels.ts
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
@@ -79038,6 +79077,169 @@ function writeLabels(ctx, n, target, remove) {
   const base = ctx.baseLabels.get(n) ?? [];
   const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
   if (changes) ctx.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
+}
+
+// src/core/agent/job-silence.ts
+var SLACK_MS = 5 * 6e4;
+function jobSilenceLimitMs(config3) {
+  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
+  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
+}
+
+// src/core/reconcile/timing.ts
+var DISPATCH_GRACE_MINUTES = 10;
+var RESULT_GRACE_MINUTES = 2;
+var CANCEL_RETRY_MINUTES = 15;
+var MERGE_RETRY_MINUTES = 2;
+var DISPATCH_RESEND_MINUTES = 2;
+var DISPATCH_UNSENT_SECONDS = 30;
+var SETTLE_MINUTES = 10;
+var INCIDENT_DAYS = 7;
+var DASHBOARD_REFRESH_MINUTES = 30;
+
+// src/core/reconcile/runs/worker-runs.ts
+function runIssue(run2) {
+  if (run2.issue) return run2.issue;
+  const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
+  return m ? Number(m[1]) : null;
+}
+function liveRunsOf(ctx, n) {
+  return [...ctx.liveRunsByIssue.get(n) ?? []];
+}
+function liveRunsByIssue(runs) {
+  const byIssue = /* @__PURE__ */ new Map();
+  for (const run2 of runs) {
+    if (run2.status === "completed") continue;
+    const n = runIssue(run2);
+    if (n === null) continue;
+    const list4 = byIssue.get(n);
+    if (list4) list4.push(run2);
+    else byIssue.set(n, [run2]);
+  }
+  return byIssue;
+}
+function liveState(ctx, n) {
+  const runs = liveRunsOf(ctx, n);
+  const record2 = ctx.state.tasks[n];
+  if (runs.length > 0) {
+    const run2 = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
+    if (record2 && run2.dispatchId === record2.dispatchId) record2.runId = run2.id;
+    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run2.id}`);
+    return {
+      live: true,
+      run: run2,
+      phase: cancelling ? "cancelling" : run2.status === "in_progress" ? "running" : "queued"
+    };
+  }
+  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
+  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
+  if (ours) return { live: false };
+  const result = ctx.results.get(n);
+  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
+    return { live: true, phase: "running" };
+  }
+  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
+  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
+    return { live: true, phase: "dispatched" };
+  }
+  return { live: false };
+}
+function isLive(ctx, n) {
+  return liveState(ctx, n).live;
+}
+function liveIssues(ctx) {
+  const out = /* @__PURE__ */ new Set();
+  for (const run2 of ctx.snapshot.runs) {
+    const n = runIssue(run2);
+    if (n !== null && run2.status !== "completed") out.add(n);
+  }
+  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
+  return out;
+}
+function liveCount(ctx) {
+  return liveIssues(ctx).size;
+}
+function finishedCurrent(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
+}
+function finishedUnhandled(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
+}
+function cancelRun(ctx, run2, n, why) {
+  const record2 = taskRecord(ctx, n);
+  const key = `cancel:${run2.id}`;
+  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
+  if (asked) return;
+  record2.cancelAt = ctx.now.toISOString();
+  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
+  ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
+  note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
+}
+
+// src/core/reconcile/commands/abort.ts
+function abortSession(ctx, actor) {
+  const status = ctx.state.session.status;
+  const live = [...liveIssues(ctx)].sort((a, b) => a - b);
+  if (live.length === 0 && (status === "idle" || status === "completed"))
+    return { ok: false, message: "Nothing to abort: no session is running and no worker runs." };
+  let cancelled = 0;
+  for (const n of live) {
+    for (const run2 of liveRunsOf(ctx, n)) {
+      cancelRun(ctx, run2, n, `aborted by ${actor}`);
+      cancelled++;
+    }
+    const record2 = ctx.state.tasks[n];
+    if (record2?.dispatchId) record2.handled = record2.dispatchId;
+    if (statusOf(ctx, n) === "in-progress") {
+      setStatus(ctx, n, "ready");
+      if (record2) record2.reason = `aborted by @${actor.slice(0, 40)}; its branch is kept`;
+    }
+  }
+  if (status === "running" || status === "pausing" || status === "paused")
+    sessionEvent(ctx, { type: "stop", actor, activeWorkers: 0 }, true);
+  else if (status === "stopping") sessionEvent(ctx, { type: "workersCheckpointed" }, true);
+  note(
+    ctx,
+    `abort by ${actor}: ${cancelled} run(s) cancelled (${live.map((n) => `#${n}`).join(", ") || "none"})`
+  );
+  const tasks = live.length > 0 ? ` of ${live.map((n) => `#${n}`).join(", ")}` : "";
+  return {
+    ok: true,
+    message: `Aborted: ${cancelled === 1 ? "1 worker run" : `${cancelled} worker runs`}${tasks} cancelled now, and the session is stopped. What the workers pushed stays on their branches; \`/autopilot start\` goes on from there.`
+  };
+}
+
+// src/core/tasks/sub-issue-links.ts
+function linkedBeforeLabel(link, labeledAt) {
+  const linked = Date.parse(link.at);
+  const labeled = Date.parse(labeledAt ?? "");
+  return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
+}
+function judgeSubIssueLinks(input2) {
+  const newest = /* @__PURE__ */ new Map();
+  for (const link of input2.links) {
+    const seen = newest.get(link.issue);
+    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
+  }
+  const approved = [];
+  const refused = [];
+  for (const issue2 of input2.candidates) {
+    const link = newest.get(issue2);
+    if (!link) refused.push({ issue: issue2 });
+    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
+      approved.push(issue2);
+    else refused.push({ issue: issue2, linkedBy: link.by });
+  }
+  return { approved, refused };
+}
+function linkRefusalText(refusal, quiet) {
+  if (refusal.linkedBy === void 0)
+    return "when it was linked is unknown (not among the parent's timeline events read), so the epic's label does not approve it";
+  if (refusal.linkedBy === null) return "linked by a deleted account, and not before the epic's label";
+  return `linked by ${quiet(refusal.linkedBy)}, who has no write access, and not before the epic's label`;
 }
 
 // src/core/reconcile/pulls/task-pulls.ts
@@ -79236,106 +79438,6 @@ function cleanupTask(ctx, n, actor) {
     ok: true,
     message: `Cleaned up #${n}: deleted \`${branch}\`${closed}. It stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`
   };
-}
-
-// src/core/agent/job-silence.ts
-var SLACK_MS = 5 * 6e4;
-function jobSilenceLimitMs(config3) {
-  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
-  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
-}
-
-// src/core/reconcile/timing.ts
-var DISPATCH_GRACE_MINUTES = 10;
-var RESULT_GRACE_MINUTES = 2;
-var CANCEL_RETRY_MINUTES = 15;
-var MERGE_RETRY_MINUTES = 2;
-var DISPATCH_RESEND_MINUTES = 2;
-var DISPATCH_UNSENT_SECONDS = 30;
-var SETTLE_MINUTES = 10;
-var INCIDENT_DAYS = 7;
-var DASHBOARD_REFRESH_MINUTES = 30;
-
-// src/core/reconcile/runs/worker-runs.ts
-function runIssue(run2) {
-  if (run2.issue) return run2.issue;
-  const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
-  return m ? Number(m[1]) : null;
-}
-function liveRunsOf(ctx, n) {
-  return [...ctx.liveRunsByIssue.get(n) ?? []];
-}
-function liveRunsByIssue(runs) {
-  const byIssue = /* @__PURE__ */ new Map();
-  for (const run2 of runs) {
-    if (run2.status === "completed") continue;
-    const n = runIssue(run2);
-    if (n === null) continue;
-    const list4 = byIssue.get(n);
-    if (list4) list4.push(run2);
-    else byIssue.set(n, [run2]);
-  }
-  return byIssue;
-}
-function liveState(ctx, n) {
-  const runs = liveRunsOf(ctx, n);
-  const record2 = ctx.state.tasks[n];
-  if (runs.length > 0) {
-    const run2 = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
-    if (record2 && run2.dispatchId === record2.dispatchId) record2.runId = run2.id;
-    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run2.id}`);
-    return {
-      live: true,
-      run: run2,
-      phase: cancelling ? "cancelling" : run2.status === "in_progress" ? "running" : "queued"
-    };
-  }
-  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
-  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
-  if (ours) return { live: false };
-  const result = ctx.results.get(n);
-  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
-    return { live: true, phase: "running" };
-  }
-  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
-  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
-    return { live: true, phase: "dispatched" };
-  }
-  return { live: false };
-}
-function isLive(ctx, n) {
-  return liveState(ctx, n).live;
-}
-function liveIssues(ctx) {
-  const out = /* @__PURE__ */ new Set();
-  for (const run2 of ctx.snapshot.runs) {
-    const n = runIssue(run2);
-    if (n !== null && run2.status !== "completed") out.add(n);
-  }
-  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
-  return out;
-}
-function liveCount(ctx) {
-  return liveIssues(ctx).size;
-}
-function finishedCurrent(ctx, n) {
-  const record2 = ctx.state.tasks[n];
-  const result = ctx.results.get(n);
-  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
-}
-function finishedUnhandled(ctx, n) {
-  const record2 = ctx.state.tasks[n];
-  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
-}
-function cancelRun(ctx, run2, n, why) {
-  const record2 = taskRecord(ctx, n);
-  const key = `cancel:${run2.id}`;
-  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
-  if (asked) return;
-  record2.cancelAt = ctx.now.toISOString();
-  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
-  ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
-  note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
 }
 
 // src/core/gates/merge-refusal.ts
@@ -79992,39 +80094,6 @@ function dropPull(record2, pr) {
   if (!dropped.includes(pr)) record2.dropped = [...dropped, pr].slice(-20);
 }
 
-// src/core/reconcile/session-events.ts
-function sessionEvent(ctx, event, quiet = false) {
-  const t = reduceSession(ctx.state.session, event, ctx.now);
-  if (t.refused) {
-    note(ctx, `session: ${event.type} refused: ${t.refused.reason}`);
-    return { refused: t.refused.reason };
-  }
-  const from = ctx.state.session.status;
-  ctx.state.session = t.state;
-  note(ctx, `session: ${from} \u2192 ${t.state.status} (${event.type})`);
-  const outcome = {};
-  for (const e of t.effects) {
-    if (e.type === "resetConsecutiveFailures") {
-      ctx.state.consecutiveFailures = 0;
-      ctx.state.failedInARow = [];
-    }
-    if (e.type === "notify") {
-      outcome.message = e.message;
-      if (!quiet && (e.level === "warning" || t.state.status === "completed") && ctx.tracking) {
-        const comment = {
-          type: "comment",
-          issue: ctx.tracking.number,
-          body: e.message,
-          key: `session-${t.state.status}-${t.state.since}`
-        };
-        ctx.effects.push(comment);
-        if (t.state.status === "completed") outcome.completionNotice = comment;
-      }
-    }
-  }
-  return outcome;
-}
-
 // src/core/reconcile/task-alerts.ts
 var OFF_RAMP_WORDS = {
   blocked: "is blocked",
@@ -80165,13 +80234,19 @@ function processComments(ctx) {
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
   const wasProcessed = commentProcessedRule(state);
+  state.reviewComments ??= { since: ctx.now.toISOString(), processed: [] };
+  const lineComments = state.reviewComments;
   const seen = /* @__PURE__ */ new Set();
   const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
   for (const c of comments) {
-    if (wasProcessed(c) || seen.has(c.id)) continue;
-    seen.add(c.id);
-    state.processed.push(c.id);
-    if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
+    const key = `${c.review ? "review-" : ""}${c.id}`;
+    if (wasProcessed(c) || seen.has(key)) continue;
+    seen.add(key);
+    if (c.review) lineComments.processed.push(c.id);
+    else {
+      state.processed.push(c.id);
+      if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
+    }
     const authority = commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions);
     if (authority.ignored) continue;
     const onTracking = trackingNumber !== null && c.issue === trackingNumber;
@@ -80183,25 +80258,25 @@ function processComments(ctx) {
     });
     const login = c.author ?? "someone";
     if (!parsed) {
-      if (task !== null && authority.authorized) read.freshComments.add(c.id);
+      if (task !== null && authority.authorized && !c.review) read.freshComments.add(c.id);
       continue;
     }
     if (!authority.authorized) {
-      react(ctx, c.id, "confused");
-      const key = login.toLowerCase().slice(0, 40);
-      if (!state.refused.includes(key)) {
-        state.refused.push(key);
-        reply(ctx, c.issue, c.id, parsed.line, refusalText(login));
+      react(ctx, c, "confused");
+      const key2 = login.toLowerCase().slice(0, 40);
+      if (!state.refused.includes(key2)) {
+        state.refused.push(key2);
+        reply(ctx, c.issue, c, parsed.line, refusalText(login));
       }
       note(ctx, `comment ${c.id}: ${parsed.line} by ${login} refused (no write access)`);
       continue;
     }
     if (parsed.kind === "invalid") {
-      react(ctx, c.id, "confused");
+      react(ctx, c, "confused");
       reply(
         ctx,
         c.issue,
-        c.id,
+        c,
         parsed.line,
         `Sorry, ${parsed.problem}. Here is what Autopilot understands:
 
@@ -80213,17 +80288,18 @@ ${commandHelp()}`
     note(ctx, `comment ${c.id}: ${parsed.line} by ${login}`);
     switch (command.name) {
       case "help":
-        react(ctx, c.id, "+1");
-        reply(ctx, c.issue, c.id, parsed.line, commandHelp());
+        react(ctx, c, "+1");
+        reply(ctx, c.issue, c, parsed.line, commandHelp());
         break;
       case "status":
       case "report":
-        react(ctx, c.id, "+1");
+        react(ctx, c, "+1");
         read.statusRequests.push({
           kind: command.name,
           by: login,
           commentIssue: c.issue,
           commentId: c.id,
+          ...c.review ? { review: true } : {},
           issue: command.name === "status" ? command.issue : null,
           line: parsed.line
         });
@@ -80236,39 +80312,60 @@ ${commandHelp()}`
         const lifted = (command.name === "resume" || command.name === "start") && liftAgentsLimit(ctx, login);
         const result = sessionEvent(ctx, event, true);
         if (result.refused && lifted) {
-          react(ctx, c.id, "+1");
+          react(ctx, c, "+1");
           reply(
             ctx,
             c.issue,
-            c.id,
+            c,
             parsed.line,
             "Dispatching goes on now: the pause for the agents' limits is lifted."
           );
           break;
         }
         if (result.refused) {
-          react(ctx, c.id, "confused");
-          reply(ctx, c.issue, c.id, parsed.line, result.refused);
+          react(ctx, c, "confused");
+          reply(ctx, c.issue, c, parsed.line, result.refused);
           break;
         }
-        react(ctx, c.id, "+1");
+        react(ctx, c, "+1");
         if (command.name === "start") state.overrides = null;
         const status = state.session.status;
         if ((status === "pausing" || status === "stopping") && result.message) {
           reply(
             ctx,
             c.issue,
-            c.id,
+            c,
             parsed.line,
             result.message.replace(/@(\S+)/g, (_m, l) => quietLogin(l))
           );
         }
         break;
       }
+      case "abort": {
+        const outcome = abortSession(ctx, login);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
+        break;
+      }
+      case "mode": {
+        react(ctx, c, "+1");
+        const was = modeOf(ctx);
+        state.mode = command.mode === ctx.config.mode ? null : command.mode;
+        const how = command.mode === "auto" ? "Autopilot starts ready tasks by score" : "a person starts each task with `/autopilot run #N`";
+        reply(
+          ctx,
+          c.issue,
+          c,
+          parsed.line,
+          `${was === command.mode ? "Already" : "Now"} \`${command.mode}\`: ${how}.${state.mode ? ` \`.github/autopilot.yml\` says \`${ctx.config.mode}\`; \`/autopilot mode ${ctx.config.mode}\` goes back to it.` : ""}`
+        );
+        break;
+      }
       case "run":
         read.runRequests.push({
           commentIssue: c.issue,
           commentId: c.id,
+          ...c.review ? { review: true } : {},
           line: parsed.line,
           issue: command.issue,
           actor: login
@@ -80276,6 +80373,17 @@ ${commandHelp()}`
         break;
       case "fix":
       case "follow-up": {
+        if (c.review) {
+          react(ctx, c, "confused");
+          reply(
+            ctx,
+            c.issue,
+            c,
+            parsed.line,
+            `Nothing changed: \`/autopilot ${command.name}\` is read from the pull request's conversation, not from a line of the diff. Write it there; an unresolved conversation on the diff is review feedback by itself.`
+          );
+          break;
+        }
         const asked = {
           n: command.issue,
           actor: login,
@@ -80283,8 +80391,8 @@ ${commandHelp()}`
           instructions: command.instructions
         };
         const outcome = command.name === "fix" ? fixTask(ctx, asked) : followUpTask(ctx, asked);
-        react(ctx, c.id, outcome.ok ? "+1" : "confused");
-        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
       }
       case "retry":
@@ -80293,13 +80401,14 @@ ${commandHelp()}`
       case "cleanup":
       case "approve": {
         const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : command.name === "approve" ? approvePlan(ctx, command.issue, login) : cleanupTask(ctx, command.issue, login);
-        react(ctx, c.id, outcome.ok ? "+1" : "confused");
-        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
       }
     }
   }
   state.processed = state.processed.slice(-300);
+  lineComments.processed = lineComments.processed.slice(-300);
   return read;
 }
 function taskIssueFor(ctx, n) {
@@ -80308,7 +80417,9 @@ function taskIssueFor(ctx, n) {
     const L2 = ctx.config.labels;
     const ours = ctx.state.tasks[n] !== void 0 || [L2.ready, L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed, L2.exclude].some(
       (l) => hasLabel(issue2.labels, l)
-    );
+    ) || // A task that ended leaves the state and its labels: its closed issue is still the task's when the session
+    // remembers its outcome or Autopilot's PR of it is seen (a merged task's `rollback`, `follow-up`).
+    issue2.state === "closed" && (ctx.state.recent.some((r) => r.issue === n) || pullsFor(ctx, n).length > 0);
     return ours ? n : null;
   }
   const pr = ctx.snapshot.pulls.find((p) => p.number === n);
@@ -81661,7 +81772,7 @@ function evaluatePullRequest(pr, options2) {
   const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
   const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
   const isWriter = (author) => !!author && !sameLogin(author, options2.botLogin) && hasWriteAccess(options2.permissions, author);
-  const writerThreads = (pr.openThreads ?? []).map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author)) })).filter((t) => t.comments.length > 0);
+  const writerThreads = (pr.openThreads ?? []).map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author) && !onlyCommand(c.body)) })).filter((t) => t.comments.length > 0);
   const spokeAfterPush = (t) => Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1).createdAt) || 0) > lastPush;
   const freshThreads = writerThreads.filter(spokeAfterPush);
   const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
@@ -81819,6 +81930,13 @@ function parseHumanGateMarker(body) {
   } catch {
     return ["human gate"];
   }
+}
+function onlyCommand(body) {
+  const lines = body.split(/\r?\n/).filter((l) => l.trim() !== "");
+  if (lines.length !== 1) return false;
+  const parsed = parseCommand(lines[0], { issue: 0, trackingIssue: null });
+  if (!parsed) return false;
+  return parsed.kind === "invalid" || parsed.command.name !== "fix" && parsed.command.name !== "follow-up";
 }
 
 // src/core/reconcile/runs/worker-outcomes.ts
@@ -82643,7 +82761,7 @@ function processPool(ctx, runRequests = []) {
     (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d3) => typeof d3 === "number" && merging.has(d3))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (config3.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
+  if (modeOf(ctx) === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
     const free = config3.maxParallel - live.size - asked.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
@@ -82662,9 +82780,15 @@ function runAsked(ctx, requests, pool) {
     const wait2 = record2?.waitUntil && Date.parse(record2.waitUntil) > ctx.nowMs ? record2.waitUntil : null;
     const scored = pool.ranked.find((t) => t.issue === n);
     if (pool.limitedUntil) {
-      react(ctx, request2.commentId, "confused");
+      react(ctx, { id: request2.commentId, review: request2.review }, "confused");
       const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
-      reply(ctx, request2.commentIssue, request2.commentId, request2.line, reason);
+      reply(
+        ctx,
+        request2.commentIssue,
+        { id: request2.commentId, review: request2.review },
+        request2.line,
+        reason
+      );
       note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
@@ -82685,13 +82809,19 @@ function runAsked(ctx, requests, pool) {
       readyLabel: ctx.config.labels.ready
     });
     if (!verdict.start || !scored) {
-      react(ctx, request2.commentId, "confused");
+      react(ctx, { id: request2.commentId, review: request2.review }, "confused");
       const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
-      reply(ctx, request2.commentIssue, request2.commentId, request2.line, reason);
+      reply(
+        ctx,
+        request2.commentIssue,
+        { id: request2.commentId, review: request2.review },
+        request2.line,
+        reason
+      );
       note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
-    react(ctx, request2.commentId, "+1");
+    react(ctx, { id: request2.commentId, review: request2.review }, "+1");
     started.add(n);
     const why = `asked by ${request2.actor} with /autopilot run; ${formatScoreParts(scored.parts)}`;
     dispatch(ctx, n, why, scored.total);
@@ -83373,7 +83503,7 @@ function awaitedCommand2(ctx, view) {
     const why = s.status === "idle" && s.reason !== "initial" ? "the session was stopped" : "`session.autoStart` is false, so a session starts only when a person says so";
     return { command: "start", ready: view.queue.length, why };
   }
-  if (ctx.config.mode !== "semi-auto" || s.status !== "running") return null;
+  if (modeOf(ctx) !== "semi-auto" || s.status !== "running") return null;
   return {
     command: "run",
     next: view.queue[0] ?? null,
@@ -83737,7 +83867,7 @@ function writeTrackingIssue(ctx, decided) {
   const view = buildView(ctx, decided.pool, decided.reviewLines);
   for (const req of decided.statusRequests) {
     const text4 = req.kind === "report" ? reportText(ctx, view, { kind: "command", by: req.by }) : statusText(ctx, view, req.issue);
-    reply(ctx, req.commentIssue, req.commentId, req.line, text4);
+    reply(ctx, req.commentIssue, { id: req.commentId, review: req.review }, req.line, text4);
   }
   const tracking = ctx.tracking;
   const compaction = compactState(ctx.state, {
@@ -84576,7 +84706,20 @@ fragment AutopilotPull on PullRequest {
   }
   reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
   reviewThreads(last: 20) {
-    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+    nodes {
+      isResolved
+      comments(last: 10) {
+        nodes {
+          databaseId
+          author { __typename login }
+          body
+          path
+          createdAt
+          viewerDidAuthor
+          reactionGroups { content viewerHasReacted }
+        }
+      }
+    }
   }
   comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
@@ -84594,6 +84737,7 @@ fragment AutopilotClosedPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+  comments(last: 5) { nodes { ...AutopilotComment } }
 }`;
 var FIRST_ISSUES_PAGE = 50;
 var NEXT_ISSUES_PAGE = 100;
@@ -84679,6 +84823,22 @@ query AutopilotSnapshot(
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
       nodes { ...AutopilotClosedPull }
+    }
+    recentlyCommentedClosed: issues(
+      first: 10
+      states: [CLOSED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        stateReason
+        createdAt
+        closedAt
+        author { login }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
     }
   }
 }
@@ -85024,7 +85184,7 @@ function describeEffect(effect) {
     case "comment":
       return `comment on #${effect.issue}`;
     case "react":
-      return `react ${effect.content} to comment ${effect.commentId}`;
+      return `react ${effect.content} to ${effect.review ? "review comment" : "comment"} ${effect.commentId}`;
     case "progressComment":
       return `write the progress comment on #${effect.issue}`;
     case "dispatchWorker":
@@ -85986,6 +86146,13 @@ async function takeSnapshot(ctx, request2) {
     if (!byNumber.has(issue2.number)) byNumber.set(issue2.number, issue2);
   };
   for (const node3 of compact(repo.recentlyClosed?.nodes)) addStub(toIssueNode(node3, settings.readyLabel));
+  for (const node3 of compact(repo.recentlyCommentedClosed?.nodes)) {
+    addStub(toIssueNode(node3, settings.readyLabel));
+    for (const c of compact(node3.comments?.nodes)) {
+      const comment = toComment(c, node3.number, botLogin, appId);
+      if (comment) allComments.push(comment);
+    }
+  }
   for (const node3 of poolIssues) {
     if (node3.parent) addStub(stub(node3.parent.number, node3.parent.title ?? "", node3.parent.state ?? "OPEN"));
     for (const sub of compact(node3.subIssues?.nodes))
@@ -86069,10 +86236,29 @@ async function takeSnapshot(ctx, request2) {
       );
       if (comment) allComments.push(comment);
     }
+    for (const thread of compact(p.reviewThreads?.nodes))
+      for (const c of compact(thread.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
+          p.number,
+          botLogin,
+          appId
+        );
+        if (comment) allComments.push({ ...comment, review: true });
+      }
   }
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x2) => x2.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
+      for (const c of compact(p.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.updatedAt ?? c.createdAt },
+          p.number,
+          botLogin,
+          appId
+        );
+        if (comment) allComments.push(comment);
+      }
     }
   }
   if (settings.workerWorkflow !== assumedWorkflow) {
@@ -86800,15 +86986,12 @@ var EFFECTS = {
     execute: writeComment
   },
   react: {
-    target: (e) => `react:${e.commentId}:${e.content}`,
+    target: (e) => `react:${e.review ? "review:" : ""}${e.commentId}:${e.content}`,
     alreadyDone: notDone,
     async execute(ctx, effect) {
+      const params = { ...repoParams(ctx), comment_id: effect.commentId, content: effect.content };
       await ctx.write(
-        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
-          ...repoParams(ctx),
-          comment_id: effect.commentId,
-          content: effect.content
-        })
+        () => effect.review ? ctx.client.request("POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", params) : ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", params)
       );
       return { effect, status: "done" };
     }

@@ -45838,6 +45838,22 @@ query AutopilotSnapshot(
     ) @include(if: $withRepo) {
       nodes { ...AutopilotClosedPull }
     }
+    recentlyCommentedClosed: issues(
+      first: 10
+      states: [CLOSED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        stateReason
+        createdAt
+        closedAt
+        author { login }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
+    }
   }
 }
 ${COMMENT_FIELDS2}
@@ -45967,7 +45983,20 @@ fragment AutopilotPull on PullRequest {
   }
   reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
   reviewThreads(last: 20) {
-    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+    nodes {
+      isResolved
+      comments(last: 10) {
+        nodes {
+          databaseId
+          author { __typename login }
+          body
+          path
+          createdAt
+          viewerDidAuthor
+          reactionGroups { content viewerHasReacted }
+        }
+      }
+    }
   }
   comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
@@ -45985,6 +46014,7 @@ fragment AutopilotClosedPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+  comments(last: 5) { nodes { ...AutopilotComment } }
 }`;
     SNAPSHOT_QUERY = snapshotQuery({ blockedBy: true });
     SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY = snapshotQuery({ blockedBy: false });
@@ -88944,6 +88974,8 @@ var init_dashboard_state = __esm({
       revision: count.default(0),
       session: SessionSchema2,
       overrides: ConfigOverridesSchema.nullable().default(null),
+      /** A writer's `/autopilot mode`: who starts tasks, instead of the file's `mode`, until the next one. */
+      mode: external_exports.enum(["auto", "semi-auto"]).nullable().default(null),
       lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
       /** Task records by issue number. */
       tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
@@ -88954,6 +88986,11 @@ var init_dashboard_state = __esm({
       cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
       /** Recently processed comment ids (bounded). */
       processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
+      /**
+       * Line comments of pull-request reviews (commands given there): read since `since`, these ids processed
+       * (bounded; a command there also carries Autopilot's reaction). Null until first read (src/core/contract.ts).
+       */
+      reviewComments: external_exports.object({ since: isoTime, processed: external_exports.array(external_exports.number().int().nonnegative()).max(300).default([]) }).nullable().default(null),
       /** Logins that already got the polite refusal (bounded). */
       refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
       history: HistorySchema.prefault({}),
@@ -89111,9 +89148,21 @@ function interpret(rest, line, context) {
     case "pause":
     case "resume":
     case "stop":
+    case "abort":
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
+    // Design document 004's word for starting a session.
+    case "go":
+      return { kind: "command", command: { name: "start" }, line };
+    case "mode": {
+      const mode = (words[1] ?? "").toLowerCase();
+      if (mode === "auto" || mode === "semi-auto")
+        return { kind: "command", command: { name: "mode", mode }, line };
+      return invalid(
+        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)"
+      );
+    }
     case "status": {
       const issue3 = target ?? (onTask ? context.issue : null);
       return { kind: "command", command: { name: "status", issue: issue3 }, line };
@@ -89214,9 +89263,12 @@ var init_commands = __esm({
     MAX_INSTRUCTIONS = 4e3;
     COMMAND_WORDS = [
       "start",
+      "go",
+      "mode",
       "pause",
       "resume",
       "stop",
+      "abort",
       "report",
       "help",
       "status",

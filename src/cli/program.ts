@@ -187,14 +187,18 @@ export function buildProgram(
       "--repo <owner/name>",
       "print the repository's dashboard (GITHUB_TOKEN or gh's login; GITHUB_API_URL for GitHub Enterprise)",
     )
+    .option("--json", "with --repo: one JSON document, the dashboard's session, tasks and history")
     .addHelpText(
       "after",
       examples(cli, [
         ["status --repo acme/shop", "the dashboard of acme/shop"],
+        ["status --repo acme/shop --json", "its state, as JSON"],
         ["status --report out.json", "a sandbox run's summary"],
       ]),
     )
-    .action((options: { report?: string; repo?: string }) => finish(() => actions.status(options)));
+    .action((options: { report?: string; repo?: string; json?: boolean }) =>
+      finish(() => actions.status(options)),
+    );
 
   program
     .command("init")

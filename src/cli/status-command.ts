@@ -6,7 +6,10 @@ import { type CliIo, EXIT } from "./cli-io.js";
 import { loadSandbox } from "./load-sandbox.js";
 import { apiUrl, findToken } from "./setup-context.js";
 
-export async function statusCommand(io: CliIo, options: { report?: string; repo?: string }): Promise<number> {
+export async function statusCommand(
+  io: CliIo,
+  options: { report?: string; repo?: string; json?: boolean },
+): Promise<number> {
   if (options.report) {
     const sandbox = await loadSandbox(io);
     return sandbox ? sandbox.summarizeReport(io, options.report) : EXIT.missing;
@@ -31,6 +34,24 @@ export async function statusCommand(io: CliIo, options: { report?: string; repo?
   const octokit = createOctokit({ auth: token, baseUrl: apiUrl(io.env) });
   const issues = await listOpenIssues(octokit, owner, repo);
   const tracking = issues.find((issue) => (issue.body ?? "").includes(TRACKING_MARKER));
+  if (options.json) {
+    // The state block the controller keeps (session, tasks, history), as it reads it: null when unreadable.
+    const { parseDashboard } = await import("../core/dashboard/index.js");
+    io.out(
+      JSON.stringify(
+        {
+          repository: options.repo,
+          dashboard: tracking
+            ? { number: tracking.number, title: tracking.title, url: tracking.html_url }
+            : null,
+          state: tracking ? parseDashboard(tracking.body).state : null,
+        },
+        null,
+        2,
+      ),
+    );
+    return EXIT.ok;
+  }
   if (!tracking) {
     io.out(`${options.repo} has no open Autopilot dashboard (no session has run yet).`);
     return EXIT.ok;

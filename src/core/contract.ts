@@ -139,19 +139,36 @@ interface CommentCursorState {
   processed: readonly number[];
   /** The newest comment processed; every comment up to it is processed (ids grow with time). */
   cursor: { id: number } | null;
+  /**
+   * Line comments of pull-request reviews: read since this time, these processed. GitHub numbers them apart
+   * from issue comments, and one written in a pending review is published later than a newer one, so neither
+   * the issue comments' cursor nor one of their own would do. Null: not read yet, every one seen counts as old.
+   */
+  reviewComments?: { since: string; processed: readonly number[] } | null;
 }
 
 /**
  * Whether a comment was processed already: Autopilot reacted to it, or the cursor state names it or a newer
- * comment. Such a comment is never acted on again. Build once per reconcile, test each comment.
+ * comment (a review's line comment: the state names it, or it is older than their reading). Such a comment is
+ * never acted on again. Build once per reconcile, test each comment.
  */
 export function commentProcessedRule(
   state: CommentCursorState | null,
-): (comment: { id: number; acknowledged?: boolean }) => boolean {
+): (comment: { id: number; acknowledged?: boolean; review?: boolean; createdAt?: string }) => boolean {
   const processed = new Set(state?.processed ?? []);
   const cursor = state?.cursor?.id ?? null;
-  return (comment) =>
-    comment.acknowledged === true || processed.has(comment.id) || (cursor !== null && comment.id <= cursor);
+  const review = state?.reviewComments ?? null;
+  const reviewProcessed = new Set(review?.processed ?? []);
+  return (comment) => {
+    if (comment.acknowledged === true) return true;
+    if (comment.review === true)
+      return (
+        review === null ||
+        reviewProcessed.has(comment.id) ||
+        Date.parse(comment.createdAt ?? "") < Date.parse(review.since)
+      );
+    return processed.has(comment.id) || (cursor !== null && comment.id <= cursor);
+  };
 }
 
 /**

@@ -15,7 +15,8 @@ export type Effect =
    * With `afterDeleting`, only once this batch deleted that branch (see `deleteBranch`).
    */
   | { type: "comment"; issue: number; body: string; key?: string; afterDeleting?: string }
-  | { type: "react"; commentId: number; content: Reaction }
+  /** `review`: the comment is a line comment of a pull-request review (another endpoint, another id sequence). */
+  | { type: "react"; commentId: number; content: Reaction; review?: true }
   /**
    * Autopilot's one comment on `issue` carrying the hidden `marker` (an epic's progress checklist; `body` includes
    * it): edited in place when it exists, created when it does not, never a second one. Only Autopilot's own
@@ -109,7 +110,7 @@ export function describeEffect(effect: Effect): string {
     case "comment":
       return `comment on #${effect.issue}`;
     case "react":
-      return `react ${effect.content} to comment ${effect.commentId}`;
+      return `react ${effect.content} to ${effect.review ? "review comment" : "comment"} ${effect.commentId}`;
     case "progressComment":
       return `write the progress comment on #${effect.issue}`;
     case "dispatchWorker":

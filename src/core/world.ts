@@ -174,6 +174,11 @@ export interface CommentNode {
   createdAt: string;
   /** Whether Autopilot already acknowledged it (a reaction by Autopilot's bot). */
   acknowledged?: boolean;
+  /**
+   * A line comment of a pull-request review (`issue` is the pull request): GitHub numbers these apart from issue
+   * comments, so they have a cursor of their own (src/core/contract.ts `commentProcessedRule`).
+   */
+  review?: boolean;
 }
 
 export interface TrackingIssueNode {

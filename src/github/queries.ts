@@ -126,7 +126,20 @@ fragment AutopilotPull on PullRequest {
   }
   reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
   reviewThreads(last: 20) {
-    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+    nodes {
+      isResolved
+      comments(last: 10) {
+        nodes {
+          databaseId
+          author { __typename login }
+          body
+          path
+          createdAt
+          viewerDidAuthor
+          reactionGroups { content viewerHasReacted }
+        }
+      }
+    }
   }
   comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
@@ -145,6 +158,7 @@ fragment AutopilotClosedPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+  comments(last: 5) { nodes { ...AutopilotComment } }
 }`;
 
 /**
@@ -167,7 +181,9 @@ export function nextIssuesPage(total: number | undefined, fetched: number): numb
 /**
  * The world in one request (later pages repeat it with the finished parts switched off): repository facts,
  * config file, tracking-issue candidates, open pool issues, recently closed pool issues, open pull requests
- * (filtered to Autopilot's branches by the caller) and recently closed ones.
+ * (filtered to Autopilot's branches by the caller) and recently closed ones, and the newest comments of the
+ * recently closed pull requests and of the closed issues updated last (a comment updates its issue: a command
+ * written on a merged task's issue or pull request is among them, src/core/reconcile/commands/comment-commands.ts).
  */
 function snapshotQuery(options: { blockedBy: boolean }): string {
   return `
@@ -247,6 +263,22 @@ query AutopilotSnapshot(
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
       nodes { ...AutopilotClosedPull }
+    }
+    recentlyCommentedClosed: issues(
+      first: 10
+      states: [CLOSED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        stateReason
+        createdAt
+        closedAt
+        author { login }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
     }
   }
 }

@@ -209,7 +209,7 @@ export function gqlPull(spec: PullSpec) {
         commit: { oid: r.commit ?? sha },
       })),
     },
-    reviewThreads: { nodes: [] },
+    reviewThreads: { nodes: [] as unknown[] },
     comments: {
       nodes: (spec.comments ?? []).map((c) => ({
         databaseId: c.id,
@@ -252,6 +252,10 @@ export interface SnapshotSpec {
   issues?: ReturnType<typeof gqlIssue>[];
   closed?: ReturnType<typeof gqlClosedIssue>[];
   pulls?: ReturnType<typeof gqlPull>[];
+  /** Recently closed or merged pull requests (`recentPulls`). */
+  closedPulls?: Record<string, unknown>[];
+  /** Closed issues updated last, with their newest comments (`recentlyCommentedClosed`). */
+  commentedClosed?: Record<string, unknown>[];
   /** Returned as a pinned issue (first query) or by number (when the number is known). */
   tracking?: ReturnType<typeof gqlTracking> | null;
   config?: string | null;
@@ -274,7 +278,8 @@ export function snapshotPage(spec: SnapshotSpec) {
         issues: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: spec.issues ?? [] },
         recentlyClosed: { nodes: spec.closed ?? [] },
         pullRequests: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: spec.pulls ?? [] },
-        recentPulls: { nodes: [] },
+        recentPulls: { nodes: spec.closedPulls ?? [] },
+        recentlyCommentedClosed: { nodes: spec.commentedClosed ?? [] },
       },
     },
   };

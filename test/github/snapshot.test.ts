@@ -6,6 +6,7 @@ import { newRepoMemory } from "../../src/github/snapshot/snapshot.js";
 import {
   API,
   gqlClosedIssue,
+  gqlComment,
   gqlIssue,
   gqlPull,
   gqlTracking,
@@ -121,6 +122,67 @@ describe("the world snapshot", () => {
     expect(world.workerResults).toEqual([result]);
     // The owner of a personal repository is an admin without a lookup; "someone" was looked up once.
     expect(world.permissions).toEqual({ [OWNER]: "admin", someone: "read" });
+  });
+
+  it("reads the newest comments of a merged task's pull request and of its closed issue, in the same query", async () => {
+    const scope = nock(API);
+    replySnapshot(
+      scope,
+      snapshotPage({
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+        closedPulls: [
+          {
+            ...gqlPull({ number: 30, issue: 4 }),
+            state: "MERGED",
+            headRef: null,
+            comments: { nodes: [gqlComment({ id: 91, author: "dev", body: "/autopilot rollback" })] },
+          },
+        ],
+        commentedClosed: [
+          {
+            ...gqlClosedIssue(4),
+            comments: { nodes: [gqlComment({ id: 92, author: "dev", body: "/autopilot follow-up more" })] },
+          },
+        ],
+      }),
+    );
+    replyRuns(scope, []);
+    const gw = gateway();
+    const { world } = await gw.snapshot({ settingsFor, permissionsFor: () => [] });
+    expect(gw.requests()["POST /graphql"]).toBe(1);
+    expect(world.comments.map((c) => [c.id, c.issue, c.body])).toEqual(
+      expect.arrayContaining([
+        [91, 30, "/autopilot rollback"],
+        [92, 4, "/autopilot follow-up more"],
+      ]),
+    );
+    expect(world.issues.find((i) => i.number === 4)).toMatchObject({ state: "closed", labels: [] });
+    expect(world.pulls.find((p) => p.number === 30)?.state).toBe("merged");
+  });
+
+  it("reads the line comments of an open task PR's reviews as comments of their own kind", async () => {
+    const scope = nock(API);
+    const line = { ...gqlComment({ id: 93, author: "dev", body: "/autopilot status" }), path: "src/a.js" };
+    replySnapshot(
+      scope,
+      snapshotPage({
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+        pulls: [
+          {
+            ...gqlPull({ number: 20, issue: 7 }),
+            reviewThreads: { nodes: [{ isResolved: false, comments: { nodes: [line] } }] },
+          },
+        ],
+      }),
+    );
+    replyRuns(scope, []);
+    const { world } = await gateway().snapshot({ settingsFor, permissionsFor: () => [] });
+    expect(world.comments.find((c) => c.id === 93)).toMatchObject({
+      issue: 20,
+      body: "/autopilot status",
+      review: true,
+      acknowledged: false,
+    });
   });
 
   it("looks up a referenced issue outside the pool in one aliased query", async () => {

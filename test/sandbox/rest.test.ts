@@ -391,6 +391,31 @@ describe("git refs, pulls, reviews, checks", () => {
     });
     expect(reply.status).toBe(201);
     expect(reply.data).toMatchObject({ in_reply_to_id: inline.data[0]!.id, path: "README.md", line: 1 });
+    // A reaction to a line comment: 201 when new, 200 when the same user's same reaction exists.
+    const reacted = await octokit.reactions.createForPullRequestReviewComment({
+      owner,
+      repo,
+      comment_id: inline.data[0]!.id,
+      content: "+1",
+    });
+    expect(reacted.status).toBe(201);
+    expect(reacted.data).toMatchObject({ content: "+1", user: { login: "autopilot[bot]" } });
+    const twice = await octokit.reactions.createForPullRequestReviewComment({
+      owner,
+      repo,
+      comment_id: inline.data[0]!.id,
+      content: "+1",
+    });
+    expect(twice.status).toBe(200);
+    const missing = await rejection(
+      octokit.reactions.createForPullRequestReviewComment({
+        owner,
+        repo,
+        comment_id: 999_999,
+        content: "+1",
+      }),
+    );
+    expect(missing.status).toBe(404);
 
     const stale = await rejection(
       octokit.pulls.merge({ owner, repo, pull_number: pr.data.number, sha: "2".repeat(40) }),

@@ -95,6 +95,8 @@ export abstract class PullNodes extends RepositoryNodes {
       updatedAt: isoDate(comment.createdAt),
       publishedAt: isoDate(comment.createdAt),
       url: `${this.ctx.shapes.repoHtml(repo)}/pull/${pull.number}#discussion_r${comment.id}`,
+      viewerDidAuthor: comment.user.toLowerCase() === this.ctx.identity.login.toLowerCase(),
+      reactionGroups: () => this.reactionGroups(comment.reactions),
       commit: () => this.commit(repo, comment.commitId),
       pullRequest: () => this.pull(repo, pull),
     };

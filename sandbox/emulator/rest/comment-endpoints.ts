@@ -1,4 +1,4 @@
-/** REST handlers of issue comments and of reactions on issues and comments. */
+/** REST handlers of issue comments and of reactions on issues, their comments and pull request review comments. */
 import type { Comment, ReactionContent, Repo } from "../store.js";
 import { isAuthorOrTriage } from "./repo-authorization.js";
 import {
@@ -117,6 +117,18 @@ export const commentEndpoints: Record<string, RestHandler> = {
     const { reaction, created } = req.store.addReaction(
       repo.fullName,
       { commentId: num(req.params.comment_id) },
+      content,
+      req.identity.login,
+    );
+    return { status: created ? 201 : 200, body: req.shapes.reaction(reaction) };
+  },
+
+  "reactions/create-for-pull-request-review-comment": (req) => {
+    const repo = repoOf(req);
+    const content = str(bodyObject(req), "content") as ReactionContent;
+    const { reaction, created } = req.store.addReviewCommentReaction(
+      repo.fullName,
+      num(req.params.comment_id),
       content,
       req.identity.login,
     );

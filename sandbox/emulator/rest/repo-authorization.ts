@@ -8,6 +8,7 @@ const USER_NEEDS: Record<string, Permission> = {
   "issues/create-comment": "read",
   "reactions/create-for-issue-comment": "read",
   "reactions/create-for-issue": "read",
+  "reactions/create-for-pull-request-review-comment": "read",
   "reactions/delete-for-issue-comment": "read",
   "reactions/delete-for-issue": "read",
   "pulls/create-review": "read",

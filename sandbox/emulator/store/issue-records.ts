@@ -1,5 +1,6 @@
 /** Issues (and the issue half of pull requests), their events, comments and reactions. */
 import type { PullFields } from "./pull-records.js";
+import type { Reaction } from "./reaction-records.js";
 
 export type IssueState = "open" | "closed";
 export type StateReason = "completed" | "not_planned" | "reopened" | "duplicate" | null;
@@ -46,14 +47,7 @@ export interface IssueEvent {
   subIssue?: number;
 }
 
-export interface Reaction {
-  id: number;
-  nodeId: string;
-  user: string;
-  content: ReactionContent;
-  createdAt: Date;
-}
-export type ReactionContent = "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes";
+export type { Reaction, ReactionContent } from "./reaction-records.js";
 
 export interface Comment {
   id: number;

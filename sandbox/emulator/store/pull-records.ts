@@ -1,4 +1,5 @@
 /** The pull-request-only part of an issue: branches, merge state, reviews. */
+import type { Reaction } from "./reaction-records.js";
 import { fullRef } from "./ref-names.js";
 
 export interface GitSide {
@@ -35,6 +36,10 @@ export interface ReviewComment {
   createdAt: Date;
   /** The first comment of the conversation this one replies to (REST `in_reply_to_id`); absent: it starts one. */
   inReplyTo?: number;
+  /**
+   * Reactions to it (https://docs.github.com/en/rest/reactions/reactions#create-reaction-for-a-pull-request-review-comment).
+   */
+  reactions: Reaction[];
   /**
    * On a conversation's first comment: who resolved the conversation (GraphQL `resolveReviewThread`), null while
    * it is open.

@@ -1,5 +1,5 @@
 /** Pull request review requests and reviews. */
-import type { Issue } from "./issue-records.js";
+import type { Issue, Reaction, ReactionContent } from "./issue-records.js";
 import { encodeNodeId } from "./node-ids.js";
 import type { PullFields, Review, ReviewComment } from "./pull-records.js";
 import type { RepoRef } from "./repo-records.js";
@@ -106,6 +106,7 @@ export class StoreWithReviews extends StoreWithPulls {
         line: comment.line ?? null,
         commitId: review.commitId,
         createdAt: this.now(),
+        reactions: [],
       });
     }
     issue.pull.reviews.push(review);
@@ -198,6 +199,7 @@ export class StoreWithReviews extends StoreWithPulls {
       commitId: issue.pull.head.sha,
       createdAt: this.now(),
       inReplyTo: root.id,
+      reactions: [],
     };
     review.comments.push(reply);
     this.submitReview(repo, number, review.id, "COMMENT", "", author);
@@ -210,6 +212,39 @@ export class StoreWithReviews extends StoreWithPulls {
       if (issue.pull?.reviews.some((r) => r.comments.some((c) => c.id === commentId)))
         return issue as Issue & { pull: PullFields };
     return null;
+  }
+
+  /**
+   * Adds a reaction to a review comment of a submitted review; an existing one of the same user and content is
+   * returned (https://docs.github.com/en/rest/reactions/reactions#create-reaction-for-a-pull-request-review-comment:
+   * 200 when it exists already, 201 when created).
+   */
+  addReviewCommentReaction(
+    repo: RepoRef,
+    commentId: number,
+    content: ReactionContent,
+    user: string,
+  ): { reaction: Reaction; created: boolean } {
+    const comment = [...this.state(repo).issues.values()]
+      .flatMap((i) => i.pull?.reviews ?? [])
+      .filter((r) => r.state !== "PENDING")
+      .flatMap((r) => r.comments)
+      .find((c) => c.id === commentId);
+    if (!comment) throw new StoreError(404, "Not Found");
+    const existing = comment.reactions.find(
+      (r) => r.user.toLowerCase() === user.toLowerCase() && r.content === content,
+    );
+    if (existing) return { reaction: existing, created: false };
+    const id = this.id();
+    const reaction: Reaction = {
+      id,
+      nodeId: encodeNodeId("Reaction", id),
+      user,
+      content,
+      createdAt: this.now(),
+    };
+    comment.reactions.push(reaction);
+    return { reaction, created: true };
   }
 
   /**

@@ -281,6 +281,8 @@ export const DashboardStateSchema = z.object({
   revision: count.default(0),
   session: SessionSchema,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  /** A writer's `/autopilot mode`: who starts tasks, instead of the file's `mode`, until the next one. */
+  mode: z.enum(["auto", "semi-auto"]).nullable().default(null),
   lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: z.record(z.string().regex(/^\d+$/), TaskRecordSchema).default({}),
@@ -291,6 +293,14 @@ export const DashboardStateSchema = z.object({
   cursor: z.object({ id: z.number().int().nonnegative(), at: isoTime }).nullable().default(null),
   /** Recently processed comment ids (bounded). */
   processed: z.array(z.number().int().nonnegative()).max(500).default([]),
+  /**
+   * Line comments of pull-request reviews (commands given there): read since `since`, these ids processed
+   * (bounded; a command there also carries Autopilot's reaction). Null until first read (src/core/contract.ts).
+   */
+  reviewComments: z
+    .object({ since: isoTime, processed: z.array(z.number().int().nonnegative()).max(300).default([]) })
+    .nullable()
+    .default(null),
   /** Logins that already got the polite refusal (bounded). */
   refused: z.array(z.string().max(40)).max(100).default([]),
   history: HistorySchema.prefault({}),

@@ -12,7 +12,7 @@
  * conflicts become feedback for a worker, once per head SHA; a conversation older than the last push waits for
  * its reviewer to resolve it (or to say more). Also the texts of the comments the gates lead to.
  */
-import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
+import { hasWriteAccess, parseCommand, sameLogin } from "../tasks/commands.js";
 import { code, escapeInline, quietLogin } from "../text/markdown.js";
 import { fenceUntrusted, sanitizeUntrustedText } from "../text/sanitize.js";
 import type { CheckNode, PullNode, ReviewNode, WorldSnapshot } from "../world.js";
@@ -137,11 +137,12 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
 
   // Unresolved review conversations a writer spoke in: feedback when their last word came after the last push
   // (the worker has not answered it yet), otherwise the reviewer's to resolve. Only writers' words count, so a
-  // reply by anyone else neither ends a writer's conversation nor starts one.
+  // reply by anyone else neither ends a writer's conversation nor starts one; nor does a comment that is only an
+  // `/autopilot` command for the controller (`status`, `retry`, …: comment-commands.ts answers it).
   const isWriter = (author: string | null) =>
     !!author && !sameLogin(author, options.botLogin) && hasWriteAccess(options.permissions, author);
   const writerThreads = (pr.openThreads ?? [])
-    .map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author)) }))
+    .map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author) && !onlyCommand(c.body)) }))
     .filter((t) => t.comments.length > 0);
   const spokeAfterPush = (t: (typeof writerThreads)[number]) =>
     Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1)!.createdAt) || 0) > lastPush;
@@ -351,4 +352,16 @@ export function parseHumanGateMarker(body: string): string[] | null {
   } catch {
     return ["human gate"];
   }
+}
+
+/**
+ * A comment that is one `/autopilot` command line and nothing else, other than `fix` or `follow-up` (whose words
+ * are for the agent): the controller's, not review feedback.
+ */
+function onlyCommand(body: string): boolean {
+  const lines = body.split(/\r?\n/).filter((l) => l.trim() !== "");
+  if (lines.length !== 1) return false;
+  const parsed = parseCommand(lines[0]!, { issue: 0, trackingIssue: null });
+  if (!parsed) return false;
+  return parsed.kind === "invalid" || (parsed.command.name !== "fix" && parsed.command.name !== "follow-up");
 }

@@ -4,7 +4,7 @@ import type { AwaitedCommand, DashboardView, ReasonLine } from "../dashboard/ind
 import { usdBudgetNotes } from "../agent/pricing.js";
 import { formatScoreParts } from "../tasks/scoring.js";
 import { renderSessionBudgetMarker, sessionSpend } from "../session/session-budget.js";
-import type { Reconciling } from "./context.js";
+import { modeOf, type Reconciling } from "./context.js";
 import type { Pool } from "./runs/pool-dispatch.js";
 import type { ReviewLines } from "./pulls/reviews.js";
 import { statusOf } from "./task-labels.js";
@@ -117,7 +117,7 @@ function awaitedCommand(ctx: Reconciling, view: DashboardView): AwaitedCommand |
         : "`session.autoStart` is false, so a session starts only when a person says so";
     return { command: "start", ready: view.queue.length, why };
   }
-  if (ctx.config.mode !== "semi-auto" || s.status !== "running") return null;
+  if (modeOf(ctx) !== "semi-auto" || s.status !== "running") return null;
   return {
     command: "run",
     next: view.queue[0] ?? null,

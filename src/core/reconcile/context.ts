@@ -125,6 +125,11 @@ export function taskRecord(ctx: Reconciling, n: number): TaskRecord {
   return r;
 }
 
+/** Who starts tasks: a writer's `/autopilot mode` when one was given, else the configuration's `mode`. */
+export function modeOf(ctx: Reconciling): "auto" | "semi-auto" {
+  return ctx.state.mode ?? ctx.config.mode;
+}
+
 /** The task's branch: `<branchPrefix>issue-<n>`. */
 export function taskBranch(ctx: Reconciling, n: number): string {
   return taskBranchName(ctx.config.branchPrefix, n);

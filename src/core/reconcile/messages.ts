@@ -14,18 +14,35 @@ export function incidentOnce(ctx: Reconciling, kind: string, message: string): v
   if (!ctx.state.incidents.some((i) => i.kind === kind && i.message === text)) incident(ctx, kind, message);
 }
 
-export function react(ctx: Reconciling, commentId: number, content: Reaction): void {
-  ctx.effects.push({ type: "react", commentId, content });
+/**
+ * The comment a reaction or reply is for: an issue comment's id, or a comment with its kind (a review's line
+ * comment: GitHub numbers those apart, and reacting to one is another endpoint).
+ */
+type CommentRef = number | { id: number; review?: boolean | undefined };
+
+export function react(ctx: Reconciling, comment: CommentRef, content: Reaction): void {
+  if (typeof comment === "number" || !comment.review)
+    ctx.effects.push({
+      type: "react",
+      commentId: typeof comment === "number" ? comment : comment.id,
+      content,
+    });
+  else ctx.effects.push({ type: "react", commentId: comment.id, content, review: true });
 }
 
-/** A reply quoting the command line it answers, once per comment. */
-export function reply(ctx: Reconciling, issue: number, commentId: number, line: string, text: string): void {
-  ctx.effects.push({
-    type: "comment",
-    issue,
-    body: `> ${escapeInline(line, 120)}\n\n${text}`,
-    key: `reply-${commentId}`,
-  });
+/** A reply quoting the command line it answers, once per comment (a line comment's: on its pull request). */
+export function reply(
+  ctx: Reconciling,
+  issue: number,
+  comment: CommentRef,
+  line: string,
+  text: string,
+): void {
+  const key =
+    typeof comment === "number"
+      ? `reply-${comment}`
+      : `reply-${comment.review ? "review-" : ""}${comment.id}`;
+  ctx.effects.push({ type: "comment", issue, body: `> ${escapeInline(line, 120)}\n\n${text}`, key });
 }
 
 /** A comment on the task, once per `key` (the record remembers the last keys). */

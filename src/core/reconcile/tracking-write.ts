@@ -43,7 +43,7 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
       req.kind === "report"
         ? reportText(ctx, view, { kind: "command", by: req.by })
         : statusText(ctx, view, req.issue);
-    reply(ctx, req.commentIssue, req.commentId, req.line, text);
+    reply(ctx, req.commentIssue, { id: req.commentId, review: req.review }, req.line, text);
   }
 
   const tracking = ctx.tracking;

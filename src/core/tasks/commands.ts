@@ -4,7 +4,8 @@
  * Grammar (case-insensitive, one command per comment — the first one wins):
  *
  * ```
- * /autopilot start | pause | resume | stop | status [#N] | retry [#N] [--iterations M] | skip [#N] | run [#N]
+ * /autopilot start | go | pause | resume | stop | abort | mode auto|semi-auto | status [#N] | retry [#N] [--iterations M]
+ *            | skip [#N] | run [#N]
  *            | rollback [#N] | cleanup [#N] | fix [#N] [instructions] | follow-up [#N] [instructions]
  *            | approve [#N] | report | help
  * ```
@@ -28,7 +29,9 @@ import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
 
 type Command =
-  | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
+  | { name: "start" | "pause" | "resume" | "stop" | "abort" | "report" | "help" }
+  /** Who starts a task from now on: Autopilot by score (`auto`), or a person with `run` (`semi-auto`). */
+  | { name: "mode"; mode: "auto" | "semi-auto" }
   | { name: "status"; issue: number | null }
   | { name: "retry"; issue: number; iterations: number | null }
   | { name: "skip" | "run" | "rollback" | "cleanup" | "approve"; issue: number }
@@ -83,9 +86,12 @@ function commandInstructions(body: string, lineIndex: number, onLine: string): s
 /** Every command word `interpret` takes (what an unknown one is compared with). */
 const COMMAND_WORDS = [
   "start",
+  "go",
+  "mode",
   "pause",
   "resume",
   "stop",
+  "abort",
   "report",
   "help",
   "status",
@@ -113,9 +119,21 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
     case "pause":
     case "resume":
     case "stop":
+    case "abort":
     case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
+    // Design document 004's word for starting a session.
+    case "go":
+      return { kind: "command", command: { name: "start" }, line };
+    case "mode": {
+      const mode = (words[1] ?? "").toLowerCase();
+      if (mode === "auto" || mode === "semi-auto")
+        return { kind: "command", command: { name: "mode", mode }, line };
+      return invalid(
+        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)",
+      );
+    }
     case "status": {
       const issue = target ?? (onTask ? context.issue : null);
       return { kind: "command", command: { name: "status", issue }, line };
@@ -284,15 +302,17 @@ export function commandHelp(): string {
   return [
     "| command | what it does |",
     "|---|---|",
-    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
+    "| `/autopilot start` (or `go`) | start a session (or start again after a stop or completion) |",
     "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
     "| `/autopilot resume` | continue a paused session |",
     "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot abort` | end the session now: running worker runs are cancelled at once, their tasks ready again with what they pushed kept on their branches |",
     "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
     "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
     "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot mode auto` / `mode semi-auto` | from now on Autopilot starts ready tasks by score / a person starts each with `run` (instead of the file's `mode`, until the next `mode`) |",
     "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",

@@ -68,15 +68,15 @@ const EFFECTS: EffectTable = {
     execute: writeComment,
   },
   react: {
-    target: (e) => `react:${e.commentId}:${e.content}`,
+    target: (e) => `react:${e.review ? "review:" : ""}${e.commentId}:${e.content}`,
     alreadyDone: notDone,
     async execute(ctx, effect) {
+      const params = { ...repoParams(ctx), comment_id: effect.commentId, content: effect.content };
+      // https://docs.github.com/en/rest/reactions/reactions#create-reaction-for-a-pull-request-review-comment
       await ctx.write(() =>
-        ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
-          ...repoParams(ctx),
-          comment_id: effect.commentId,
-          content: effect.content,
-        }),
+        effect.review
+          ? ctx.client.request("POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", params)
+          : ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", params),
       );
       return { effect, status: "done" };
     },

@@ -140,17 +140,21 @@ export interface GqlPull {
       | ({
           isResolved: boolean;
           comments: {
-            nodes: ({ author: Login | null; body: string; path: string; createdAt: string } | null)[] | null;
+            nodes: (ReviewComment | null)[] | null;
           };
         } | null)[]
       | null;
   } | null;
+  /** An open pull's newest comments (a few fields), a closed one's (every field of `GqlComment`). */
   comments?: {
-    nodes:
-      | ({ databaseId?: number | null; author: Login | null; body: string; createdAt: string } | null)[]
-      | null;
+    nodes: (PullComment | null)[] | null;
   } | null;
 }
+/** A line comment of a pull-request review (its id is from the review comments' sequence, not the issue comments'). */
+type ReviewComment = Pick<GqlComment, "author" | "body" | "createdAt"> &
+  Partial<Pick<GqlComment, "databaseId" | "viewerDidAuthor" | "reactionGroups">> & { path: string };
+type PullComment = Pick<GqlComment, "author" | "body" | "createdAt"> &
+  Partial<Omit<GqlComment, "author" | "body" | "createdAt">>;
 export interface Page<T> {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
   nodes: (T | null)[] | null;
@@ -178,6 +182,8 @@ export interface SnapshotResponse {
     recentlyClosed?: { nodes: (GqlIssue | null)[] | null } | null;
     pullRequests?: Page<GqlPull> | null;
     recentPulls?: { nodes: (GqlPull | null)[] | null } | null;
+    /** Closed issues updated last, with their newest comments (a command on a merged task's issue). */
+    recentlyCommentedClosed?: { nodes: (GqlIssue | null)[] | null } | null;
   } | null;
 }
 

@@ -334,6 +334,16 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     if (!byNumber.has(issue.number)) byNumber.set(issue.number, issue);
   };
   for (const node of compact(repo.recentlyClosed?.nodes)) addStub(toIssueNode(node, settings.readyLabel));
+  // Commands written on a closed task issue (`/autopilot rollback` on the merged task's own issue): a comment
+  // updates its issue, so the closed issues updated last carry them. Whether the issue is a task, and the
+  // comment new, comment-commands.ts decides.
+  for (const node of compact(repo.recentlyCommentedClosed?.nodes)) {
+    addStub(toIssueNode(node, settings.readyLabel));
+    for (const c of compact(node.comments?.nodes)) {
+      const comment = toComment(c, node.number, botLogin, appId);
+      if (comment) allComments.push(comment);
+    }
+  }
   for (const node of poolIssues) {
     if (node.parent) addStub(stub(node.parent.number, node.parent.title ?? "", node.parent.state ?? "OPEN"));
     for (const sub of compact(node.subIssues?.nodes))
@@ -440,10 +450,31 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       );
       if (comment) allComments.push(comment);
     }
+    // Commands written on a line of the diff, in a review (`/autopilot status`, `retry`, …).
+    for (const thread of compact(p.reviewThreads?.nodes))
+      for (const c of compact(thread.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
+          p.number,
+          botLogin,
+          appId,
+        );
+        if (comment) allComments.push({ ...comment, review: true });
+      }
   }
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
+      // Commands on a merged or closed task PR (`/autopilot rollback`, `follow-up`).
+      for (const c of compact(p.comments?.nodes)) {
+        const comment = toComment(
+          { ...c, databaseId: c.databaseId ?? null, updatedAt: c.updatedAt ?? c.createdAt },
+          p.number,
+          botLogin,
+          appId,
+        );
+        if (comment) allComments.push(comment);
+      }
     }
   }
 

@@ -14,6 +14,8 @@ import type { TaskStatus } from "../../tasks/task.js";
 export interface RunRequest {
   commentIssue: number;
   commentId: number;
+  /** The command is a line comment of a pull-request review. */
+  review?: boolean;
   line: string;
   issue: number;
   actor: string;

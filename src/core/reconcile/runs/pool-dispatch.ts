@@ -12,7 +12,7 @@ import { readyTasks } from "../../tasks/ready-tasks.js";
 import { formatTime, quietLogin } from "../../text/markdown.js";
 import { formatScoreParts, rankTasks } from "../../tasks/scoring.js";
 import { isDispatching } from "../../session/session.js";
-import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
+import { modeOf, note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { sessionEvent } from "../session-events.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
@@ -169,7 +169,7 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
     );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
   if (
-    config.mode === "auto" &&
+    modeOf(ctx) === "auto" &&
     isDispatching(state.session.status) &&
     !unblocking &&
     !held &&
@@ -208,9 +208,15 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
     const wait = record?.waitUntil && Date.parse(record.waitUntil) > ctx.nowMs ? record.waitUntil : null;
     const scored = pool.ranked.find((t) => t.issue === n);
     if (pool.limitedUntil) {
-      react(ctx, request.commentId, "confused");
+      react(ctx, { id: request.commentId, review: request.review }, "confused");
       const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
-      reply(ctx, request.commentIssue, request.commentId, request.line, reason);
+      reply(
+        ctx,
+        request.commentIssue,
+        { id: request.commentId, review: request.review },
+        request.line,
+        reason,
+      );
       note(ctx, `comment ${request.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
@@ -231,13 +237,19 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
       readyLabel: ctx.config.labels.ready,
     });
     if (!verdict.start || !scored) {
-      react(ctx, request.commentId, "confused");
+      react(ctx, { id: request.commentId, review: request.review }, "confused");
       const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
-      reply(ctx, request.commentIssue, request.commentId, request.line, reason);
+      reply(
+        ctx,
+        request.commentIssue,
+        { id: request.commentId, review: request.review },
+        request.line,
+        reason,
+      );
       note(ctx, `comment ${request.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
-    react(ctx, request.commentId, "+1");
+    react(ctx, { id: request.commentId, review: request.review }, "+1");
     started.add(n);
     const why = `asked by ${request.actor} with /autopilot run; ${formatScoreParts(scored.parts)}`;
     dispatch(ctx, n, why, scored.total);
