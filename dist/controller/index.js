@@ -67110,9 +67110,39 @@ ${effect.body}`;
     })
   );
   const created = response.data.number;
+  const older = await olderTrackingIssue(ctx, created);
+  if (older !== null) return giveWayTo(ctx, effect, created, older);
   ctx.run.trackingIssue = created;
   ctx.rememberTracking(created);
   return { effect, status: "done", issue: created, detail: "created" };
+}
+async function olderTrackingIssue(ctx, created) {
+  const oldest = await findTrackingIssue(ctx);
+  return oldest !== null && oldest.number < created ? oldest.number : null;
+}
+async function giveWayTo(ctx, effect, created, older) {
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: created,
+      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`
+    })
+  );
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+      ...repoParams(ctx),
+      issue_number: created,
+      state: "closed",
+      state_reason: "not_planned"
+    })
+  );
+  ctx.rememberTracking(older);
+  return {
+    effect,
+    status: "conflict",
+    issue: older,
+    detail: `tracking issue #${older} was opened at the same moment as #${created}; #${created} is closed as its duplicate`
+  };
 }
 
 // src/github/execution/executor.ts
@@ -67728,7 +67758,7 @@ async function reconcileOnce(options, log) {
     log,
     dryRun: options.dryRun ?? false,
     circuit: circuitOf(options),
-    memory: memoryFor(options.repo),
+    memory: options.memory ?? memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
     ...options.operationLimit !== void 0 ? { operationLimit: options.operationLimit } : {},
     now: () => now().getTime()

@@ -4,7 +4,7 @@
  * its invariant, the simulated time and what was seen.
  */
 import { isDeepStrictEqual } from "node:util";
-import { parseDashboard, renderStateBlock } from "../../src/core/dashboard/index.js";
+import { parseDashboard, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { SandboxStore } from "../emulator/store.js";
 import type { SimDispatch } from "./sim-worker.js";
 
@@ -214,4 +214,30 @@ export function everyTaskSettles(o: SimObservation, sessionStatus: string | null
       });
   }
   return out;
+}
+
+/**
+ * One dashboard: once the world has run its course, at most one open issue of Autopilot's carries the tracking
+ * marker (two would split the people's commands between them, and only one is read).
+ */
+export function oneTrackingIssue(o: SimObservation): Violation[] {
+  const open = o.store
+    .listIssues(o.repo)
+    .filter(
+      (i) =>
+        !i.pull &&
+        i.state === "open" &&
+        i.user.toLowerCase() === o.bot.toLowerCase() &&
+        (i.body ?? "").includes(TRACKING_MARKER),
+    )
+    .map((i) => `#${i.number}`);
+  return open.length > 1
+    ? [
+        {
+          invariant: "oneTrackingIssue",
+          atSeconds: o.elapsed(),
+          detail: `${open.length} open tracking issues: ${open.join(", ")}`,
+        },
+      ]
+    : [];
 }

@@ -331,6 +331,7 @@ async function simulate(
     }
   }
   report(invariants.everyWriterCommandAcknowledged(observation));
+  report(invariants.oneTrackingIssue(observation));
   const tracking = trackingIssueNumber(store, repo, bot);
   const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
   const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);

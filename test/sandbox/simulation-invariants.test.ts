@@ -3,6 +3,7 @@
  * breach it names, and stays quiet on the same world without it.
  */
 import { describe, expect, it } from "vitest";
+import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { SandboxStore } from "../../sandbox/emulator/store.js";
 import * as invariants from "../../sandbox/simulation/sim-invariants.js";
 import type { SimObservation } from "../../sandbox/simulation/sim-invariants.js";
@@ -136,5 +137,17 @@ describe("the simulation's invariants", () => {
     expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toHaveLength(1);
     store.createReview(REPO, pull.number, { author: "alice", event: "APPROVE" });
     expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toEqual([]);
+  });
+
+  it("two open tracking issues of Autopilot's are one too many; a closed duplicate is not", () => {
+    const { store, o } = world();
+    const body = `${TRACKING_MARKER}\n# Autopilot`;
+    store.createIssue(REPO, { title: "Autopilot", body, author: BOT });
+    const younger = store.createIssue(REPO, { title: "Autopilot", body, author: BOT });
+    // A person's issue quoting the marker is not a dashboard.
+    store.createIssue(REPO, { title: "Copy", body, author: "alice" });
+    expect(invariants.oneTrackingIssue(o).map((v) => v.detail)).toEqual(["2 open tracking issues: #1, #2"]);
+    store.closeIssue(REPO, younger.number, BOT, "not_planned");
+    expect(invariants.oneTrackingIssue(o)).toEqual([]);
   });
 });
