@@ -72,6 +72,35 @@ export function dispatchOnlyByWritersWord(o: SimObservation, dispatch: SimDispat
 }
 
 /**
+ * A job runs under the configured iteration limit, or under one a writer named for its task
+ * (`/autopilot retry #N --iterations M`): never one only a non-writer asked for. Checked at each dispatch.
+ */
+export function iterationLimitByWritersWord(
+  o: SimObservation,
+  dispatch: SimDispatch,
+  configured: number,
+): Violation[] {
+  const limit = dispatch.maxIterations;
+  if (limit === null || limit === configured) return [];
+  const byWriter = o.store.listComments(o.repo).some((c) => {
+    if (!o.writers.has(c.user.toLowerCase())) return false;
+    // `retry #N --iterations M` anywhere, or `retry --iterations M` on the task itself.
+    const m = /^\/autopilot retry(?: #(\d+))?\s+--iterations[ =](\d+)\s*$/im.exec(c.body);
+    const issue = m?.[1] ? Number(m[1]) : c.issueNumber;
+    return m !== null && issue === dispatch.issue && Number(m[2]) === limit;
+  });
+  return byWriter
+    ? []
+    : [
+        {
+          invariant: "iterationLimitByWritersWord",
+          atSeconds: o.elapsed(),
+          detail: `#${dispatch.issue} dispatched with ${limit} iterations (configured ${configured}); no writer asked for ${limit}`,
+        },
+      ];
+}
+
+/**
  * A pull request Autopilot merges is its own, from the task branch, with CI passed at the merged head, no
  * writer's changes request standing, and, when the human gate fired at that head, a writer's approval of it.
  */

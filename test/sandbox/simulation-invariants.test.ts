@@ -44,6 +44,7 @@ const dispatch = (issue: number, runId: number): SimDispatch => ({
   at: 0,
   endedAt: null,
   candidate: false,
+  maxIterations: null,
 });
 
 describe("the simulation's invariants", () => {
@@ -149,5 +150,21 @@ describe("the simulation's invariants", () => {
     expect(invariants.oneTrackingIssue(o).map((v) => v.detail)).toEqual(["2 open tracking issues: #1, #2"]);
     store.closeIssue(REPO, younger.number, BOT, "not_planned");
     expect(invariants.oneTrackingIssue(o)).toEqual([]);
+  });
+
+  it("a job's own iteration limit is a writer's word, for that task", () => {
+    const { store, o } = world();
+    const task = store.createIssue(REPO, { title: "Task", labels: ["autopilot:ready"], author: "alice" });
+    const other = store.createIssue(REPO, { title: "Other", labels: ["autopilot:ready"], author: "alice" });
+    const raised = { ...dispatch(task.number, 10), maxIterations: 7 };
+    expect(invariants.iterationLimitByWritersWord(o, dispatch(task.number, 9), 4)).toEqual([]);
+    // A triager's word, or a writer's for another task, is not enough.
+    store.createComment(REPO, task.number, "/autopilot retry --iterations 7", "tina");
+    store.createComment(REPO, task.number, `/autopilot retry #${other.number} --iterations 7`, "alice");
+    expect(invariants.iterationLimitByWritersWord(o, raised, 4).map((v) => v.invariant)).toEqual([
+      "iterationLimitByWritersWord",
+    ]);
+    store.createComment(REPO, other.number, `/autopilot retry #${task.number} --iterations 7`, "alice");
+    expect(invariants.iterationLimitByWritersWord(o, raised, 4)).toEqual([]);
   });
 });
