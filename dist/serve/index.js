@@ -78476,6 +78476,17 @@ function nonNegative(value) {
 }
 
 // src/core/tasks/task.ts
+var TASK_STATUSES = [
+  "ready",
+  "in-progress",
+  "review",
+  "done",
+  "blocked",
+  "needs-human",
+  "timeout",
+  "failed",
+  "skipped"
+];
 var OUTCOMES = {
   progress: { status: "in-progress", note: "update the dashboard", freeSlot: false },
   complete: { status: "review", note: "PR opened; merges when its gates pass", queueMerge: true },
@@ -83816,6 +83827,7 @@ function processWorkers(ctx) {
     const r = ctx.state.tasks[n];
     if (statusOf(ctx, n) === "in-progress" || r?.dispatchId && r.handled !== r.dispatchId)
       candidates.add(n);
+    else if (r?.dispatchId && labeledInProgress(ctx, n)) candidates.add(n);
     if (ctx.liveRunsByIssue.has(n)) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
@@ -83867,6 +83879,9 @@ function processWorker(ctx, n) {
         record2.handled = result.dispatchId;
         note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
+    } else if (labeledInProgress(ctx, n) && labelWriteLost(record2)) {
+      setStatus(ctx, n, record2.label);
+      note(ctx, `#${n}: still labeled in progress after its outcome set ${record2.label}; labeled again`);
     }
     cancelDuplicateRuns(ctx, n);
     return;
@@ -83900,6 +83915,13 @@ function processWorker(ctx, n) {
     return;
   }
   crash(ctx, n, record2, why, run2 ? "crash" : "lost");
+}
+function labeledInProgress(ctx, n) {
+  const labels = ctx.labels.get(n) ?? ctx.issues.get(n)?.labels ?? [];
+  return hasLabel(labels, ctx.config.labels.inProgress);
+}
+function labelWriteLost(record2) {
+  return !!record2.label && record2.label !== "in-progress" && record2.label !== CLEARED && TASK_STATUSES.includes(record2.label) && !holdsInProgress(record2);
 }
 function resendDispatch(ctx, n) {
   const record2 = ctx.state.tasks[n];
