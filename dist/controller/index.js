@@ -59148,6 +59148,17 @@ function nonNegative(value) {
 }
 
 // src/core/tasks/task.ts
+var TASK_STATUSES = [
+  "ready",
+  "in-progress",
+  "review",
+  "done",
+  "blocked",
+  "needs-human",
+  "timeout",
+  "failed",
+  "skipped"
+];
 var OUTCOMES = {
   progress: { status: "in-progress", note: "update the dashboard", freeSlot: false },
   complete: { status: "review", note: "PR opened; merges when its gates pass", queueMerge: true },
@@ -64582,6 +64593,7 @@ function processWorkers(ctx) {
     const r = ctx.state.tasks[n];
     if (statusOf2(ctx, n) === "in-progress" || r?.dispatchId && r.handled !== r.dispatchId)
       candidates.add(n);
+    else if (r?.dispatchId && labeledInProgress(ctx, n)) candidates.add(n);
     if (ctx.liveRunsByIssue.has(n)) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
@@ -64633,6 +64645,9 @@ function processWorker(ctx, n) {
         record2.handled = result.dispatchId;
         note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
+    } else if (labeledInProgress(ctx, n) && labelWriteLost(record2)) {
+      setStatus(ctx, n, record2.label);
+      note(ctx, `#${n}: still labeled in progress after its outcome set ${record2.label}; labeled again`);
     }
     cancelDuplicateRuns(ctx, n);
     return;
@@ -64666,6 +64681,13 @@ function processWorker(ctx, n) {
     return;
   }
   crash(ctx, n, record2, why, run ? "crash" : "lost");
+}
+function labeledInProgress(ctx, n) {
+  const labels = ctx.labels.get(n) ?? ctx.issues.get(n)?.labels ?? [];
+  return hasLabel(labels, ctx.config.labels.inProgress);
+}
+function labelWriteLost(record2) {
+  return !!record2.label && record2.label !== "in-progress" && record2.label !== CLEARED && TASK_STATUSES.includes(record2.label) && !holdsInProgress(record2);
 }
 function resendDispatch(ctx, n) {
   const record2 = ctx.state.tasks[n];
@@ -67305,9 +67327,39 @@ ${effect.body}`;
     })
   );
   const created = response.data.number;
+  const older = await olderTrackingIssue(ctx, created);
+  if (older !== null) return giveWayTo(ctx, effect, created, older);
   ctx.run.trackingIssue = created;
   ctx.rememberTracking(created);
   return { effect, status: "done", issue: created, detail: "created" };
+}
+async function olderTrackingIssue(ctx, created) {
+  const oldest = await findTrackingIssue(ctx);
+  return oldest !== null && oldest.number < created ? oldest.number : null;
+}
+async function giveWayTo(ctx, effect, created, older) {
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: created,
+      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`
+    })
+  );
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+      ...repoParams(ctx),
+      issue_number: created,
+      state: "closed",
+      state_reason: "not_planned"
+    })
+  );
+  ctx.rememberTracking(older);
+  return {
+    effect,
+    status: "conflict",
+    issue: older,
+    detail: `tracking issue #${older} was opened at the same moment as #${created}; #${created} is closed as its duplicate`
+  };
 }
 
 // src/github/execution/executor.ts
@@ -67920,7 +67972,7 @@ async function reconcileOnce(options, log) {
     log,
     dryRun: options.dryRun ?? false,
     circuit: circuitOf(options),
-    memory: memoryFor(options.repo),
+    memory: options.memory ?? memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
     ...options.operationLimit !== void 0 ? { operationLimit: options.operationLimit } : {},
     now: () => now().getTime()

@@ -1,13 +1,14 @@
 /**
  * The controllers of a simulated world: Autopilot's own `reconcile` (src/app/reconcile-repo.ts) run in this
  * process against the sandbox on the simulation's clock. A second controller is a second instance of that
- * module (its own per-process lock, as a second process has), so the two can overlap. Every request goes through
- * {@link SimControllers.fetchFor}, where the simulation lets the world move between two requests of a reconcile
+ * module (its own per-process lock) with its own memory of the repository, as a second process has, so the two
+ * can overlap. Every request goes through {@link SimControllers.fetchFor}, where the simulation lets the world move between two requests of a reconcile
  * (a push, a comment, the other controller's whole reconcile): the interleavings FoundationDB-style simulation
  * explores, chosen by the seed. A killed controller fails every request after its last write, then starts afresh.
  */
 import type { reconcile as Reconcile, ReconcileResult } from "../../src/app/reconcile-repo.js";
 import { resetMemories } from "../../src/github/gateway.js";
+import { newRepoMemory, type RepoMemory } from "../../src/github/snapshot/snapshot-context.js";
 import { GitHubCircuit } from "../../src/github/transport/circuit.js";
 import { createOctokit } from "../../src/github/transport/octokit.js";
 import type { ControllerMode } from "./world-generator.js";
@@ -17,6 +18,8 @@ type ReconcileFn = typeof Reconcile;
 interface SimControllerState {
   id: number;
   circuit: GitHubCircuit;
+  /** What this controller's process learned of the repository (its own: two processes share no memory). */
+  memory: RepoMemory;
   /** Writes left before the process dies (a `killController` fault), or null. */
   killAfterWrites: number | null;
   dead: boolean;
@@ -48,6 +51,7 @@ export class SimControllers {
     this.states = fns.map((_, i) => ({
       id: i + 1,
       circuit: newCircuit(),
+      memory: newRepoMemory(),
       killAfterWrites: null,
       dead: false,
       running: false,
@@ -115,6 +119,7 @@ export class SimControllers {
     const state = this.states[id - 1]!;
     if (options.mode === "actions" || state.dead) {
       resetMemories();
+      state.memory = newRepoMemory();
       state.circuit = newCircuit();
       state.dead = false;
       state.killAfterWrites = null;
@@ -134,6 +139,7 @@ export class SimControllers {
         repo: options.repo,
         botLogin: options.bot,
         circuit: state.circuit,
+        memory: state.memory,
         baseUrl: options.url,
         now: options.now,
         ...(process.env.SIM_LOG ? { log: simLog(id, options.now) } : {}),
@@ -148,6 +154,7 @@ export class SimControllers {
       if (state.dead) {
         // The process died mid-reconcile; the next reconcile is a new process on the same GitHub state.
         resetMemories();
+        state.memory = newRepoMemory();
         state.circuit = newCircuit();
       }
     }

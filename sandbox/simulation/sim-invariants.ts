@@ -4,7 +4,7 @@
  * its invariant, the simulated time and what was seen.
  */
 import { isDeepStrictEqual } from "node:util";
-import { parseDashboard, renderStateBlock } from "../../src/core/dashboard/index.js";
+import { parseDashboard, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { SandboxStore } from "../emulator/store.js";
 import type { SimDispatch } from "./sim-worker.js";
 
@@ -67,6 +67,35 @@ export function dispatchOnlyByWritersWord(o: SimObservation, dispatch: SimDispat
           invariant: "dispatchOnlyByWritersWord",
           atSeconds: o.elapsed(),
           detail: `#${dispatch.issue} dispatched though no writer ever set ${READY} on it`,
+        },
+      ];
+}
+
+/**
+ * A job runs under the configured iteration limit, or under one a writer named for its task
+ * (`/autopilot retry #N --iterations M`): never one only a non-writer asked for. Checked at each dispatch.
+ */
+export function iterationLimitByWritersWord(
+  o: SimObservation,
+  dispatch: SimDispatch,
+  configured: number,
+): Violation[] {
+  const limit = dispatch.maxIterations;
+  if (limit === null || limit === configured) return [];
+  const byWriter = o.store.listComments(o.repo).some((c) => {
+    if (!o.writers.has(c.user.toLowerCase())) return false;
+    // `retry #N --iterations M` anywhere, or `retry --iterations M` on the task itself.
+    const m = /^\/autopilot retry(?: #(\d+))?\s+--iterations[ =](\d+)\s*$/im.exec(c.body);
+    const issue = m?.[1] ? Number(m[1]) : c.issueNumber;
+    return m !== null && issue === dispatch.issue && Number(m[2]) === limit;
+  });
+  return byWriter
+    ? []
+    : [
+        {
+          invariant: "iterationLimitByWritersWord",
+          atSeconds: o.elapsed(),
+          detail: `#${dispatch.issue} dispatched with ${limit} iterations (configured ${configured}); no writer asked for ${limit}`,
         },
       ];
 }
@@ -214,4 +243,30 @@ export function everyTaskSettles(o: SimObservation, sessionStatus: string | null
       });
   }
   return out;
+}
+
+/**
+ * One dashboard: once the world has run its course, at most one open issue of Autopilot's carries the tracking
+ * marker (two would split the people's commands between them, and only one is read).
+ */
+export function oneTrackingIssue(o: SimObservation): Violation[] {
+  const open = o.store
+    .listIssues(o.repo)
+    .filter(
+      (i) =>
+        !i.pull &&
+        i.state === "open" &&
+        i.user.toLowerCase() === o.bot.toLowerCase() &&
+        (i.body ?? "").includes(TRACKING_MARKER),
+    )
+    .map((i) => `#${i.number}`);
+  return open.length > 1
+    ? [
+        {
+          invariant: "oneTrackingIssue",
+          atSeconds: o.elapsed(),
+          detail: `${open.length} open tracking issues: ${open.join(", ")}`,
+        },
+      ]
+    : [];
 }

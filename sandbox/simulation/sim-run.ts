@@ -4,7 +4,7 @@
  * events and schedule (Actions), the simulated worker and CI, the timeline, and the invariants
  * (sim-invariants.ts) checked after every reconcile, dispatch and merge and once the world has run its course.
  */
-import { CONFIG_PATH } from "../../src/core/config/index.js";
+import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { startSandbox } from "../emulator/index.js";
 import type { StoreEvent } from "../emulator/store/store-events.js";
@@ -75,7 +75,13 @@ async function simulate(
   for (const user of scenario.users) store.addUser(user.login, { permission: user.permission });
   store.createRepo({ owner, name });
   for (const user of scenario.users) store.setPermission(repo, user.login, user.permission);
-  store.setFile(repo, CONFIG_PATH, scenarioConfigText(scenario, "demo-agent {prompt_file}"));
+  const configText = scenarioConfigText(scenario, "demo-agent {prompt_file}");
+  store.setFile(repo, CONFIG_PATH, configText);
+  // A job's iteration limit unless a writer's `--iterations M` set another (iterationLimitByWritersWord).
+  const parsedConfig = parseConfig(configText);
+  const configuredIterations = parsedConfig.ok
+    ? parsedConfig.config.maxIterations
+    : DEFAULT_CONFIG.maxIterations;
   for (const [path, text] of Object.entries(scenario.repo.files)) store.setFile(repo, path, text);
   store.addWorkflow(repo, { path: `.github/workflows/${WORKER_WORKFLOW}`, name: "Autopilot worker" });
   const agents = new Map<number, SimAgent>();
@@ -142,6 +148,7 @@ async function simulate(
     bot,
     agents,
     writers,
+    maxIterations: configuredIterations,
     onRunEnded: (d) => {
       if (mode === "actions") everyController(1000, d.runId);
     },
@@ -153,6 +160,7 @@ async function simulate(
     counts.dispatches++;
     report(invariants.noTaskDispatchedTwiceAtOnce(observation, dispatch));
     report(invariants.dispatchOnlyByWritersWord(observation, dispatch));
+    report(invariants.iterationLimitByWritersWord(observation, dispatch, configuredIterations));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -331,6 +339,7 @@ async function simulate(
     }
   }
   report(invariants.everyWriterCommandAcknowledged(observation));
+  report(invariants.oneTrackingIssue(observation));
   const tracking = trackingIssueNumber(store, repo, bot);
   const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
   const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);

@@ -35,6 +35,8 @@ export interface SimDispatch {
   at: number;
   endedAt: number | null;
   candidate: boolean;
+  /** The iteration limit the dispatch's `config` input set for this job (a writer's `--iterations M`), or null. */
+  maxIterations: number | null;
 }
 
 interface WorkerOptions {
@@ -45,6 +47,8 @@ interface WorkerOptions {
   bot: string;
   agents: Map<number, SimAgent>;
   writers: Set<string>;
+  /** The configuration file's `maxIterations`: a job's limit unless its `config` input sets another. */
+  maxIterations: number;
   /** Called when a job ends (its run completed): the end-of-run reconcile of Actions mode, the invariants. */
   onRunEnded: (dispatch: SimDispatch) => void;
 }
@@ -79,6 +83,7 @@ export class SimWorker {
       displayTitle: `autopilot #${issue} attempt ${attempt} [${dispatchId}]`,
     });
     const config = parseJson(inputs.config);
+    const override = typeof config?.maxIterations === "number" ? config.maxIterations : null;
     const dispatch: SimDispatch = {
       runId: request.run.id,
       issue,
@@ -87,11 +92,12 @@ export class SimWorker {
       at: clock.ms(),
       endedAt: null,
       candidate: config?.candidate !== undefined,
+      maxIterations: override,
     };
     this.dispatches.push(dispatch);
     const job = this.jobsOf.get(issue) ?? 0;
     this.jobsOf.set(issue, job + 1);
-    const maxIterations = typeof config?.maxIterations === "number" ? config.maxIterations : 3;
+    const maxIterations = override ?? this.options.maxIterations;
     clock.after(rng.int(5, 40) * 1000, `worker-start-${issue}`, () =>
       this.start(dispatch, job, maxIterations),
     );

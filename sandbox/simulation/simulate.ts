@@ -1,11 +1,13 @@
 /**
- * `npm run simulate -- --seeds N --from S [--mode hosted|actions|both] [--jobs J]`: N generated worlds from seed
- * S in each mode, J worlds side by side (child processes), with their counts, worlds per minute and every
- * invariant violation; a failing seed is shrunk and printed as a scenario file that replays it.
+ * `npm run simulate -- --seeds N --from S [--mode hosted|actions|both] [--jobs J] [--out DIR]`: N generated
+ * worlds from seed S in each mode, J worlds side by side (child processes), with their counts, worlds per minute
+ * and every invariant violation; a failing seed is shrunk and printed as a scenario file that replays it (and
+ * written to DIR: what the scheduled workflow .github/workflows/simulate.yml uploads).
  * `npm run simulate -- --replay file.yml [--seed S]` runs one scenario file as a simulated world.
  */
 import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
 import { parse } from "yaml";
@@ -29,6 +31,7 @@ interface Options {
   shrink: boolean;
   failFast: boolean;
   invariant?: string;
+  out?: string;
   child?: string;
 }
 
@@ -43,6 +46,7 @@ const program = new Command("simulate")
   .option("--no-shrink", "print a failing world as generated, without shrinking it")
   .option("--fail-fast", "stop at the first failing world", false)
   .option("--invariant <name>", "count only this invariant's violations as failures (the others are printed)")
+  .option("--out <dir>", "also write each failing seed's scenario file there, as seed-<seed>-<mode>.yml")
   .option("--child <range>", "internal: run seeds a..b of one mode and report on IPC");
 
 function line(seed: number, o: WorldOutcome, ms: number): string {
@@ -74,6 +78,8 @@ async function batch(options: Options): Promise<number> {
   const started = Date.now();
   const failures: { seed: number; mode: ControllerMode; outcome: WorldOutcome }[] = [];
   let worlds = 0;
+  let events = 0;
+  let faults = 0;
   const self = fileURLToPath(import.meta.url);
   const queue = [...ranges];
   const procs = new Set<ReturnType<typeof fork>>();
@@ -88,6 +94,8 @@ async function batch(options: Options): Promise<number> {
       procs.add(proc);
       proc.on("message", (m: { seed: number; outcome: WorldOutcome; ms: number }) => {
         worlds++;
+        events += m.outcome.counts.events;
+        faults += m.outcome.counts.faults;
         console.log(line(m.seed, m.outcome, m.ms));
         if (!m.outcome.violations.some((v) => !options.invariant || v.invariant === options.invariant))
           return;
@@ -109,7 +117,7 @@ async function batch(options: Options): Promise<number> {
   await Promise.all(Array.from({ length: Math.min(jobs, ranges.length) }, () => runNext()));
   const minutes = (Date.now() - started) / 60_000;
   console.log(
-    `${worlds} worlds in ${(minutes * 60).toFixed(0)} s: ${(worlds / minutes).toFixed(1)} worlds per minute with ${jobs} side by side; ${failures.length} failed`,
+    `${worlds} worlds (${events} events, ${faults} faults) in ${(minutes * 60).toFixed(0)} s: ${(worlds / minutes).toFixed(1)} worlds per minute with ${jobs} side by side; ${failures.length} failed`,
   );
   for (const failure of failures) {
     const world = generateWorld(failure.seed, failure.mode);
@@ -120,7 +128,12 @@ async function batch(options: Options): Promise<number> {
     console.log(
       `\n--- seed ${failure.seed} (${failure.mode}) fails ${invariant}; a scenario that replays it:\n`,
     );
-    console.log(worldYaml(shrunk, failure.seed, failure.outcome.violations[0]!.detail));
+    const yaml = worldYaml(shrunk, failure.seed, failure.outcome.violations[0]!.detail);
+    console.log(yaml);
+    if (options.out) {
+      mkdirSync(options.out, { recursive: true });
+      writeFileSync(join(options.out, `seed-${failure.seed}-${failure.mode}.yml`), yaml);
+    }
   }
   return failures.length ? 1 : 0;
 }

@@ -180,7 +180,12 @@ function generateAction(rng: SimRandom, taskCount: number): ActionInput {
     case "taskCommand":
       return {
         as: rng.pick([...WRITERS, ...NON_WRITERS]),
-        comment: rng.pick([`/autopilot retry #${task}`, `/autopilot skip #${task}`]),
+        comment: rng.pick([
+          `/autopilot retry #${task}`,
+          `/autopilot skip #${task}`,
+          // A task's own iteration limit: a writer's word only (iterationLimitByWritersWord).
+          `/autopilot retry #${task} --iterations ${rng.int(1, 8)}`,
+        ]),
         on: "tracking",
       };
     case "label":

@@ -41,7 +41,7 @@ import { type ExecuteReport, Gateway } from "../github/gateway.js";
 import { memoryFor } from "../github/repo-memories.js";
 import { relevantLogins } from "../github/permissions.js";
 import { type SnapshotSettings, snapshotSettings } from "../github/snapshot/snapshot.js";
-import type { SnapshotFacts } from "../github/snapshot/snapshot-context.js";
+import type { RepoMemory, SnapshotFacts } from "../github/snapshot/snapshot-context.js";
 import type { AlertWebhook } from "./alert-webhook.js";
 import { withLock } from "./scheduler.js";
 
@@ -68,6 +68,12 @@ export interface ReconcileOptions {
   alerts?: AlertWebhook;
   /** A worker run reconciling as its last step: it counts as ended (src/core/reconcile/runs/ending-run.ts). */
   endingRunId?: number | null;
+  /**
+   * What earlier reconciles of this repository learned (default: the process-wide memory of
+   * src/github/repo-memories.ts). The seeded simulation runs two controllers in one process and gives each its own,
+   * as two processes have.
+   */
+  memory?: RepoMemory;
 }
 
 export interface ReconcileResult {
@@ -181,7 +187,7 @@ async function reconcileOnce(
     log,
     dryRun: options.dryRun ?? false,
     circuit: circuitOf(options),
-    memory: memoryFor(options.repo),
+    memory: options.memory ?? memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
     ...(options.operationLimit !== undefined ? { operationLimit: options.operationLimit } : {}),
     now: () => now().getTime(),

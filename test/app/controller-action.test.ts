@@ -87,6 +87,11 @@ describe("the controller inside Actions", () => {
         return true;
       })
       .reply(201, restIssue(50, ""));
+    // Listed again after the create: no older tracking issue, so #50 stays.
+    scope
+      .get(`${R}/issues`)
+      .query((q) => q.creator === "autopilot[bot]")
+      .reply(200, [restIssue(50, "")]);
     scope
       .post("/graphql", (b: { query: string }) => b.query.includes("AutopilotIssueNodeId"))
       .reply(200, { data: { repository: { issue: { id: "I_50", isPinned: false } } } })

@@ -552,6 +552,10 @@ describe("the tracking issue", () => {
       .reply(200, [])
       .post(`${R}/issues`, (b: { title: string; body: string }) => b.body.startsWith(TRACKING_MARKER))
       .reply(201, restIssue(12, stateBody(1)))
+      // Listed again after the create: no older one, so #12 stays.
+      .get(`${R}/issues`)
+      .query(true)
+      .reply(200, [restIssue(12, stateBody(1))])
       .post("/graphql", (b: { query: string }) => b.query.includes("AutopilotIssueNodeId"))
       .reply(200, { data: { repository: { issue: { id: "I_12", isPinned: false } } } })
       .post(

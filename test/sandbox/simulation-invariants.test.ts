@@ -3,6 +3,7 @@
  * breach it names, and stays quiet on the same world without it.
  */
 import { describe, expect, it } from "vitest";
+import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { SandboxStore } from "../../sandbox/emulator/store.js";
 import * as invariants from "../../sandbox/simulation/sim-invariants.js";
 import type { SimObservation } from "../../sandbox/simulation/sim-invariants.js";
@@ -43,6 +44,7 @@ const dispatch = (issue: number, runId: number): SimDispatch => ({
   at: 0,
   endedAt: null,
   candidate: false,
+  maxIterations: null,
 });
 
 describe("the simulation's invariants", () => {
@@ -136,5 +138,33 @@ describe("the simulation's invariants", () => {
     expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toHaveLength(1);
     store.createReview(REPO, pull.number, { author: "alice", event: "APPROVE" });
     expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toEqual([]);
+  });
+
+  it("two open tracking issues of Autopilot's are one too many; a closed duplicate is not", () => {
+    const { store, o } = world();
+    const body = `${TRACKING_MARKER}\n# Autopilot`;
+    store.createIssue(REPO, { title: "Autopilot", body, author: BOT });
+    const younger = store.createIssue(REPO, { title: "Autopilot", body, author: BOT });
+    // A person's issue quoting the marker is not a dashboard.
+    store.createIssue(REPO, { title: "Copy", body, author: "alice" });
+    expect(invariants.oneTrackingIssue(o).map((v) => v.detail)).toEqual(["2 open tracking issues: #1, #2"]);
+    store.closeIssue(REPO, younger.number, BOT, "not_planned");
+    expect(invariants.oneTrackingIssue(o)).toEqual([]);
+  });
+
+  it("a job's own iteration limit is a writer's word, for that task", () => {
+    const { store, o } = world();
+    const task = store.createIssue(REPO, { title: "Task", labels: ["autopilot:ready"], author: "alice" });
+    const other = store.createIssue(REPO, { title: "Other", labels: ["autopilot:ready"], author: "alice" });
+    const raised = { ...dispatch(task.number, 10), maxIterations: 7 };
+    expect(invariants.iterationLimitByWritersWord(o, dispatch(task.number, 9), 4)).toEqual([]);
+    // A triager's word, or a writer's for another task, is not enough.
+    store.createComment(REPO, task.number, "/autopilot retry --iterations 7", "tina");
+    store.createComment(REPO, task.number, `/autopilot retry #${other.number} --iterations 7`, "alice");
+    expect(invariants.iterationLimitByWritersWord(o, raised, 4).map((v) => v.invariant)).toEqual([
+      "iterationLimitByWritersWord",
+    ]);
+    store.createComment(REPO, other.number, `/autopilot retry #${task.number} --iterations 7`, "alice");
+    expect(invariants.iterationLimitByWritersWord(o, raised, 4)).toEqual([]);
   });
 });

@@ -29,11 +29,10 @@ function workflowsIn(value: unknown, found: [string, string][] = []): [string, s
 
 function shippedAndScenarioWorkflows(): [string, string][] {
   const files: [string, string][] = [];
-  for (const name of readdirSync(join(root, "templates", "workflows")).filter((n) => n.endsWith(".yml")))
-    files.push([
-      `templates/workflows/${name}`,
-      readFileSync(join(root, "templates", "workflows", name), "utf8"),
-    ]);
+  // The templates users copy, and the project's own workflows (CI, release, the scheduled simulation).
+  for (const dir of ["templates/workflows", ".github/workflows"])
+    for (const name of readdirSync(join(root, dir)).filter((n) => n.endsWith(".yml")))
+      files.push([`${dir}/${name}`, readFileSync(join(root, dir, name), "utf8")]);
   for (const dir of ["scenarios", "bench/scenarios"]) {
     for (const name of readdirSync(join(root, dir)).filter((n) => n.endsWith(".yml"))) {
       const scenario = parseYaml(readFileSync(join(root, dir, name), "utf8")) as unknown;
@@ -44,17 +43,22 @@ function shippedAndScenarioWorkflows(): [string, string][] {
 }
 
 describe("GitHub's workflow parser", () => {
-  it("accepts every workflow template and every workflow a scenario writes", async () => {
+  it("accepts every workflow template, the project's own workflows and every workflow a scenario writes", async () => {
     const files = shippedAndScenarioWorkflows();
     expect(files.map(([name]) => name)).toEqual(
       expect.arrayContaining([
         "templates/workflows/autopilot-worker.yml",
         "templates/workflows/autopilot-controller.yml",
+        ".github/workflows/simulate.yml",
       ]),
     );
     const rejected: string[] = [];
+    // The release workflow calls CI as a reusable workflow: GitHub's parser accepts it, the sandbox does
+    // not run such jobs, and the project's own workflows run on GitHub, not in the sandbox.
     for (const [name, text] of files)
-      for (const error of await workflowErrors(name, text)) rejected.push(error);
+      for (const error of await workflowErrors(name, text))
+        if (!(name.startsWith(".github/") && error.endsWith("which the sandbox does not run")))
+          rejected.push(error);
     expect(rejected).toEqual([]);
   });
 

@@ -11,7 +11,10 @@ interface RestIssue {
   pull_request?: unknown;
 }
 
-/** Finds the open tracking issue by its marker (consistent REST listing, not search): newest first. */
+/**
+ * Finds the open tracking issue by its marker (consistent REST listing, not search): the oldest one, since the
+ * listing is sorted by creation, oldest first (https://docs.github.com/en/rest/issues/issues#list-repository-issues).
+ */
 async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
   const params: Record<string, unknown> = {
     ...repoParams(ctx),
@@ -88,7 +91,54 @@ export async function writeTracking(
     }),
   );
   const created = (response.data as { number: number; node_id?: string }).number;
+  const older = await olderTrackingIssue(ctx, created);
+  if (older !== null) return giveWayTo(ctx, effect, created, older);
   ctx.run.trackingIssue = created;
   ctx.rememberTracking(created);
   return { effect, status: "done", issue: created, detail: "created" };
+}
+
+/**
+ * Two controllers whose first reconciles overlap both find no tracking issue and both create one. Issue numbers
+ * grow with creation, so the one who created the younger issue always sees the older one when it lists again
+ * after its own create: the older wins, and the younger's creator closes its own. Null when `created` is the oldest.
+ */
+async function olderTrackingIssue(ctx: ExecContext, created: number): Promise<number | null> {
+  const oldest = await findTrackingIssue(ctx);
+  return oldest !== null && oldest.number < created ? oldest.number : null;
+}
+
+/**
+ * Closes the tracking issue this controller just created as a duplicate of the older one, with a pointer for
+ * anyone who found it first, and reports a conflict so the reconcile runs again on the older issue's state.
+ * Closed as "not planned" (https://docs.github.com/en/rest/issues/issues#update-an-issue, `state_reason`).
+ */
+async function giveWayTo(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "writeTrackingIssue" }>,
+  created: number,
+  older: number,
+): Promise<EffectOutcome> {
+  await ctx.write(() =>
+    ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: created,
+      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`,
+    }),
+  );
+  await ctx.write(() =>
+    ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+      ...repoParams(ctx),
+      issue_number: created,
+      state: "closed",
+      state_reason: "not_planned",
+    }),
+  );
+  ctx.rememberTracking(older);
+  return {
+    effect,
+    status: "conflict",
+    issue: older,
+    detail: `tracking issue #${older} was opened at the same moment as #${created}; #${created} is closed as its duplicate`,
+  };
 }

@@ -5,7 +5,8 @@
 import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../../contract.js";
 import type { Effect } from "../../effects.js";
 import { isDispatching } from "../../session/session.js";
-import type { TaskStatus } from "../../tasks/task.js";
+import { TASK_STATUSES, type TaskStatus } from "../../tasks/task.js";
+import type { TaskRecord } from "../../dashboard/index.js";
 import type { RunNode } from "../../world.js";
 import type { WorkerOutcome } from "../../tasks/worker-result.js";
 import { jobSilenceLimitMs } from "../../agent/job-silence.js";
@@ -14,7 +15,7 @@ import { note, type Reconciling, taskRecord } from "../context.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "../text-approval.js";
-import { setStatus, statusOf } from "../task-labels.js";
+import { CLEARED, hasLabel, setStatus, statusOf } from "../task-labels.js";
 import {
   DISPATCH_GRACE_MINUTES,
   DISPATCH_RESEND_MINUTES,
@@ -39,6 +40,8 @@ export function processWorkers(ctx: Reconciling): void {
     const r = ctx.state.tasks[n];
     if (statusOf(ctx, n) === "in-progress" || (r?.dispatchId && r.handled !== r.dispatchId))
       candidates.add(n);
+    // A task of ours still carrying in-progress beside another state label (a label move half done).
+    else if (r?.dispatchId && labeledInProgress(ctx, n)) candidates.add(n);
     if (ctx.liveRunsByIssue.has(n)) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
@@ -107,6 +110,14 @@ function processWorker(ctx: Reconciling, n: number): void {
         record.handled = result.dispatchId;
         note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
+    } else if (labeledInProgress(ctx, n) && labelWriteLost(record)) {
+      // The outcome was handled and its label written, yet the task still carries the in-progress label past
+      // the settle window (prepare.ts believes the record before it), alone or beside the new one: the write was
+      // lost or half done (a write queued by the circuit is dropped when an Actions job ends; a 5xx may come
+      // after the label was added and before in-progress was removed). The record's label is what the outcome
+      // decided; write it again.
+      setStatus(ctx, n, record.label as TaskStatus);
+      note(ctx, `#${n}: still labeled in progress after its outcome set ${record.label}; labeled again`);
     }
     cancelDuplicateRuns(ctx, n);
     return;
@@ -152,6 +163,23 @@ function processWorker(ctx: Reconciling, n: number): void {
     return;
   }
   crash(ctx, n, record, why, run ? "crash" : "lost");
+}
+
+/** The task's labels, as this reconcile leaves them so far, include the in-progress label. */
+function labeledInProgress(ctx: Reconciling, n: number): boolean {
+  const labels = ctx.labels.get(n) ?? ctx.issues.get(n)?.labels ?? [];
+  return hasLabel(labels, ctx.config.labels.inProgress);
+}
+
+/** A handled outcome whose label write did not land: the record names a pool status other than in progress. */
+function labelWriteLost(record: TaskRecord): boolean {
+  return (
+    !!record.label &&
+    record.label !== "in-progress" &&
+    record.label !== CLEARED &&
+    (TASK_STATUSES as readonly string[]).includes(record.label) &&
+    !holdsInProgress(record)
+  );
 }
 
 /**
