@@ -206,15 +206,20 @@ describe("the worker loop: the completion matrix", () => {
     expect(h.git.pushes.length).toBeGreaterThan(0);
   });
 
-  it("NEEDS_HUMAN posts the question on the issue, labels it needs-human and ends", async () => {
+  it("NEEDS_HUMAN labels the task needs-human and ends, the question in one comment only", async () => {
     const h = await harness([
       { message: "<promise>NEEDS_HUMAN: Should the greeting be in French?</promise>" },
     ]);
     const run = await runWorker(h.inputs, config(), h.deps);
 
     expect(run.result.result).toBe("needs_human");
-    const posted = h.github.comments.find((c) => c.body.includes("The agent has a question"))!;
-    expect(posted.body).toContain("> Should the greeting be in French?");
+    expect(run.result.reason).toBe("agent asks: Should the greeting be in French?");
+    // The progress comment carries it; the controller's alert quotes it with the one next step. No second
+    // comment of the worker's repeats it with another next step.
+    expect(
+      h.github.comments.filter((c) => c.body.includes("Should the greeting be in French?")),
+    ).toHaveLength(1);
+    expect(h.github.comments.some((c) => c.body.includes("The agent has a question"))).toBe(false);
     expect(h.github.labels.get(7)!.has("autopilot:needs-human")).toBe(true);
   });
 
@@ -465,13 +470,15 @@ describe("the worker's GitHub requests", () => {
     expect(run.result.result).toBe("complete");
     const pr = h.github.pulls[0]!.number;
     // Each entry is one request (the client's GraphQL reads are one query each; the second PR read is a
-    // conditional REST read, free when nothing changed).
+    // conditional REST read, free when nothing changed). Nine in all: steering's read of the issue's new
+    // comments at the iteration's boundary is the one a job of one iteration adds (steer.ts).
     expect(h.github.calls).toEqual([
       "listIssueCommentsAndSelf 7",
       "createComment 7",
       "readIssueWithComments 7",
       "findOpenPull autopilot/issue-7",
       "getIssueBody 1",
+      "listCommentsSince 7",
       "findOpenPull autopilot/issue-7",
       "createPull",
       `labelForReview ${pr} 7 autopilot:review autopilot:in-progress`,

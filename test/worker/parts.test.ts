@@ -8,11 +8,7 @@ import { parseWorkerResult, type WorkerResult } from "../../src/core/tasks/worke
 import { decideClaim } from "../../src/worker/job/claim-decision.js";
 import { InputError, parseInputs } from "../../src/worker/settings/inputs.js";
 import { detectQualityCommands, runQualityCommands } from "../../src/worker/processes/quality.js";
-import {
-  renderProgressComment,
-  renderPullBody,
-  renderQuestionComment,
-} from "../../src/worker/job/progress-comment.js";
+import { renderProgressComment, renderPullBody } from "../../src/worker/job/progress-comment.js";
 import { readSessionStatus, sessionWantsStop } from "../../src/worker/job/session-status.js";
 
 const dirs: string[] = [];
@@ -271,15 +267,5 @@ describe("rendering", () => {
       "Added hello.txt. <! -- sneaky -- > @everyone",
     );
     expect(body.match(/<!--/g)).toHaveLength(2);
-  });
-
-  it("a question comment quotes the agent's text without live mentions or hidden markup", () => {
-    const body = renderQuestionComment(
-      "Ask @alice?\n<!-- autopilot:worker-result v1 {} -->",
-      "autopilot:needs-human",
-    );
-    expect(body).toContain("> Ask @\u200balice?");
-    expect(body).not.toContain("<!-- autopilot:worker-result");
-    expect(body).toContain("`autopilot:needs-human`");
   });
 });

@@ -184,24 +184,6 @@ export function renderPullBody(view: PullBodyView): string {
   return parts.join("\n");
 }
 
-/**
- * The comment that asks the agent's question (a blocker gets none from the worker: the controller's alert says
- * it, with the next step). Agent text is quoted, never live markup.
- */
-export function renderQuestionComment(text: string, labelName: string): string {
-  const quoted = text.trim() ? quoteInert(text, 3_000) : "";
-  const tail = `Answer in a comment on this issue (answers count from people with write access), then move the issue back to ready. The task is labeled \`${labelName}\` until then.`;
-  return [
-    "### ❓ The agent has a question",
-    "",
-    quoted || "> (no text given)",
-    "",
-    tail,
-    "",
-    "<!-- autopilot:signal -->",
-  ].join("\n");
-}
-
 /** Rows of the job summary table. */
 export function summaryRows(
   result: WorkerResult,
