@@ -90873,7 +90873,6 @@ var init_progress_comment = __esm({
     "use strict";
     init_contract();
     init_worker_result();
-    init_sanitize();
     init_plural();
     OUTCOME_TITLE = {
       complete: "\u2705 Done: pull request opened",
@@ -91754,7 +91753,7 @@ async function escalateGate(ctx, reason) {
   const names = failures.map((q) => q.command).join(", ") || "the quality gate";
   return finish(ctx, "needs_human", `test gate keeps failing (${names}): ${reason}`);
 }
-async function endFor(ctx, decision, signal, title) {
+async function endFor(ctx, decision, title) {
   switch (decision.outcome) {
     case "open_pr":
       return openPull(ctx, title);
@@ -92389,7 +92388,7 @@ async function workLoop(ctx, { issue: issue3, feedback }, comments) {
     const gate = await qualityGate(ctx, iteration, signal);
     const decision = decide2(ctx, iteration, signal, gate.outcome, loop);
     await recordAndPush(ctx, iteration, agent, signal, decision, gate.text);
-    const ended = await endFor(ctx, decision, signal, issue3.title);
+    const ended = await endFor(ctx, decision, issue3.title);
     if (ended) return ended;
     loop.qualityFailures = decision.feedQualityFailures ? state.quality.filter((q) => !q.passed) : [];
     await updateProgress(ctx);

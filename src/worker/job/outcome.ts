@@ -181,7 +181,6 @@ async function escalateGate(ctx: JobContext, reason: string): Promise<WorkerRun>
 export async function endFor(
   ctx: JobContext,
   decision: IterationDecision,
-  signal: Signal,
   title: string,
 ): Promise<WorkerRun | null> {
   switch (decision.outcome) {

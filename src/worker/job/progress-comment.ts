@@ -4,7 +4,6 @@
  */
 import { humanGateMarker, prMarker } from "../../core/contract.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../core/tasks/worker-result.js";
-import { quoteInert } from "../../core/text/sanitize.js";
 import type { QualityCommandResult } from "../processes/quality.js";
 import { counted } from "../../core/text/plural.js";
 
