@@ -206,20 +206,16 @@ describe("the worker loop: the completion matrix", () => {
     expect(h.git.pushes.length).toBeGreaterThan(0);
   });
 
-  it("NEEDS_HUMAN labels the task needs-human and ends, the question in one comment only", async () => {
+  it("NEEDS_HUMAN posts the question on the issue, labels it needs-human and ends", async () => {
     const h = await harness([
       { message: "<promise>NEEDS_HUMAN: Should the greeting be in French?</promise>" },
     ]);
     const run = await runWorker(h.inputs, config(), h.deps);
 
     expect(run.result.result).toBe("needs_human");
-    expect(run.result.reason).toBe("agent asks: Should the greeting be in French?");
-    // The progress comment carries it; the controller's alert quotes it with the one next step. No second
-    // comment of the worker's repeats it with another next step.
-    expect(
-      h.github.comments.filter((c) => c.body.includes("Should the greeting be in French?")),
-    ).toHaveLength(1);
-    expect(h.github.comments.some((c) => c.body.includes("The agent has a question"))).toBe(false);
+    const posted = h.github.comments.find((c) => c.body.includes("The agent has a question"))!;
+    expect(posted.body).toContain("> Should the greeting be in French?");
+    expect(posted.body).toContain("answer the question in a comment on #7");
     expect(h.github.labels.get(7)!.has("autopilot:needs-human")).toBe(true);
   });
 

@@ -155,7 +155,7 @@ async function workLoop(
     const decision = decide(ctx, iteration, signal, gate.outcome, loop);
     await recordAndPush(ctx, iteration, agent, signal, decision, gate.text);
 
-    const ended = await endFor(ctx, decision, issue.title);
+    const ended = await endFor(ctx, decision, signal, issue.title);
     if (ended) return ended;
     loop.qualityFailures = decision.feedQualityFailures ? state.quality.filter((q) => !q.passed) : [];
     await updateProgress(ctx);

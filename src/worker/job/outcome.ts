@@ -19,7 +19,7 @@ import { finish, handToPerson } from "./ending.js";
 import { renderGateEscalationComment } from "./gate-escalation.js";
 import { toIterationSignal } from "./iteration-signal.js";
 import type { JobContext, LoopState } from "./job-context.js";
-import { renderPullBody } from "./progress-comment.js";
+import { renderPullBody, renderQuestionComment } from "./progress-comment.js";
 import { appendNote } from "./report.js";
 
 /** The completion matrix on this iteration; its warnings are logged. Writes the loop's `ignoredCompletions`. */
@@ -144,17 +144,19 @@ async function openPull(ctx: JobContext, title: string): Promise<WorkerRun> {
 async function endWithSignal(
   ctx: JobContext,
   kind: "blocked" | "needs_human",
+  signal: Signal,
   reason: string,
 ): Promise<WorkerRun> {
+  const text =
+    signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
   const label = kind === "blocked" ? ctx.config.labels.blocked : ctx.config.labels.needsHuman;
-  // Neither a blocker nor a question gets a comment of its own: the controller's alert on the issue quotes it
-  // with the one next step (src/core/session/alerts.ts), and this run's progress comment shows it as its
-  // reason. One comment per subject, one next step named once.
+  // A blocker gets no comment of its own: the controller's alert on the issue quotes it with the one next
+  // step (src/core/session/alerts.ts), and this run's progress comment shows it as its reason.
   await handToPerson(
     ctx,
-    null,
+    kind === "blocked" ? null : renderQuestionComment(text, label, ctx.inputs.issue),
     label,
-    kind === "blocked" ? "label the task blocked" : "label the task needs-human",
+    kind === "blocked" ? "label the task blocked" : "post the question",
   );
   return finish(ctx, kind, reason);
 }
@@ -181,6 +183,7 @@ async function escalateGate(ctx: JobContext, reason: string): Promise<WorkerRun>
 export async function endFor(
   ctx: JobContext,
   decision: IterationDecision,
+  signal: Signal,
   title: string,
 ): Promise<WorkerRun | null> {
   switch (decision.outcome) {
@@ -188,7 +191,7 @@ export async function endFor(
       return openPull(ctx, title);
     case "blocked":
     case "needs_human":
-      return endWithSignal(ctx, decision.outcome, decision.reason);
+      return endWithSignal(ctx, decision.outcome, signal, decision.reason);
     case "timeout":
       return finish(ctx, "timeout", decision.reason);
     case "stuck":

@@ -4,6 +4,8 @@
  */
 import { humanGateMarker, prMarker } from "../../core/contract.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../core/tasks/worker-result.js";
+import { needsHumanNextStep } from "../../core/session/alerts.js";
+import { quoteInert } from "../../core/text/sanitize.js";
 import type { QualityCommandResult } from "../processes/quality.js";
 import { counted } from "../../core/text/plural.js";
 
@@ -181,6 +183,26 @@ export function renderPullBody(view: PullBodyView): string {
   }
   parts.push("", prMarker(view.issue), humanGateMarker(gate));
   return parts.join("\n");
+}
+
+/**
+ * The comment that asks the agent's question (a blocker gets none from the worker: the controller's alert says
+ * it, with the next step). Agent text is quoted, never live markup.
+ */
+export function renderQuestionComment(text: string, labelName: string, issue: number): string {
+  const quoted = text.trim() ? quoteInert(text, 3_000) : "";
+  // The one next step, in the words of the alert, the report and the dashboard (alerts.ts): the answer alone
+  // puts the task back in the queue (src/core/reconcile/answers.ts), there is no label to move.
+  const tail = `Someone with write access: ${needsHumanNextStep(issue)}; the task then goes back to the queue by itself. It is labeled \`${labelName}\` until then.`;
+  return [
+    "### ❓ The agent has a question",
+    "",
+    quoted || "> (no text given)",
+    "",
+    tail,
+    "",
+    "<!-- autopilot:signal -->",
+  ].join("\n");
 }
 
 /** Rows of the job summary table. */
