@@ -82782,6 +82782,12 @@ function processPool(ctx, runRequests = []) {
   const pending = ranked.length > 0 || waitingForTime;
   return { graph, ranked, waits: waits2, notInPool: notInPool2, pending };
 }
+function refuseRun(ctx, request2, reason) {
+  const comment = { id: request2.commentId, review: request2.review };
+  react(ctx, comment, "confused");
+  reply(ctx, request2.commentIssue, comment, request2.line, reason);
+  note(ctx, `comment ${request2.commentId}: run #${request2.issue} refused: ${reason}`);
+}
 function runAsked(ctx, requests, pool) {
   const started = /* @__PURE__ */ new Set();
   for (const request2 of requests) {
@@ -82791,16 +82797,11 @@ function runAsked(ctx, requests, pool) {
     const wait2 = record2?.waitUntil && Date.parse(record2.waitUntil) > ctx.nowMs ? record2.waitUntil : null;
     const scored = pool.ranked.find((t) => t.issue === n);
     if (pool.limitedUntil) {
-      react(ctx, { id: request2.commentId, review: request2.review }, "confused");
-      const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
-      reply(
+      refuseRun(
         ctx,
-        request2.commentIssue,
-        { id: request2.commentId, review: request2.review },
-        request2.line,
-        reason
+        request2,
+        `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`
       );
-      note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
     const verdict = runVerdict({
@@ -82820,16 +82821,7 @@ function runAsked(ctx, requests, pool) {
       readyLabel: ctx.config.labels.ready
     });
     if (!verdict.start || !scored) {
-      react(ctx, { id: request2.commentId, review: request2.review }, "confused");
-      const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
-      reply(
-        ctx,
-        request2.commentIssue,
-        { id: request2.commentId, review: request2.review },
-        request2.line,
-        reason
-      );
-      note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
+      refuseRun(ctx, request2, verdict.start ? `#${n} is not ready to run.` : verdict.reason);
       continue;
     }
     react(ctx, { id: request2.commentId, review: request2.review }, "+1");

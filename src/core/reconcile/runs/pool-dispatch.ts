@@ -199,6 +199,14 @@ interface PoolFacts {
  * Judges each `/autopilot run #N` (run-command.ts) and dispatches the ones that may start, in comment order;
  * every request gets a reaction, a refusal also a reply saying why. Returns the tasks started.
  */
+/** A `/autopilot run #N` that does not start the task: a "confused" reaction and the reason, where it was asked. */
+function refuseRun(ctx: Reconciling, request: RunRequest, reason: string): void {
+  const comment = { id: request.commentId, review: request.review };
+  react(ctx, comment, "confused");
+  reply(ctx, request.commentIssue, comment, request.line, reason);
+  note(ctx, `comment ${request.commentId}: run #${request.issue} refused: ${reason}`);
+}
+
 function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolFacts): Set<number> {
   const started = new Set<number>();
   for (const request of requests) {
@@ -208,16 +216,11 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
     const wait = record?.waitUntil && Date.parse(record.waitUntil) > ctx.nowMs ? record.waitUntil : null;
     const scored = pool.ranked.find((t) => t.issue === n);
     if (pool.limitedUntil) {
-      react(ctx, { id: request.commentId, review: request.review }, "confused");
-      const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
-      reply(
+      refuseRun(
         ctx,
-        request.commentIssue,
-        { id: request.commentId, review: request.review },
-        request.line,
-        reason,
+        request,
+        `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`,
       );
-      note(ctx, `comment ${request.commentId}: run #${n} refused: ${reason}`);
       continue;
     }
     const verdict = runVerdict({
@@ -237,16 +240,7 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
       readyLabel: ctx.config.labels.ready,
     });
     if (!verdict.start || !scored) {
-      react(ctx, { id: request.commentId, review: request.review }, "confused");
-      const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
-      reply(
-        ctx,
-        request.commentIssue,
-        { id: request.commentId, review: request.review },
-        request.line,
-        reason,
-      );
-      note(ctx, `comment ${request.commentId}: run #${n} refused: ${reason}`);
+      refuseRun(ctx, request, verdict.start ? `#${n} is not ready to run.` : verdict.reason);
       continue;
     }
     react(ctx, { id: request.commentId, review: request.review }, "+1");
