@@ -11992,6 +11992,10 @@ function classifyFailure(error63) {
     return "rate-limit";
   return "client";
 }
+function isNotCollaborator(error63) {
+  const status = statusOf(error63);
+  return status === 404 || status === 403 && !isOutage(error63);
+}
 function isOutage(error63) {
   const kind = classifyFailure(error63);
   return kind === "server" || kind === "network" || kind === "secondary-rate-limit" || kind === "rate-limit";
@@ -65956,8 +65960,7 @@ async function permissionOf(ctx, login) {
     const permission = (data.permission ?? "none").toLowerCase();
     return PERMISSIONS.has(permission) ? permission : "none";
   } catch (error63) {
-    const status = statusOf(error63);
-    if (status === 404 || status === 403) return "none";
+    if (isNotCollaborator(error63)) return "none";
     throw error63;
   }
 }

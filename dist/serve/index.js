@@ -84211,6 +84211,10 @@ function classifyFailure(error62) {
     return "rate-limit";
   return "client";
 }
+function isNotCollaborator(error62) {
+  const status = statusOf2(error62);
+  return status === 404 || status === 403 && !isOutage(error62);
+}
 function isOutage(error62) {
   const kind = classifyFailure(error62);
   return kind === "server" || kind === "network" || kind === "secondary-rate-limit" || kind === "rate-limit";
@@ -85608,8 +85612,7 @@ async function permissionOf(ctx, login) {
     const permission = (data.permission ?? "none").toLowerCase();
     return PERMISSIONS.has(permission) ? permission : "none";
   } catch (error62) {
-    const status = statusOf2(error62);
-    if (status === 404 || status === 403) return "none";
+    if (isNotCollaborator(error62)) return "none";
     throw error62;
   }
 }

@@ -38762,6 +38762,46 @@ function statusOf(error63) {
   const status2 = error63.status;
   return typeof status2 === "number" ? status2 : null;
 }
+function headerOf(error63, name) {
+  if (typeof error63 !== "object" || error63 === null) return null;
+  const value = error63.response?.headers?.[name];
+  return value === void 0 || value === null ? null : String(value);
+}
+function messageOf(error63) {
+  if (error63 instanceof Error) return error63.message;
+  if (typeof error63 === "object" && error63 !== null && typeof error63.message === "string") {
+    return error63.message;
+  }
+  return String(error63);
+}
+function classifyFailure(error63) {
+  const status2 = statusOf(error63);
+  const message = messageOf(error63).toLowerCase();
+  if (typeof error63 === "object" && error63 !== null && error63.name === "GraphqlResponseError") {
+    const errors = error63.errors;
+    const rateLimited = Array.isArray(errors) && errors.some((e) => e?.type === "RATE_LIMITED");
+    return rateLimited ? "rate-limit" : "graphql";
+  }
+  if (status2 === null || status2 === 0) return "network";
+  if (status2 >= 500) return "server";
+  if (status2 === 429 || (status2 === 403 || status2 === 429) && message.includes("secondary rate limit")) {
+    return "secondary-rate-limit";
+  }
+  if (status2 === 403 && (headerOf(error63, "retry-after") !== null || message.includes("secondary rate"))) {
+    return "secondary-rate-limit";
+  }
+  if ((status2 === 403 || status2 === 429) && headerOf(error63, "x-ratelimit-remaining") === "0")
+    return "rate-limit";
+  return "client";
+}
+function isNotCollaborator(error63) {
+  const status2 = statusOf(error63);
+  return status2 === 404 || status2 === 403 && !isOutage(error63);
+}
+function isOutage(error63) {
+  const kind = classifyFailure(error63);
+  return kind === "server" || kind === "network" || kind === "secondary-rate-limit" || kind === "rate-limit";
+}
 var init_errors3 = __esm({
   "src/github/transport/errors.ts"() {
     "use strict";
@@ -45668,7 +45708,7 @@ function requestKey(options) {
     media
   ]);
 }
-function headerOf(headers, name) {
+function headerOf2(headers, name) {
   const value = headers[name] ?? headers[name.toLowerCase()];
   return typeof value === "string" && value.length > 0 ? value : null;
 }
@@ -45684,11 +45724,11 @@ function sendReadsConditionally(client, cache = shared) {
     if (method !== "GET") return request2(options);
     const key = requestKey(options);
     const cached2 = cache.get(key);
-    const etag = cached2 ? headerOf(cached2.headers, "etag") : null;
+    const etag = cached2 ? headerOf2(cached2.headers, "etag") : null;
     if (etag) options.headers = { ...options.headers ?? {}, "if-none-match": etag };
     try {
       const response = await request2(options);
-      if (response.status === 200 && headerOf(response.headers, "etag"))
+      if (response.status === 200 && headerOf2(response.headers, "etag"))
         cache.set(key, { ...response, data: structuredClone(response.data) });
       else cache.delete(key);
       cache.fetched++;
@@ -46056,6 +46096,7 @@ var init_worker_github = __esm({
     init_worker_github_data();
     init_pull_feedback_reads();
     init_conditional_reads();
+    init_errors3();
     init_queries();
     init_worker_queries();
     OctokitWorkerGitHub = class {
@@ -46189,7 +46230,7 @@ var init_worker_github = __esm({
           const known = ["admin", "maintain", "write", "triage", "read", "none"];
           permission = known.includes(role) ? role : known.includes(data2.permission) ? data2.permission : "none";
         } catch (error63) {
-          if (status(error63) !== 404 && status(error63) !== 403) throw error63;
+          if (!isNotCollaborator(error63)) throw error63;
         }
         this.permissions.set(login, permission);
         return permission;

@@ -1,7 +1,7 @@
 /** Whose repository permission a reconcile needs, and looking it up (cached per repository for a while). */
 import { linkedBeforeLabel } from "../core/tasks/sub-issue-links.js";
 import type { CommentNode, Permission, WorldSnapshot } from "../core/world.js";
-import { statusOf } from "./transport/errors.js";
+import { isNotCollaborator } from "./transport/errors.js";
 import { PERMISSION_CACHE_MS, type SnapshotContext } from "./snapshot/snapshot-context.js";
 
 /**
@@ -105,8 +105,7 @@ async function permissionOf(
     const permission = (data.permission ?? "none").toLowerCase() as Permission;
     return PERMISSIONS.has(permission) ? permission : "none";
   } catch (error) {
-    const status = statusOf(error);
-    if (status === 404 || status === 403) return "none";
+    if (isNotCollaborator(error)) return "none";
     throw error;
   }
 }

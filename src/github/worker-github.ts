@@ -24,6 +24,7 @@ import {
 import type { Permission } from "../core/world.js";
 import { listFailingChecks, listReviewFeedback } from "./pull-feedback-reads.js";
 import { sendReadsConditionally } from "./transport/conditional-reads.js";
+import { isNotCollaborator } from "./transport/errors.js";
 import type { AutopilotOctokit } from "./transport/octokit.js";
 import { MOVE_LABELS_MUTATION } from "./queries.js";
 import { LABEL_FOR_REVIEW_MUTATION, WORKER_CLAIM_QUERY, workerTaskQuery } from "./worker-queries.js";
@@ -282,7 +283,8 @@ class OctokitWorkerGitHub implements WorkerGitHub {
           ? (data.permission as Permission)
           : "none";
     } catch (error) {
-      if (status(error) !== 404 && status(error) !== 403) throw error;
+      // A rate limit's 403 is no answer about the login: thrown, and not cached (transport/errors.ts).
+      if (!isNotCollaborator(error)) throw error;
     }
     this.permissions.set(login, permission);
     return permission;

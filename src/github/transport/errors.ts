@@ -68,6 +68,18 @@ export function classifyFailure(error: unknown): FailureKind {
   return "client";
 }
 
+/**
+ * Whether GitHub's refusal of a permission lookup (`GET …/collaborators/{username}/permission`) says the login is
+ * no collaborator: a 404, or a 403 that is not a rate limit. A secondary or primary rate limit answers 403 as
+ * well (docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api): taken for "none", it would make a
+ * writer's changes request invisible to the merge gate and their commands refused, and be cached as such. Such
+ * an outage is thrown instead, and the reconcile (or the worker's read) fails as for any other outage.
+ */
+export function isNotCollaborator(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 404 || (status === 403 && !isOutage(error));
+}
+
 /** Failures that count against the circuit breaker: 5xx, network errors and rate limits. */
 export function isOutage(error: unknown): boolean {
   const kind = classifyFailure(error);
