@@ -84128,8 +84128,11 @@ function decide(input2) {
     sessionEnd
   });
   const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
-  const dispatchesItself = ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) && input2.configHeld !== true;
-  const withPending = pool.pending && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true } : withAlerts;
+  const dispatchesItself = ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) || input2.configHeld === true;
+  const anyReady = [...ctx.issues].some(
+    ([n, issue2]) => issue2.state === "open" && statusOf(ctx, n) === "ready"
+  );
+  const withPending = (pool.pending || anyReady) && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true } : withAlerts;
   return ctx.wakes.length > 0 ? { ...withPending, wakeAtMs: Math.min(...ctx.wakes) } : withPending;
 }
 

@@ -24,6 +24,7 @@
  * Effects come out in execution order, the tracking issue write first (tracking-write.ts says why).
  */
 import { processAnswers } from "./answers.js";
+import { statusOf } from "./task-labels.js";
 import { processCheckboxes } from "./commands/checkboxes.js";
 import { processDiscards } from "./commands/rollback.js";
 import { processClosedIssues } from "./closed-issues.js";
@@ -76,9 +77,20 @@ export function decide(input: DecideInput): Decision {
   const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
   // The pool's pending work (ready tasks not started, or a wait for a time) moves on with time only where
   // Autopilot dispatches by itself: src/core/scheduling/repo-activity.ts.
+  // A configuration held back (one that does not load, perhaps before any session started) counts too: its fix
+  // arrives as a push, which the hosted app does not take for activity, so the next tick must still come
+  // (scenario config-bad-first-run).
   const dispatchesItself =
-    ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) && input.configHeld !== true;
+    (ctx.config.mode === "auto" && isDispatching(ctx.state.session.status)) || input.configHeld === true;
+  // Any task labeled ready counts, not only the pool's pending ones: a ready task the pool cannot start yet for a
+  // reason only time ends (a dispatch a killed controller recorded but never sent, its lock until it expires)
+  // looks from here like one waiting on people (scenario faults-controller-killed).
+  const anyReady = [...ctx.issues].some(
+    ([n, issue]) => issue.state === "open" && statusOf(ctx, n) === "ready",
+  );
   const withPending =
-    pool.pending && dispatchesItself ? { ...withAlerts, readyWaitsOnAutopilot: true as const } : withAlerts;
+    (pool.pending || anyReady) && dispatchesItself
+      ? { ...withAlerts, readyWaitsOnAutopilot: true as const }
+      : withAlerts;
   return ctx.wakes.length > 0 ? { ...withPending, wakeAtMs: Math.min(...ctx.wakes) } : withPending;
 }

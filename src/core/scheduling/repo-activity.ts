@@ -3,15 +3,15 @@
  *
  * A repository is active while something in it moves with time and no webhook may come to say so: ready work
  * that Autopilot starts by itself (`Decision.readyWaitsOnAutopilot`: `mode: auto`, a running session, and a
- * ready task that waits for a free slot, a backoff or an agent's limit), a task in progress (runs that stall,
+ * task labeled ready, whether the pool can start it now or only after a slot, a backoff, an agent's limit or a
+ * dead controller's dispatch lock), a task in progress (runs that stall,
  * time out or never appear) or in review (checks that never report, merge retries, the review reminder); a
  * session pausing or stopping (it waits for its workers' checkpoints); a worker run not completed; or a
  * reconcile that acted (its effects' own results are read by the next one). Everything else waits on people,
  * whose labels, commands and answers arrive as webhooks: such a repository is idle, and ticks leave it to the
  * bounded safety sweep (tick-choice.ts). A ready task is such a wait when nothing starts it but a person: a
  * paused or stopped session (`/autopilot resume`, `/autopilot start`), `session.autoStart: false`,
- * `mode: semi-auto` (`/autopilot run #N`), a dependency on a task that needs a human, a ready label of someone
- * without write access, a configuration that does not load. A tracking issue alone is no activity: it stays
+ * `mode: semi-auto` (`/autopilot run #N`). A tracking issue alone is no activity: it stays
  * after every session has ended.
  */
 import type { Decision } from "../reconcile/context.js";

@@ -39,12 +39,19 @@ describe("ready work that waits on Autopilot alone", () => {
     expect(second.decision.readyWaitsOnAutopilot).toBeUndefined();
   });
 
-  it("is not a ready task that depends on a task waiting for a human's answer", () => {
-    const cfg = config();
-    const issues = [issue(1, { labels: ["autopilot:needs-human"] }), issue(2, { body: "Depends on #1" })];
+  it("is still a ready task the pool cannot start yet, while Autopilot dispatches by itself", () => {
+    // Conservative: a task blocked by another looks, from the pool, like one a killed controller recorded as
+    // dispatched and never sent, which only time brings back (scenario faults-controller-killed).
+    const cfg = config({ maxParallel: 2 });
+    const issues = [
+      issue(1, { labels: ["autopilot:needs-human"] }),
+      issue(2, { body: "Depends on #1" }),
+      issue(3),
+    ];
     const first = step(world({ issues }), null, { config: cfg });
     const second = step(first.world, first.state, { config: cfg, now: minutes(1) });
-    expect(second.decision.effects.filter((e) => e.type === "dispatchWorker")).toEqual([]);
-    expect(second.decision.readyWaitsOnAutopilot).toBeUndefined();
+    expect(second.state.session.status).toBe("running");
+    expect(second.decision.effects.filter((e) => e.type === "dispatchWorker" && e.issue === 2)).toEqual([]);
+    expect(second.decision.readyWaitsOnAutopilot).toBe(true);
   });
 });
