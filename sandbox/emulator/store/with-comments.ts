@@ -1,5 +1,6 @@
 /** Issue and pull request comments, and reactions to comments and issues. */
 import type { Comment, Reaction, ReactionContent } from "./issue-records.js";
+import { reactOnce } from "./reaction-records.js";
 import { encodeNodeId } from "./node-ids.js";
 import type { RepoRef } from "./repo-records.js";
 import type { RepoState } from "./store-core.js";
@@ -85,19 +86,7 @@ export class StoreWithComments extends StoreWithIssueLinks {
     content: ReactionContent,
     user: string,
   ): { reaction: Reaction; created: boolean } {
-    const list = this.reactionList(repo, target);
-    const existing = list.find((r) => r.user.toLowerCase() === user.toLowerCase() && r.content === content);
-    if (existing) return { reaction: existing, created: false };
-    const id = this.id();
-    const reaction: Reaction = {
-      id,
-      nodeId: encodeNodeId("Reaction", id),
-      user,
-      content,
-      createdAt: this.now(),
-    };
-    list.push(reaction);
-    return { reaction, created: true };
+    return reactOnce(this.reactionList(repo, target), user, content, () => this.id(), this.now());
   }
 
   listReactions(repo: RepoRef, target: { commentId: number } | { issueNumber: number }): Reaction[] {

@@ -1,5 +1,6 @@
 /** Pull request review requests and reviews. */
 import type { Issue, Reaction, ReactionContent } from "./issue-records.js";
+import { reactOnce } from "./reaction-records.js";
 import { encodeNodeId } from "./node-ids.js";
 import type { PullFields, Review, ReviewComment } from "./pull-records.js";
 import type { RepoRef } from "./repo-records.js";
@@ -231,20 +232,7 @@ export class StoreWithReviews extends StoreWithPulls {
       .flatMap((r) => r.comments)
       .find((c) => c.id === commentId);
     if (!comment) throw new StoreError(404, "Not Found");
-    const existing = comment.reactions.find(
-      (r) => r.user.toLowerCase() === user.toLowerCase() && r.content === content,
-    );
-    if (existing) return { reaction: existing, created: false };
-    const id = this.id();
-    const reaction: Reaction = {
-      id,
-      nodeId: encodeNodeId("Reaction", id),
-      user,
-      content,
-      createdAt: this.now(),
-    };
-    comment.reactions.push(reaction);
-    return { reaction, created: true };
+    return reactOnce(comment.reactions, user, content, () => this.id(), this.now());
   }
 
   /**
