@@ -100,4 +100,35 @@ describe("steering: what writers say while the agent works", () => {
     expect(reads).toEqual(["listCommentsSince 7", "listCommentsSince 7 (304)", "listCommentsSince 7 (304)"]);
     expect(h.github.reactions).toEqual([]);
   });
+
+  it("a permission GitHub did not answer leaves the comment for the next boundary, and the job goes on", async () => {
+    const h = await harness([
+      {
+        message: NOTHING,
+        effect: () => {
+          comment(h.github, h.clock.now, 7, "bob", "Please also accept negative amounts.");
+          // The lookup of bob fails once (a rate limit), then answers.
+          const lookup = h.github.getPermission.bind(h.github);
+          let failed = false;
+          h.github.getPermission = async (login: string) => {
+            if (login === "bob" && !failed) {
+              failed = true;
+              throw Object.assign(new Error("You have exceeded a secondary rate limit"), { status: 403 });
+            }
+            return lookup(login);
+          };
+          h.github.permissions.set("bob", "write");
+        },
+      },
+      { message: NOTHING },
+      { message: COMPLETE },
+    ]);
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("complete");
+    expect(run.warnings.join("\n")).toContain("could not check who wrote the new comments");
+    const prompts = h.agent.requests.map((r) => r.prompt);
+    expect(prompts[1]).not.toContain("negative amounts");
+    expect(prompts[2]).toContain("Please also accept negative amounts.");
+  });
 });

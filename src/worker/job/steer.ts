@@ -28,7 +28,8 @@ interface Steering {
 
 /**
  * The writers' comments on the issue and on `pull` (its conversation) not in `seen`, oldest first. A failed
- * read only warns: the agent goes on without them, and the next boundary reads them again.
+ * read, or a permission GitHub did not answer, only warns: the agent goes on without them, and the next boundary
+ * reads them again.
  */
 export async function steer(
   ctx: JobContext,
@@ -47,7 +48,15 @@ export async function steer(
     }
   }
   fresh.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
-  const comments = await writersOnly(github, fresh, ctx.inputs.issue, ctx.log);
+  let comments: WorkerComment[];
+  try {
+    comments = await writersOnly(github, fresh, ctx.inputs.issue, ctx.log);
+  } catch (error) {
+    // A permission GitHub did not answer (a rate limit is no answer: transport/errors.ts) leaves these comments
+    // unread, for the next boundary to check again; the iteration goes on without them rather than the job failing.
+    ctx.warn(`could not check who wrote the new comments: ${errorMessage(error)}`);
+    return { comments: [], read: [] };
+  }
   for (const comment of comments) {
     ctx.log.info(
       `steering: @${comment.author} commented (${comment.id}); the agent gets it in this iteration`,
