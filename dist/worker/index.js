@@ -92340,7 +92340,13 @@ async function steer(ctx, seen, pull) {
     }
   }
   fresh.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
-  const comments = await writersOnly(github, fresh, ctx.inputs.issue, ctx.log);
+  let comments;
+  try {
+    comments = await writersOnly(github, fresh, ctx.inputs.issue, ctx.log);
+  } catch (error63) {
+    ctx.warn(`could not check who wrote the new comments: ${errorMessage2(error63)}`);
+    return { comments: [], read: [] };
+  }
   for (const comment of comments) {
     ctx.log.info(
       `steering: @${comment.author} commented (${comment.id}); the agent gets it in this iteration`
