@@ -48,6 +48,11 @@ export interface JobState {
    * agent-turn.ts), so an iteration need not ask git where HEAD was before the agent ran. Null: ask.
    */
   knownHead: string | null;
+  /**
+   * The push of a continuing iteration, running while the agent's next turn does (commit.ts); settled before
+   * any other push, after that turn, and at the job's end. Null: none running.
+   */
+  pendingPush: Promise<void> | null;
   /** The plan a writer approved (the plan gate), and the one a planning run revises: plan.ts. */
   approvedPlan: string | null;
   answeredPlan: string | null;
@@ -163,6 +168,7 @@ export function createJobContext(
     agentIndex: 0,
     primaryLimitedUntil: null,
     knownHead: null,
+    pendingPush: null,
     approvedPlan: null,
     answeredPlan: null,
     planning: false,

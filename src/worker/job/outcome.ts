@@ -66,9 +66,10 @@ export async function recordAndPush(
     await appendNote(ctx, iteration, agent.preset, signal, `${qualityText} → ${decision.reason}`);
   }
   // One push per iteration: every push starts CI on an open PR and wakes the controller. A PR about to be
-  // opened is pushed once, after the notes are set aside (openPull).
+  // opened is pushed once, after the notes are set aside (openPull). A loop that goes on pushes while the
+  // agent's next turn runs (pushBranch); a job that ends here pushes before it ends.
   await commitWork(ctx, iteration, signal);
-  if (decision.outcome !== "open_pr") await pushBranch(ctx);
+  if (decision.outcome !== "open_pr") await pushBranch(ctx, { background: decision.outcome === "continue" });
   ctx.checkCancelled();
 }
 
