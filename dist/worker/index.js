@@ -38210,8 +38210,8 @@ var init_config_schema = __esm({
       stuckStopThreshold: external_exports.int().min(2).max(200).default(10).describe(
         "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold)."
       ),
-      maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(1).describe(
-        "Completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; N feeds the failures back to the agent N\u22121 times first."
+      maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(5).describe(
+        "Most completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. Before that, the failures go back to the agent while what fails shrinks from one claim to the next (failing tests as the common runners name them, or the failing commands); a claim meeting the same failures, or more, escalates at once. 1 escalates on the first such claim."
       ),
       completion: external_exports.enum(["promise", "objective"]).default("promise").describe(
         "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality commands passing (none configured or detected: the PR's checks are the only gate). `objective`: the agent's objective marker `<promise>OBJECTIVE_MET: \u2026</promise>`, which names each requirement of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE (or the marker with a blank statement) does not end the task, and with no quality commands the task stops as blocked."
@@ -89544,10 +89544,10 @@ function stopped(title, tasks, nextStep) {
 }
 function list2(title, items, limit, line) {
   if (items.length === 0) return null;
-  const shown = items.slice(0, limit);
+  const shown2 = items.slice(0, limit);
   return withMore(
-    [`### ${title} (${formatCount(items.length)})`, "", ...shown.map(line)].join("\n"),
-    items.length - shown.length
+    [`### ${title} (${formatCount(items.length)})`, "", ...shown2.map(line)].join("\n"),
+    items.length - shown2.length
   );
 }
 function withMore(markdown, rest) {
@@ -90545,15 +90545,66 @@ var init_classify = __esm({
   }
 });
 
+// src/core/agent/failing-set.ts
+function failingSet(results) {
+  const members2 = /* @__PURE__ */ new Set();
+  for (const result of results) {
+    if (result.passed) continue;
+    let named = false;
+    for (const line of result.output.split("\n")) {
+      for (const form of FAILED_TEST_LINES) {
+        const match = form.exec(line.replace(/\r$/, ""));
+        if (!match?.[1]) continue;
+        members2.add(`${result.command} \u203A ${match[1].trim()}`);
+        named = true;
+        break;
+      }
+    }
+    if (!named) members2.add(result.command);
+  }
+  return [...members2].sort();
+}
+function failingSetShrank(previous3, next) {
+  const before = new Set(previous3);
+  return next.length < before.size && next.every((member) => before.has(member));
+}
+var FAILED_TEST_LINES;
+var init_failing_set = __esm({
+  "src/core/agent/failing-set.ts"() {
+    "use strict";
+    FAILED_TEST_LINES = [
+      // TAP (node --test's default before Node 22, prove, tap): `not ok 3 - name`
+      /^\s*not ok \d+(?: -)? (.+?)(?: # .*)?$/,
+      // node:test's spec reporter, Mocha: `✖ name (1.2ms)`
+      /^\s*[✖✗] (.+?)(?: \([\d.]+m?s\))?$/,
+      // Jest and Vitest: `✕ name (3 ms)`, `× name 3ms`
+      /^\s*[✕×] (.+?)(?: \(?\d+(?:\.\d+)? ?m?s\)?)?$/,
+      // Jest's and Vitest's headings of a failure: `● suite › name`, `FAIL  file > suite > name`
+      /^\s*● (.+)$/,
+      /^\s*FAIL\s+(\S.* > .+)$/,
+      // pytest's summary: `FAILED tests/test_x.py::test_name - AssertionError`
+      /^FAILED (\S+)/,
+      // go test: `--- FAIL: TestName (0.00s)`
+      /^\s*--- FAIL: (\S+)/,
+      // cargo test: `test tests::name ... FAILED`
+      /^test (\S+) \.\.\. FAILED$/,
+      // RSpec's summary: `rspec ./spec/x_spec.rb:12 # description`
+      /^rspec (\.\/\S+)/
+    ];
+  }
+});
+
 // src/core/agent/iteration.ts
 function decideAfterIteration(input2) {
   const warnings = [];
   let ignored = Math.max(0, input2.ignoredCompletions);
+  let lastContradiction = input2.lastContradiction ?? null;
   const decide3 = (outcome, reason2, feed2 = false) => ({
     outcome,
     reason: reason2,
     warnings,
     ignoredCompletions: ignored,
+    lastContradiction,
     feedQualityFailures: feed2
   });
   const { signal, quality } = input2;
@@ -90581,10 +90632,20 @@ function decideAfterIteration(input2) {
     feed = true;
     reason = "COMPLETE claimed but quality commands fail; failures fed back";
     const max = input2.maxIgnoredCompletionCycles;
+    const failing = input2.failing ?? [];
+    const previous3 = lastContradiction;
+    lastContradiction = failing;
     if (max > 0 && ignored >= max) {
       return decide3(
         "contradiction",
         `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`
+      );
+    }
+    if (previous3 !== null && !failingSetShrank(previous3, failing)) {
+      const same = failing.length === previous3.length && failing.every((m) => previous3.includes(m));
+      return decide3(
+        "contradiction",
+        `COMPLETE claimed again while ${same ? "the same" : "no fewer"} quality checks fail (${counted(ignored, "claim")}: ${shown(failing)})`
       );
     }
     warnings.push(
@@ -90609,6 +90670,11 @@ function decideAfterIteration(input2) {
     warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
   }
   return decide3("continue", reason, feed);
+}
+function shown(failing) {
+  if (failing.length === 0) return "no failure named";
+  const first = failing.slice(0, 3).join("; ");
+  return failing.length > 3 ? `${first}; and ${failing.length - 3} more` : first;
 }
 function decideRateLimit(input2) {
   const now = toMs(input2.now);
@@ -90649,6 +90715,7 @@ var init_iteration = __esm({
   "src/core/agent/iteration.ts"() {
     "use strict";
     init_backoff();
+    init_failing_set();
     init_plural();
   }
 });
@@ -90830,7 +90897,13 @@ var init_contract = __esm({
 
 // src/worker/job/job-context.ts
 function freshLoop() {
-  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
+  return {
+    qualityFailures: [],
+    ignoredCompletions: 0,
+    lastContradiction: null,
+    iterationsWithoutCommit: 0,
+    rateAttempt: 0
+  };
 }
 function errorMessage2(error63) {
   return error63 instanceof Error ? error63.message : String(error63);
@@ -90989,9 +91062,9 @@ function formatCost(costUsd, tokens) {
   return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)} \xB7 ${tokenText} tokens`;
 }
 function refusedHostsText(refused, max = 10) {
-  const shown = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
+  const shown2 = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
   const more = refused.length > max ? `, and ${refused.length - max} more` : "";
-  return `${shown.join(", ")}${more} \u2014 list a host in \`network.allow\` to let the agent reach it`;
+  return `${shown2.join(", ")}${more} \u2014 list a host in \`network.allow\` to let the agent reach it`;
 }
 function renderProgressComment(view) {
   const { result } = view;
@@ -91500,11 +91573,11 @@ async function refusedHandback(ctx) {
   const { refused } = await ctx.deps.git.workState();
   if (refused.length === 0) return null;
   await checkpoint(ctx, "work refused");
-  const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
+  const shown2 = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
   return finish(
     ctx,
     "failed",
-    `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`
+    `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown2}`
   );
 }
 var LIMIT_WORDS2;
@@ -91919,9 +91992,12 @@ function decide2(ctx, iteration, signal, quality, loop) {
     stuckStopThreshold: config2.stuckStopThreshold,
     ignoredCompletions: loop.ignoredCompletions,
     maxIgnoredCompletionCycles: config2.maxIgnoredCompletionCycles,
+    failing: quality === "fail" ? failingSet(ctx.state.quality) : [],
+    lastContradiction: loop.lastContradiction,
     completion: config2.completion
   });
   loop.ignoredCompletions = decision.ignoredCompletions;
+  loop.lastContradiction = decision.lastContradiction;
   for (const warning2 of decision.warnings) ctx.warn(warning2);
   return decision;
 }
@@ -92039,6 +92115,7 @@ var init_outcome = __esm({
     init_iteration();
     init_prompt();
     init_config();
+    init_failing_set();
     init_human_gate();
     init_commit();
     init_ending();

@@ -84,8 +84,9 @@ export interface JobContext {
 export interface LoopState {
   /** The failed quality commands the next prompt shows the agent: outcome.ts. */
   qualityFailures: QualityCommandResult[];
-  /** Completion claims the gate did not accept, in a row: outcome.ts. */
+  /** Completion claims the gate did not accept, in a row, and what failed at the last of them: outcome.ts. */
   ignoredCompletions: number;
+  lastContradiction: readonly string[] | null;
   /** Iterations without new work, in a row: the sequence. */
   iterationsWithoutCommit: number;
   /**
@@ -97,7 +98,13 @@ export interface LoopState {
 
 /** A loop's state before its first iteration. */
 export function freshLoop(): LoopState {
-  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
+  return {
+    qualityFailures: [],
+    ignoredCompletions: 0,
+    lastContradiction: null,
+    iterationsWithoutCommit: 0,
+    rateAttempt: 0,
+  };
 }
 
 export class CancelledError extends Error {

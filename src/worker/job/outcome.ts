@@ -12,6 +12,7 @@ import {
 import { PROGRESS_NOTES_PATH } from "../../core/agent/prompt.js";
 import type { Signal } from "../../core/agent/signals.js";
 import { type AgentConfig, agentLabel } from "../../core/config/index.js";
+import { failingSet } from "../../core/agent/failing-set.js";
 import { matchHumanGate } from "../../core/gates/human-gate.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { commitWork, committed, pushBranch } from "./commit.js";
@@ -22,7 +23,10 @@ import type { JobContext, LoopState } from "./job-context.js";
 import { renderPullBody, renderQuestionComment } from "./progress-comment.js";
 import { appendNote } from "./report.js";
 
-/** The completion matrix on this iteration; its warnings are logged. Writes the loop's `ignoredCompletions`. */
+/**
+ * The completion matrix on this iteration; its warnings are logged. Writes the loop's `ignoredCompletions` and
+ * `lastContradiction`.
+ */
 export function decide(
   ctx: JobContext,
   iteration: number,
@@ -44,9 +48,12 @@ export function decide(
     stuckStopThreshold: config.stuckStopThreshold,
     ignoredCompletions: loop.ignoredCompletions,
     maxIgnoredCompletionCycles: config.maxIgnoredCompletionCycles,
+    failing: quality === "fail" ? failingSet(ctx.state.quality) : [],
+    lastContradiction: loop.lastContradiction,
     completion: config.completion,
   });
   loop.ignoredCompletions = decision.ignoredCompletions;
+  loop.lastContradiction = decision.lastContradiction;
   for (const warning of decision.warnings) ctx.warn(warning);
   return decision;
 }
