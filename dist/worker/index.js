@@ -48870,42 +48870,6 @@ var init_private_git = __esm({
         const { stdout, code: code18 } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
         return code18 === 0 ? Number(stdout.trim()) || 0 : 0;
       }
-      /**
-       * The diff of the task branch (`to`, HEAD by default) against where it left the default branch, every file as
-       * text: without Autopilot's own notes and cut at 2 MiB unless told otherwise (the push guard reads it all).
-       */
-      async diffFrom(base, options = {}) {
-        const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
-        const { stdout } = await this.run([
-          "diff",
-          "--no-color",
-          "--no-ext-diff",
-          // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
-          "--text",
-          "--no-textconv",
-          // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
-          "--no-renames",
-          base,
-          options.to ?? "HEAD",
-          ...options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]
-        ]);
-        return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
-      }
-      async changedPaths(base, to = "HEAD") {
-        const { stdout } = await this.run([
-          "diff",
-          "--name-only",
-          "--no-renames",
-          // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
-          "-z",
-          base,
-          to,
-          "--",
-          ".",
-          ":(exclude).autopilot"
-        ]);
-        return stdout.split("\0").filter(Boolean);
-      }
     };
   }
 });
@@ -49539,6 +49503,38 @@ async function deletedFileContent(git, file2) {
 async function inHead(git, file2) {
   return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
 }
+async function branchDiff(git, base, options = {}) {
+  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const { stdout } = await git.run([
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
+    "--text",
+    "--no-textconv",
+    // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
+    "--no-renames",
+    base,
+    options.to ?? "HEAD",
+    ...options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]
+  ]);
+  return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
+}
+async function changedPaths(git, base, to = "HEAD") {
+  const { stdout } = await git.run([
+    "diff",
+    "--name-only",
+    "--no-renames",
+    // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
+    "-z",
+    base,
+    to,
+    "--",
+    ".",
+    ":(exclude).autopilot"
+  ]);
+  return stdout.split("\0").filter(Boolean);
+}
 var init_git_objects = __esm({
   "src/worker/checkout/git-objects.ts"() {
     "use strict";
@@ -49859,10 +49855,10 @@ var init_task_checkout = __esm({
         };
       }
       async diffFrom(base) {
-        return this.git.diffFrom(base);
+        return branchDiff(this.git, base);
       }
       async changedPaths(base) {
-        return this.git.changedPaths(base);
+        return changedPaths(this.git, base);
       }
       /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */
       async gateHits(base) {
@@ -88890,7 +88886,7 @@ async function guardPush(guard, push2, gate) {
   return { fired: rules2.length > 0, rules: rules2.slice(0, HUMAN_GATE_MAX_HITS) };
 }
 function gitPushDiff(git) {
-  return (base, head) => git.diffFrom(base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
+  return (base, head) => branchDiff(git, base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
 }
 var SecretPushRefused;
 var init_push_guard = __esm({
@@ -88899,6 +88895,7 @@ var init_push_guard = __esm({
     init_secret_leak();
     init_human_gate();
     init_secret_patterns();
+    init_git_objects();
     SecretPushRefused = class extends Error {
       constructor(leaks, branch) {
         super(
