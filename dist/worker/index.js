@@ -22205,13 +22205,21 @@ var init_iteration_limit = __esm({
 });
 
 // src/core/config/alerts-schema.ts
-var NOTIFY_ENTRY, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
+var NOTIFY_ENTRY, WEBHOOK_EVENT_KINDS, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
 var init_alerts_schema = __esm({
   "src/core/config/alerts-schema.ts"() {
     "use strict";
     init_zod();
     init_config_constants();
     NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+    WEBHOOK_EVENT_KINDS = [
+      "alert",
+      "started",
+      "paused",
+      "resumed",
+      "completed",
+      "agent-switched"
+    ];
     ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
     envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
       description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
@@ -22222,9 +22230,13 @@ var init_alerts_schema = __esm({
       secretEnv: envName(
         "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
         "AUTOPILOT_ALERT_WEBHOOK_SECRET"
-      )
+      ),
+      events: external_exports.array(external_exports.enum(WEBHOOK_EVENT_KINDS)).min(1).default(["alert"]).meta({
+        description: "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, `completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
+        [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k2) => `\`${k2}\``).join(", ")}`
+      })
     }).describe(
-      "An outgoing webhook every alert is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
+      "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
     );
     AlertsSchema = external_exports.strictObject({
       notify: external_exports.array(
@@ -22234,7 +22246,7 @@ var init_alerts_schema = __esm({
         [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
       }),
       webhook: AlertWebhookSchema.nullable().default(null).describe(
-        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its URL and secret come from the controller's environment, never from this file."
+        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` (default `[alert]`). Its URL and secret come from the controller's environment, never from this file."
       ),
       reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
         "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."

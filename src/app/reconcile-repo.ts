@@ -261,9 +261,17 @@ async function reconcileOnce(
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
   // Alerts leave only with the state that records them: a conflict decides them again (with the same keys), and
   // a tracking write that was queued or failed leaves them to the reconcile that does write it.
-  if (decision.alerts?.length && !report.conflict && stateWritten(report.outcomes)) {
-    if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
-    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
+  const outgoing = (decision.alerts?.length ?? 0) + (decision.events?.length ?? 0);
+  if (outgoing > 0 && !report.conflict && stateWritten(report.outcomes)) {
+    if (gateway.dryRun) log.info(`would send up to ${outgoing} alert(s) and event(s) to alerts.webhook`);
+    else
+      options.alerts?.send(
+        inForce.alerts.webhook,
+        decision.alerts ?? [],
+        options.repo,
+        at,
+        decision.events ?? [],
+      );
   }
   const activity = repoActivity({
     snapshot: world,

@@ -7,6 +7,7 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Alert } from "../session/alerts.js";
+import type { LifecycleEvent } from "../session/webhook-events.js";
 import type { SessionStatistics } from "../session/stats.js";
 import type { Effect } from "../effects.js";
 import type { TaskStatus } from "../tasks/task.js";
@@ -50,6 +51,8 @@ export interface Decision {
   log: string[];
   /** What this reconcile alerted people about, for the outgoing webhook (src/app/alert-webhook.ts). */
   alerts?: Alert[];
+  /** The session's and the tasks' events this reconcile saw, for the outgoing webhook's `events`. */
+  events?: LifecycleEvent[];
   /**
    * The earliest moment (epoch ms) a step that only time brings falls due here — the stale-branch sweep of a
    * branch not yet stale enough. A hosted controller that leaves idle repositories to its occasional safety
@@ -99,6 +102,8 @@ export interface Reconciling {
   readonly offRamps: Set<number>;
   /** The alerts raised, in order (src/core/reconcile/task-alerts.ts). */
   readonly alerts: Alert[];
+  /** The lifecycle events seen, in order (session-events.ts, runs/agent-switches.ts). */
+  readonly events: LifecycleEvent[];
   /** When time alone brings a step due (epoch ms), as the phases found them: `Decision.wakeAtMs` is the earliest. */
   readonly wakes: number[];
   /**

@@ -74,7 +74,11 @@ export function decide(input: DecideInput): Decision {
     checkboxesTicked: checkboxes.ticked,
     sessionEnd,
   });
-  const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  const withAlerts = {
+    ...decision,
+    ...(ctx.alerts.length > 0 ? { alerts: ctx.alerts } : {}),
+    ...(ctx.events.length > 0 ? { events: ctx.events } : {}),
+  };
   // The pool's pending work (ready tasks not started, or a wait for a time) moves on with time only where
   // Autopilot dispatches by itself: src/core/scheduling/repo-activity.ts.
   // A configuration held back (one that does not load, perhaps before any session started) counts too: its fix

@@ -60,6 +60,7 @@ export function prepare(input: DecideInput): Reconciling {
     readyBy,
     offRamps: new Set(),
     alerts: [],
+    events: [],
     wakes: [],
     statusByIssue: new Map(),
   };
