@@ -37604,6 +37604,9 @@ var AlertsSchema = external_exports.strictObject({
   ),
   reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
     "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+  ),
+  approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
+    "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
   )
 }).prefault({}).describe(
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
@@ -63619,6 +63622,62 @@ function dispatch(ctx, n, why, score) {
   note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId2}), score ${score}: ${why}`);
 }
 
+// src/core/reconcile/approval-timeouts.ts
+function timedOut2(ctx, since) {
+  const hours = ctx.config.alerts.approvalTimeoutHours;
+  const waitedMs = ctx.nowMs - Date.parse(since);
+  return hours !== null && !Number.isNaN(waitedMs) && waitedMs >= hours * 36e5;
+}
+function handedTo(mentions) {
+  return mentions.length ? `handed to ${mentions.map((m) => `@${m}`).join(", ")}` : "handed to a person (no one to mention: set `alerts.notify`)";
+}
+function timeOut(ctx, n, alert, since) {
+  const record2 = taskRecord(ctx, n);
+  const key = `alert-${alert.key}`;
+  if (!record2.notices?.includes(key)) {
+    notice(ctx, n, record2, key, renderAlertComment(alert));
+    ctx.alerts.push(alert);
+    note(ctx, `alert: ${describeAlert(alert)}`);
+  }
+  return `approval timed out (waiting since ${formatTime(since)}), ${handedTo(alert.mentions)}`;
+}
+function humanGateTimeout(ctx, n, pr, reason) {
+  const since = taskRecord(ctx, n).since ?? pr.createdAt;
+  if (!timedOut2(ctx, since)) return reason;
+  const alert = {
+    key: `approval-timeout-pr-${pr.number}`,
+    kind: "approval-timeout",
+    issue: n,
+    headline: `The human gate's approval of PR #${pr.number} (#${n}) timed out`,
+    what: `It has waited for an approval since ${formatTime(since)}, longer than alerts.approvalTimeoutHours: ${reason}`,
+    todo: `Someone with write access: review the pull request and approve it (every gate then merges it) or request changes; \`/autopilot skip #${n}\` leaves the task.`,
+    mentions: recipients(
+      ctx,
+      approversOf(ctx, n),
+      pr.reviews.map((r) => r.author)
+    )
+  };
+  return `${timeOut(ctx, n, alert, since)}: ${reason}`;
+}
+function timeOutPlanApprovals(ctx) {
+  for (const [n, record2] of Object.entries(ctx.state.tasks)) {
+    const task = Number(n);
+    const plan = record2.plan;
+    if (!plan || ctx.issues.get(task)?.state !== "open" || !planWaits(ctx, task, record2)) continue;
+    if (!timedOut2(ctx, plan.at)) continue;
+    const alert = {
+      key: `approval-timeout-plan-${task}-${plan.digest.slice(0, 12)}`,
+      kind: "approval-timeout",
+      issue: task,
+      headline: `The approval of #${task}'s plan timed out`,
+      what: `The plan posted ${formatTime(plan.at)} has waited longer than alerts.approvalTimeoutHours for a writer.`,
+      todo: `Someone with write access: read the plan on this issue; \`/autopilot approve #${task}\` lets a worker implement it, a comment with what to change gets a new plan, \`/autopilot skip #${task}\` leaves the task.`,
+      mentions: recipients(ctx, approversOf(ctx, task))
+    };
+    record2.reason = `plan proposed: ${timeOut(ctx, task, alert, plan.at)}; \`/autopilot approve #${task}\` or a comment with changes`;
+  }
+}
+
 // src/core/reconcile/pulls/reviews.ts
 function processReviews(ctx) {
   const lines = /* @__PURE__ */ new Map();
@@ -63762,7 +63821,8 @@ function processReview(ctx, n, issue3, handed) {
     case "wait": {
       const gate = humanGateOpen && verdict.kind !== "human-gate" ? "; the human gate also needs an approval of the latest commit" : "";
       const waited = `${verdict.reason}${gate}`;
-      const reason = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
+      const reminded = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
+      const reason = humanGateOpen ? humanGateTimeout(ctx, n, pr, reminded) : reminded;
       if (record2.merge?.via === "update-branch" && record2.merge.sha !== pr.headSha)
         return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
       return line(reason, pr.number);
@@ -64869,6 +64929,7 @@ function decide(input2) {
   pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);
   raiseTaskAlerts(ctx);
+  timeOutPlanApprovals(ctx);
   const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,

@@ -22250,6 +22250,9 @@ var init_alerts_schema = __esm({
       ),
       reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
         "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+      ),
+      approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
+        "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
       )
     }).prefault({}).describe(
       "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."

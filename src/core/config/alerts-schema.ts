@@ -94,6 +94,18 @@ export const AlertsSchema = z
         "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder " +
           "mentions them; the dashboard then shows it as waiting on people. null: no reminder.",
       ),
+    approvalTimeoutHours: z
+      .number()
+      .positive()
+      .max(2_160)
+      .nullable()
+      .default(72)
+      .describe(
+        "Hours an approval may wait — the human gate's approval of a task's pull request, or a proposed plan " +
+          "(the plan gate) — before it is reported as timed out and handed to a person: one alert that " +
+          "mentions them, and the dashboard line says so. The default, three days, comes after the review " +
+          "reminder (`reviewReminderHours`). null: no timeout.",
+      ),
   })
   .prefault({})
   .describe(

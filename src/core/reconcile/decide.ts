@@ -38,6 +38,7 @@ import { processPool } from "./runs/pool-dispatch.js";
 import { processReviews } from "./pulls/reviews.js";
 import { checkBudget, finishSession } from "./session-end.js";
 import { raiseTaskAlerts } from "./task-alerts.js";
+import { timeOutPlanApprovals } from "./approval-timeouts.js";
 import { sweepStaleBranches } from "./pulls/stale-branches.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
@@ -67,6 +68,7 @@ export function decide(input: DecideInput): Decision {
   pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);
   raiseTaskAlerts(ctx);
+  timeOutPlanApprovals(ctx);
   const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,

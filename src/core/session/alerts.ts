@@ -24,7 +24,8 @@ export type AlertKind =
   | "consecutive-failures"
   | "session-aborted"
   | "agents-limited"
-  | "review-waiting";
+  | "review-waiting"
+  | "approval-timeout";
 
 export interface Alert {
   /** The same event always has the same key: a comment and a webhook delivery are made once per key. */
