@@ -16511,6 +16511,7 @@ var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
   resetMs: 6e4,
   successThreshold: 2
 });
+var RECENT_OPENING_MS = 15 * 6e4;
 var ENDED_PAUSE_KEPT_MS = 60 * 6e4;
 var ProbationBreaker = class {
   constructor(failureThreshold, successThreshold) {
@@ -16580,6 +16581,23 @@ var GitHubCircuit = class {
   }
   get lastFailureMessage() {
     return this.lastFailure;
+  }
+  /** When this process saw the circuit open last, and on what failure; null if it never opened here. */
+  get lastOpening() {
+    return this.openedAt === null ? null : { at: this.openedAt, failure: this.lastFailure };
+  }
+  /**
+   * A persisted opening (the tracking issue's state) from before this process: less than `RECENT_OPENING_MS`
+   * ago, and with no opening seen here, the circuit goes on probation — its next failure opens it, and
+   * `successThreshold` successes close it. Returns whether it did.
+   */
+  recallOpening(opening, now = Date.now()) {
+    if (this.openedAt !== null || this.breaker.onProbation) return false;
+    if (!(now - opening.at >= 0 && now - opening.at < RECENT_OPENING_MS)) return false;
+    this.breaker.state = { failures: 0, probation: this.options.successThreshold };
+    this.lastFailure ??= opening.failure;
+    this.notify();
+    return true;
   }
   /** Called with the new reported state whenever it changes (after a call). */
   onStateChange(listener) {
@@ -58588,6 +58606,12 @@ var DashboardStateSchema = external_exports.object({
    * earliest reset reported (src/core/reconcile/task-alerts.ts).
    */
   agentsLimitedUntil: isoTime.nullable().default(null),
+  /**
+   * When the circuit breaker in front of GitHub last opened, and on what failure (src/github/transport/circuit.ts):
+   * a controller job inside Actions, a new process, starts on probation after a recent opening (design document
+   * 003's persisted breaker states). Absent until the breaker first opens.
+   */
+  circuit: external_exports.object({ openedAt: isoTime, failure: external_exports.string().max(200).nullable() }).optional(),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
   /**
@@ -61376,6 +61400,9 @@ function prepare(input2) {
     if (bootstrap.log) log.push(bootstrap.log);
   }
   if (input2.lastGoodConfig !== void 0) state.lastGoodConfig = input2.lastGoodConfig;
+  const opened = input2.circuitOpened;
+  if (opened && !(state.circuit && Date.parse(state.circuit.openedAt) >= Date.parse(opened.openedAt)))
+    state.circuit = { openedAt: opened.openedAt, failure: opened.failure?.slice(0, 200) ?? null };
   const overridden = withOverrides(input2.config, state);
   const baseLabels = /* @__PURE__ */ new Map();
   let ctx = {
@@ -68124,6 +68151,15 @@ function addPoints(sum, rateLimit) {
 function circuitOf(options) {
   return options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com");
 }
+function carryCircuit(circuit, state, at2, log) {
+  const kept = state?.circuit;
+  if (kept && circuit.recallOpening({ at: Date.parse(kept.openedAt), failure: kept.failure }, at2.getTime()))
+    log.info(
+      `GitHub's circuit opened at ${kept.openedAt} in an earlier job (${kept.failure ?? "no failure recorded"}): on probation until it has answered ${circuit.options.successThreshold} times`
+    );
+  const own4 = circuit.lastOpening;
+  return own4 ? { openedAt: new Date(own4.at).toISOString(), failure: own4.failure } : null;
+}
 function limitWaitFor(options, nowMs) {
   const host = recentLimitWait(options.baseUrl, nowMs);
   const pause = circuitOf(options).lastWritePause(repoKey(options.repo));
@@ -68186,6 +68222,7 @@ async function reconcileOnce(options, log) {
     );
   }
   const at2 = now();
+  const circuitOpened = options.persistCircuit ? carryCircuit(circuitOf(options), state, at2, log) : void 0;
   const limitWait = limitWaitFor(options, at2.getTime());
   const decision = decide({
     snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at2) : world,
@@ -68197,7 +68234,8 @@ async function reconcileOnce(options, log) {
     now: at2,
     dispatchIdSeed: at2.getTime().toString(36),
     start: options.start ?? null,
-    githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null
+    githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null,
+    ...circuitOpened ? { circuitOpened } : {}
   });
   for (const line of decision.log) log.debug(line);
   const inForce = effective(fileConfig, decision.state.overrides);
@@ -68654,6 +68692,7 @@ async function runController(options = {}) {
         botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: inputs.overrides.dryRun === true,
         alerts,
+        persistCircuit: true,
         endingRunId: endingRun,
         ...inputs.operationLimit !== null ? { operationLimit: inputs.operationLimit } : {},
         start: startSession ? sessionStart(inputs) : null

@@ -89244,6 +89244,12 @@ var init_dashboard_state = __esm({
        * earliest reset reported (src/core/reconcile/task-alerts.ts).
        */
       agentsLimitedUntil: isoTime.nullable().default(null),
+      /**
+       * When the circuit breaker in front of GitHub last opened, and on what failure (src/github/transport/circuit.ts):
+       * a controller job inside Actions, a new process, starts on probation after a recent opening (design document
+       * 003's persisted breaker states). Absent until the breaker first opens.
+       */
+      circuit: external_exports.object({ openedAt: isoTime, failure: external_exports.string().max(200).nullable() }).optional(),
       /** The tracking issue a pin was requested for (0: the one being created). */
       pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
       /**

@@ -21,6 +21,11 @@ export interface DecideInput {
   state: DashboardState | null;
   /** The configuration in force: the file's, or the last good one when the file is bad. */
   config: AutopilotConfig;
+  /**
+   * When the controller's circuit breaker last opened (Actions mode: kept in the state for the next job's
+   * process); absent, or older than the state's, leaves the state's.
+   */
+  circuitOpened?: { openedAt: string; failure: string | null } | null;
   /** The file's problems when `.github/autopilot.yml` is bad (shown on the dashboard). */
   configError?: ConfigError | null;
   /**
