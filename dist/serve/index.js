@@ -78029,8 +78029,11 @@ function readDashboardMarks(body) {
 function visibleMarks(text4, stateStart) {
   const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
+  const sessionBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
+    const box = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:session-(pause|resume|stop)\s*-->/.exec(line)?.[1];
+    if (box && !sessionBoxes.includes(box)) sessionBoxes.push(box);
     const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
     if (!m) continue;
     const key = `${m[1]}#${m[2]}`;
@@ -78040,7 +78043,7 @@ function visibleMarks(text4, stateStart) {
   }
   const status = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status ?? "") ? status : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
+  return { checkedBoxes, sessionBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 function compactJson(state) {
   const tasks = {};
@@ -78281,6 +78284,19 @@ function markers({ state, view }) {
   if (view.budget?.marker) lines.push(view.budget.marker);
   return lines.join("\n");
 }
+function sessionControls({ state }) {
+  const box = (action, words) => `- [ ] <!-- autopilot:session-${action} --> ${words}`;
+  const status = state.session.status;
+  const pause = box(
+    "pause",
+    "**pause**: start no task; running workers stop at their next iteration boundary"
+  );
+  const resume = box("resume", status === "pausing" ? "**resume**: cancel the pause" : "**resume**");
+  const stop = box("stop", "**stop**: end the session once running workers have stopped");
+  if (status === "running") return [pause, stop].join("\n");
+  if (status === "pausing" || status === "paused") return [resume, stop].join("\n");
+  return null;
+}
 function heading({ state }) {
   const status = state.session.status;
   return `## ${STATUS_ICON[status]} Autopilot is ${STATUS_WORD[status]}`;
@@ -78498,6 +78514,7 @@ var SECTIONS = [
   markers,
   heading,
   session,
+  sessionControls,
   agentAccess,
   agentNetwork,
   githubLimitWait,
@@ -80604,11 +80621,14 @@ function processAnswers(ctx, freshComments) {
 function processCheckboxes(ctx) {
   const previous3 = ctx.input.state;
   if (!ctx.tracking || !previous3) return { ticked: false };
-  if (readDashboardMarks(ctx.tracking.body).checkedBoxes.length === 0) return { ticked: false };
+  const marks = readDashboardMarks(ctx.tracking.body);
+  if (marks.checkedBoxes.length === 0 && marks.sessionBoxes.length === 0) return { ticked: false };
   const parsed = parseDashboard(ctx.tracking.body);
   if (!parsed.state || parsed.state.revision !== previous3.revision) return { ticked: false };
   const editor = ctx.tracking.lastEditedBy ?? null;
-  const boxes = parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`).join(", ");
+  const boxes = [...parsed.sessionBoxes, ...parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`)].join(
+    ", "
+  );
   if (!editor || sameLogin(editor, ctx.snapshot.botLogin) || !hasWriteAccess(ctx.snapshot.permissions, editor)) {
     incident(
       ctx,
@@ -80617,6 +80637,13 @@ function processCheckboxes(ctx) {
     );
     note(ctx, `checkboxes ${boxes} ignored: editor ${editor ?? "unknown"} has no write access`);
     return { ticked: true };
+  }
+  for (const box of parsed.sessionBoxes) {
+    const event = box === "resume" ? { type: box, actor: editor } : { type: box, actor: editor, activeWorkers: liveCount(ctx) };
+    const lifted = box === "resume" && liftAgentsLimit(ctx, editor);
+    const outcome = sessionEvent(ctx, event, true);
+    if (outcome.refused && !lifted) incident(ctx, "checkbox_refused", `The ${box} box: ${outcome.refused}`);
+    note(ctx, `checkbox ${box} by ${editor}: ${outcome.refused && !lifted ? outcome.refused : "done"}`);
   }
   for (const box of parsed.checkedBoxes) {
     const outcome = box.action === "retry" ? retryTask(ctx, box.issue, editor) : skipTask(ctx, box.issue, editor);

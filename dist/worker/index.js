@@ -89302,8 +89302,11 @@ function parseDashboard(body) {
 function visibleMarks(text4, stateStart) {
   const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
+  const sessionBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
+    const box = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:session-(pause|resume|stop)\s*-->/.exec(line)?.[1];
+    if (box && !sessionBoxes.includes(box)) sessionBoxes.push(box);
     const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
     if (!m) continue;
     const key = `${m[1]}#${m[2]}`;
@@ -89313,7 +89316,7 @@ function visibleMarks(text4, stateStart) {
   }
   const status2 = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
+  return { checkedBoxes, sessionBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 var STATE_OPEN, STATE_CLOSE, SESSION_MARKER;
 var init_state_block = __esm({
