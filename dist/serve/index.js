@@ -5439,7 +5439,7 @@ var require_colors = __commonJS({
   "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input2) => input2;
-    var plain = {
+    var plain2 = {
       default: nocolor,
       60: nocolor,
       50: nocolor,
@@ -5485,11 +5485,11 @@ var require_colors = __commonJS({
     function plainColorizer(useOnlyCustomProps) {
       const newPlainColorizer = colorizeLevel(useOnlyCustomProps);
       const customColoredColorizer = function(level, opts) {
-        return newPlainColorizer(level, plain, opts);
+        return newPlainColorizer(level, plain2, opts);
       };
-      customColoredColorizer.message = plain.message;
-      customColoredColorizer.greyMessage = plain.greyMessage;
-      customColoredColorizer.property = plain.property;
+      customColoredColorizer.message = plain2.message;
+      customColoredColorizer.greyMessage = plain2.greyMessage;
+      customColoredColorizer.property = plain2.property;
       customColoredColorizer.colors = createColors({ useColor: false });
       return customColoredColorizer;
     }
@@ -7592,25 +7592,25 @@ var require_prettify_object = __commonJS({
       const keysToIgnore = [].concat(skipKeys);
       if (excludeLoggerKeys === true) Array.prototype.push.apply(keysToIgnore, LOGGER_KEYS);
       let result = "";
-      const { plain, errors } = Object.entries(log).reduce(({ plain: plain2, errors: errors2 }, [k2, v]) => {
+      const { plain: plain2, errors } = Object.entries(log).reduce(({ plain: plain3, errors: errors2 }, [k2, v]) => {
         if (keysToIgnore.includes(k2) === false) {
           const pretty = typeof customPrettifiers[k2] === "function" ? customPrettifiers[k2](v, k2, log, { colors: colorizer.colors }) : v;
           if (errorLikeKeys.includes(k2)) {
             errors2[k2] = pretty;
           } else {
-            plain2[k2] = pretty;
+            plain3[k2] = pretty;
           }
         }
-        return { plain: plain2, errors: errors2 };
+        return { plain: plain3, errors: errors2 };
       }, { plain: {}, errors: {} });
       if (singleLine) {
-        if (Object.keys(plain).length > 0) {
-          result += objectColorizer.greyMessage(stringifySafe(plain));
+        if (Object.keys(plain2).length > 0) {
+          result += objectColorizer.greyMessage(stringifySafe(plain2));
         }
         result += eol;
         result = result.replace(/\\\\/gi, "\\");
       } else {
-        Object.entries(plain).forEach(([keyName, keyValue]) => {
+        Object.entries(plain2).forEach(([keyName, keyValue]) => {
           let lines = typeof customPrettifiers[keyName] === "function" ? keyValue : stringifySafe(keyValue, null, 2);
           if (lines === void 0) return;
           lines = lines.replace(/\\\\/gi, "\\");
@@ -75687,11 +75687,11 @@ var claudeCode = definePreset({
       }
     }
     if (!result) {
-      const plain = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
+      const plain2 = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
       return {
-        finalMessage: lastAssistantText || lastLines(plain, 5),
+        finalMessage: lastAssistantText || lastLines(plain2, 5),
         isError: exitCode !== 0,
-        errorText: exitCode === 0 ? "" : [lastLines(plain, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
+        errorText: exitCode === 0 ? "" : [lastLines(plain2, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
         usage: { input: 0, output: 0 },
         costUsd: 0,
         commands: commands2
@@ -77830,7 +77830,9 @@ var TaskRecordSchema = external_exports.object({
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
-  approvedBy: external_exports.string().max(40).optional()
+  approvedBy: external_exports.string().max(40).optional(),
+  /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+  agentSwitch: external_exports.string().max(200).optional()
 });
 var HistoryEntrySchema = external_exports.object({
   issue: external_exports.number().int().positive(),
@@ -78378,11 +78380,17 @@ _No worker is running._`;
     slot.candidate ? `${slot.attempt} (${escapeInline(slot.candidate, 100)})` : String(slot.attempt),
     slot.iteration === null ? "\u2014" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
     now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "\u2014",
+    agentCell(slot),
     runCell(slot)
   ]);
   return `${title}
 
-${table(["task", "attempt", "iteration", "elapsed", "run"], rows)}`;
+${table(["task", "attempt", "iteration", "elapsed", "agent", "run"], rows)}`;
+}
+function agentCell(slot) {
+  if (!slot.agent) return "\u2014";
+  const agent = escapeInline(slot.agent, 80);
+  return slot.fallback ? `${agent} (fell back: ${escapeInline(slot.fallback, 160)})` : agent;
 }
 function queue({ view, limits }) {
   const title = `### Queue (${formatCount(view.queue.length)})`;
@@ -83621,6 +83629,42 @@ function pickExtreme(a, b, better) {
   return better(b.iterations, a.iterations) ? b : a;
 }
 
+// src/core/reconcile/runs/agent-switches.ts
+function slotAgent(ctx, n, current) {
+  const reported = current ? ctx.snapshot.workerAgents?.[n] : void 0;
+  if (!reported) return {};
+  if (reported.fallback) return { agent: reported.agent, fallback: reported.fallback };
+  const primary = agentLabel(ctx.config.agents.primary);
+  const onFallback = ctx.state.tasks[n]?.bestOf === void 0 && reported.agent !== primary;
+  return {
+    agent: reported.agent,
+    fallback: onFallback ? `not on ${primary}; the reason is no longer in the worker's report` : null
+  };
+}
+function noteAgentSwitches(ctx) {
+  for (const [key, reported] of Object.entries(ctx.snapshot.workerAgents ?? {})) {
+    const n = Number(key);
+    const record2 = ctx.state.tasks[n];
+    const result = ctx.results.get(n);
+    if (!record2 || !result || result.dispatchId !== record2.dispatchId) continue;
+    if (!reported.fallback || !reported.from) continue;
+    const id = `${n}-agent-switched-a${record2.attempt}-${reported.from}-${reported.agent}`.slice(0, 200);
+    if (record2.agentSwitch === id) continue;
+    taskRecord(ctx, n).agentSwitch = id;
+    ctx.events.push({
+      key: id,
+      kind: "agent-switched",
+      issue: n,
+      headline: `#${n} switched from ${reported.from} to ${reported.agent}`,
+      actor: "autopilot",
+      from: reported.from,
+      to: reported.agent,
+      reason: reported.fallback
+    });
+    note(ctx, `#${n}: the worker switched from ${reported.from} to ${reported.agent} (${reported.fallback})`);
+  }
+}
+
 // src/core/reconcile/build-view.ts
 function buildView(ctx, pool, reviewLines) {
   const { config: config3, state } = ctx;
@@ -83675,7 +83719,8 @@ function buildView(ctx, pool, reviewLines) {
       runId: live.run?.id ?? null,
       runUrl: live.run?.url ?? null,
       phase: live.phase ?? "running",
-      candidate: candidateSlotText(record2)
+      candidate: candidateSlotText(record2),
+      ...slotAgent(ctx, n, current !== null)
     });
   }
   let open2 = 0;
@@ -84316,6 +84361,7 @@ function decide(input2) {
   processClosedIssues(ctx);
   processTaskText(ctx);
   processWorkers(ctx);
+  noteAgentSwitches(ctx);
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   processBestOf(ctx);
@@ -85876,6 +85922,32 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
+// src/core/tasks/worker-agent.ts
+var AGENT_ROW = /^\| Agent \| ([^|\n]{1,120}) \|$/m;
+var SWITCHED = /^> ⚠️ (\S{1,60}) is (rate limited|at its usage limit|overloaded); switching to (\S{1,60}) \((.{0,200})\)$/;
+var RETURNED = /^> ⚠️ \S{1,60}'s limit has lifted; back to it from \S{1,60} \(recoverPrimary\)$/;
+function plain(text4) {
+  return text4.replace(/\\\|/g, "|").replace(/@\u200b/g, "@").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+function readWorkerAgent(body) {
+  const agent = plain(AGENT_ROW.exec(body)?.[1]?.trim() ?? "");
+  if (!agent || agent === "none") return null;
+  let fallback = null;
+  let from = null;
+  for (const line of body.split("\n")) {
+    const switched = SWITCHED.exec(line);
+    if (switched) {
+      from = switched[1];
+      fallback = plain(`${from} is ${switched[2]}: ${switched[4]}`);
+      if (!agent.startsWith(switched[3])) fallback = null;
+    } else if (RETURNED.test(line)) {
+      fallback = null;
+      from = null;
+    }
+  }
+  return { agent, fallback, from: fallback ? from : null };
+}
+
 // src/github/snapshot/snapshot-nodes.ts
 function byApp(author, viewerDidAuthor, appId) {
   if (viewerDidAuthor === true) return true;
@@ -85984,7 +86056,7 @@ function latestWorkerResults(comments, log) {
     if (!result || result.issue !== c.issue) continue;
     const previous3 = best.get(result.issue)?.result;
     if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
-      best.set(result.issue, { result, nodeId: c.nodeId });
+      best.set(result.issue, { result, nodeId: c.nodeId, body: c.body });
     }
   }
   const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
@@ -85992,6 +86064,12 @@ function latestWorkerResults(comments, log) {
     results: chosen.map((c) => c.result),
     resultComments: Object.fromEntries(
       chosen.flatMap((c) => c.nodeId ? [[c.result.issue, c.nodeId]] : [])
+    ),
+    agents: Object.fromEntries(
+      chosen.flatMap((c) => {
+        const agent = readWorkerAgent(c.body);
+        return agent ? [[c.result.issue, agent]] : [];
+      })
     )
   };
 }
@@ -86517,7 +86595,11 @@ async function takeSnapshot(ctx, request2) {
   }
   memory.workerWorkflow = settings.workerWorkflow;
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const { results: workerResults, resultComments } = latestWorkerResults(allComments, ctx.log);
+  const {
+    results: workerResults,
+    resultComments,
+    agents: workerAgents
+  } = latestWorkerResults(allComments, ctx.log);
   const trackingNode = tracking ? {
     number: tracking.number,
     body: tracking.body,
@@ -86538,6 +86620,7 @@ async function takeSnapshot(ctx, request2) {
     comments,
     workerResults,
     resultComments,
+    workerAgents,
     permissions: {},
     trackingIssue: trackingNode,
     configText

@@ -89128,7 +89128,9 @@ var init_dashboard_state = __esm({
       /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
       /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
-      approvedBy: external_exports.string().max(40).optional()
+      approvedBy: external_exports.string().max(40).optional(),
+      /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+      agentSwitch: external_exports.string().max(200).optional()
     });
     HistoryEntrySchema = external_exports.object({
       issue: external_exports.number().int().positive(),

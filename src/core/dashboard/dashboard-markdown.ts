@@ -190,9 +190,17 @@ function running({ view, now }: Page): string {
     slot.candidate ? `${slot.attempt} (${escapeInline(slot.candidate, 100)})` : String(slot.attempt),
     slot.iteration === null ? "—" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
     now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "—",
+    agentCell(slot),
     runCell(slot),
   ]);
-  return `${title}\n\n${table(["task", "attempt", "iteration", "elapsed", "run"], rows)}`;
+  return `${title}\n\n${table(["task", "attempt", "iteration", "elapsed", "agent", "run"], rows)}`;
+}
+
+/** The agent the worker reports, and why it fell back from the primary (000 §3.2's activeAgent, fallbackReason). */
+function agentCell(slot: SlotLine): string {
+  if (!slot.agent) return "—";
+  const agent = escapeInline(slot.agent, 80);
+  return slot.fallback ? `${agent} (fell back: ${escapeInline(slot.fallback, 160)})` : agent;
 }
 
 function queue({ view, limits }: Page): string {

@@ -187,6 +187,8 @@ const TaskRecordSchema = z.object({
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
   approvedBy: z.string().max(40).optional(),
+  /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+  agentSwitch: z.string().max(200).optional(),
 });
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 

@@ -43,6 +43,7 @@ import { sweepStaleBranches } from "./pulls/stale-branches.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./runs/workers.js";
+import { noteAgentSwitches } from "./runs/agent-switches.js";
 import { processBestOf } from "./runs/best-of.js";
 import { isDispatching } from "../session/session.js";
 
@@ -56,6 +57,7 @@ export function decide(input: DecideInput): Decision {
   processClosedIssues(ctx);
   processTaskText(ctx);
   processWorkers(ctx);
+  noteAgentSwitches(ctx);
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   processBestOf(ctx);
