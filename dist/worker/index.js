@@ -22205,13 +22205,21 @@ var init_iteration_limit = __esm({
 });
 
 // src/core/config/alerts-schema.ts
-var NOTIFY_ENTRY, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
+var NOTIFY_ENTRY, WEBHOOK_EVENT_KINDS, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
 var init_alerts_schema = __esm({
   "src/core/config/alerts-schema.ts"() {
     "use strict";
     init_zod();
     init_config_constants();
     NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+    WEBHOOK_EVENT_KINDS = [
+      "alert",
+      "started",
+      "paused",
+      "resumed",
+      "completed",
+      "agent-switched"
+    ];
     ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
     envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
       description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
@@ -22222,9 +22230,13 @@ var init_alerts_schema = __esm({
       secretEnv: envName(
         "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
         "AUTOPILOT_ALERT_WEBHOOK_SECRET"
-      )
+      ),
+      events: external_exports.array(external_exports.enum(WEBHOOK_EVENT_KINDS)).min(1).default(["alert"]).meta({
+        description: "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, `completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
+        [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k2) => `\`${k2}\``).join(", ")}`
+      })
     }).describe(
-      "An outgoing webhook every alert is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
+      "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
     );
     AlertsSchema = external_exports.strictObject({
       notify: external_exports.array(
@@ -22234,10 +22246,13 @@ var init_alerts_schema = __esm({
         [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
       }),
       webhook: AlertWebhookSchema.nullable().default(null).describe(
-        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its URL and secret come from the controller's environment, never from this file."
+        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` (default `[alert]`). Its URL and secret come from the controller's environment, never from this file."
       ),
       reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
         "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+      ),
+      approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
+        "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
       )
     }).prefault({}).describe(
       "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
@@ -89110,7 +89125,9 @@ var init_dashboard_state = __esm({
       /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
       /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
-      approvedBy: external_exports.string().max(40).optional()
+      approvedBy: external_exports.string().max(40).optional(),
+      /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+      agentSwitch: external_exports.string().max(200).optional()
     });
     HistoryEntrySchema = external_exports.object({
       issue: external_exports.number().int().positive(),
@@ -89226,6 +89243,12 @@ var init_dashboard_state = __esm({
        * earliest reset reported (src/core/reconcile/task-alerts.ts).
        */
       agentsLimitedUntil: isoTime.nullable().default(null),
+      /**
+       * When the circuit breaker in front of GitHub last opened, and on what failure (src/github/transport/circuit.ts):
+       * a controller job inside Actions, a new process, starts on probation after a recent opening (design document
+       * 003's persisted breaker states). Absent until the breaker first opens.
+       */
+      circuit: external_exports.object({ openedAt: isoTime, failure: external_exports.string().max(200).nullable() }).optional(),
       /** The tracking issue a pin was requested for (0: the one being created). */
       pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
       /**
@@ -89278,8 +89301,11 @@ function parseDashboard(body) {
 function visibleMarks(text4, stateStart) {
   const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
+  const sessionBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
+    const box = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:session-(pause|resume|stop)\s*-->/.exec(line)?.[1];
+    if (box && !sessionBoxes.includes(box)) sessionBoxes.push(box);
     const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
     if (!m) continue;
     const key = `${m[1]}#${m[2]}`;
@@ -89289,7 +89315,7 @@ function visibleMarks(text4, stateStart) {
   }
   const status2 = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
+  return { checkedBoxes, sessionBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 var STATE_OPEN, STATE_CLOSE, SESSION_MARKER;
 var init_state_block = __esm({
