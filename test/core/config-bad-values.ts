@@ -1,6 +1,5 @@
-/** The configuration test's table of a bad value for every key (config-errors.test.ts). */
 /**
- * One row per key (and a few extra values for some): the value written at `path`, where the problem is
+ * config-errors.test.ts's table, one row per key (and a few extra values for some): the value written at `path`, where the problem is
  * reported (`at`, when it is inside a list) and a fragment of what the error says is expected.
  */
 export const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[] = [
