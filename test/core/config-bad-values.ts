@@ -1,6 +1,7 @@
 /**
- * config-errors.test.ts's table, one row per key (and a few extra values for some): the value written at `path`, where the problem is
- * reported (`at`, when it is inside a list) and a fragment of what the error says is expected.
+ * config-errors.test.ts's table, one row per key (and a few extra values for some): the value written at
+ * `path`, where the problem is reported (`at`, when it is inside a list) and a fragment of what the error says
+ * is expected.
  */
 export const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[] = [
   ...(
