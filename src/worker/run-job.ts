@@ -16,6 +16,7 @@ import { readConfigAt } from "../github/snapshot/config-at-commit.js";
 import { createOctokit } from "../github/transport/octokit.js";
 import { weakerIsolationText } from "../core/tasks/worker-result.js";
 import { createWorkerGitHub } from "../github/worker-github.js";
+import { createSignedCommitWriter } from "../github/worker-signed-commits.js";
 import { describeEgress, networkEnforced, startAgentEgress } from "./network/agent-egress.js";
 import { setupAgentUser } from "./isolation/agent-user.js";
 import { type Boundary, createIsolatedParts } from "./isolation/boundary.js";
@@ -217,6 +218,10 @@ async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
         parts.setAuthor(author.userName, author.userEmail);
       },
       network: { access: egress.access, refused: egress.refused },
+      // `commits: signed`: through the same client, so its requests are counted with the job's.
+      ...(config.commits === "signed"
+        ? { signedCommits: createSignedCommitWriter(octokit, { owner, repo }) }
+        : {}),
       // Before every push: no value of the token, a model key or another secret of the environment goes out.
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),

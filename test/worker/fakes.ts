@@ -311,6 +311,18 @@ class FakeGit implements WorkerGit {
   async resetWorkTree() {
     this.calls.push("resetWorkTree");
   }
+  async publishPlan(_branch: string, head: string) {
+    this.calls.push("publishPlan");
+    return {
+      remoteHead: null,
+      commits: [{ sha: head, message: "m", parents: ["base"], tree: "t", baseTree: "b", entries: [] }],
+    };
+  }
+  async adoptPublished(_branch: string, published: string) {
+    this.calls.push("adoptPublished");
+    this.adopted.push(published);
+  }
+  adopted: string[] = [];
   async countCommits() {
     return this.commits.length;
   }
