@@ -61,10 +61,11 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     }
     const additions = files.reduce((n, f) => n + Number(f.additions ?? 0), 0);
     const deletions = files.reduce((n, f) => n + Number(f.deletions ?? 0), 0);
+    const verified = (await req.store.getGitBackend()?.database?.verified(repo, sha)) ?? false;
     return {
       status: 200,
       body: {
-        ...commitJson(req, repo, sha, info),
+        ...commitJson(req, repo, sha, info, verified),
         stats: { total: additions + deletions, additions, deletions },
         files,
       },
