@@ -91,6 +91,8 @@ export const IssueExpectationSchema = z.strictObject({
       pushedAfterChangesRequested: z.boolean().optional(),
       /** The head's checks failed on some push, and the final head's passed. */
       checksFailedThenPassed: z.boolean().optional(),
+      /** Every commit the PR brings is one GitHub signed (verified), or (false) none is. */
+      verified: z.boolean().optional(),
     })
     .optional(),
   /** Files on the default branch at the end: path → pattern its content matches (null: absent). */
