@@ -38262,6 +38262,9 @@ var init_config_schema = __esm({
         description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
         [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`"
       }),
+      commits: external_exports.enum(["unsigned", "signed"]).default("unsigned").describe(
+        "How the worker publishes the task branch's commits: `unsigned` (the default) pushes them with git; `signed` creates them through GitHub's Git Database API as the App, so GitHub signs them and shows them Verified, which a branch that requires signed commits accepts (docs/WORKER.md)."
+      ),
       dryRun: external_exports.boolean().default(false).describe(
         "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
       ),
@@ -46405,6 +46408,79 @@ var init_worker_github = __esm({
   }
 });
 
+// src/github/worker-signed-commits.ts
+function utf8Text(base644) {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(Buffer.from(base644, "base64"));
+  } catch {
+    return null;
+  }
+}
+function createSignedCommitWriter(octokit, options) {
+  const { owner, repo } = options;
+  async function treeEntry(entry) {
+    const { path: path21, type } = entry;
+    const mode = entry.mode;
+    if (entry.sha === null || entry.base64 === void 0) return { path: path21, mode, type, sha: entry.sha };
+    const text4 = utf8Text(entry.base64);
+    if (text4 !== null) return { path: path21, mode, type, content: text4 };
+    const { data: data2 } = await octokit.rest.git.createBlob({
+      owner,
+      repo,
+      content: entry.base64,
+      encoding: "base64"
+    });
+    if (data2.sha !== entry.sha)
+      throw new Error(`GitHub stored ${path21} as blob ${data2.sha}, not the worker's ${entry.sha}`);
+    return { path: path21, mode, type, sha: data2.sha };
+  }
+  return {
+    async publish(input2) {
+      const made = /* @__PURE__ */ new Map();
+      let verified = true;
+      for (const commit of input2.commits) {
+        let tree = commit.tree;
+        if (commit.entries.length > 0) {
+          const entries = [];
+          for (const entry of commit.entries) entries.push(await treeEntry(entry));
+          const { data: data3 } = await octokit.rest.git.createTree({
+            owner,
+            repo,
+            base_tree: commit.baseTree,
+            tree: entries
+          });
+          if (data3.sha !== commit.tree)
+            throw new Error(
+              `GitHub built tree ${data3.sha} for the worker's commit ${commit.sha}, whose tree is ${commit.tree}: nothing was published`
+            );
+          tree = data3.sha;
+        }
+        const { data: data2 } = await octokit.rest.git.createCommit({
+          owner,
+          repo,
+          message: commit.message,
+          tree,
+          parents: commit.parents.map((parent) => made.get(parent) ?? parent)
+        });
+        made.set(commit.sha, data2.sha);
+        verified &&= data2.verification?.verified === true;
+      }
+      const head = made.get(input2.head) ?? input2.head;
+      const ref = `heads/${input2.branch}`;
+      if (input2.remoteHead === null)
+        await octokit.rest.git.createRef({ owner, repo, ref: `refs/${ref}`, sha: head });
+      else if (input2.remoteHead !== head)
+        await octokit.rest.git.updateRef({ owner, repo, ref, sha: head, force: false });
+      return { head, made, verified };
+    }
+  };
+}
+var init_worker_signed_commits = __esm({
+  "src/github/worker-signed-commits.ts"() {
+    "use strict";
+  }
+});
+
 // src/worker/network/egress-forwarder.ts
 import { writeFile as writeFile2 } from "node:fs/promises";
 import path from "node:path";
@@ -48417,6 +48493,10 @@ var init_private_git = __esm({
           GIT_COMMITTER_EMAIL: this.userEmail
         });
       }
+      /** The remote's name (its tracking refs are `refs/remotes/<name>/…`). */
+      get remoteName() {
+        return this.remote;
+      }
       get author() {
         return { name: this.userName, email: this.userEmail };
       }
@@ -48464,10 +48544,11 @@ var init_private_git = __esm({
           const child = execFile3(
             this.gitPath,
             line.args,
-            { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+            { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "buffer" },
             (error63, stdout, stderr) => {
               const code18 = error63 ? typeof error63.code === "number" ? error63.code : 1 : 0;
-              const result = { code: code18, stdout: String(stdout), stderr: this.redact(String(stderr)) };
+              const out = stdout.toString(options.base64 ? "base64" : "utf8");
+              const result = { code: code18, stdout: out, stderr: this.redact(stderr.toString("utf8")) };
               if (code18 !== 0 && !options.allowFail) reject(new GitError(args, result));
               else resolve(result);
             }
@@ -49385,6 +49466,79 @@ var init_handback_check = __esm({
   }
 });
 
+// src/worker/checkout/publish-plan.ts
+async function readCommit(git, sha) {
+  const { stdout } = await git.run(["cat-file", "commit", sha]);
+  const split = stdout.indexOf("\n\n");
+  const headers = (split < 0 ? stdout : stdout.slice(0, split)).split("\n");
+  const tree = headers.find((line) => line.startsWith("tree "))?.slice(5) ?? "";
+  const parents = headers.filter((line) => line.startsWith("parent ")).map((line) => line.slice(7));
+  if (!OBJECT_ID3.test(tree)) throw new Error(`commit ${sha} has no tree the worker can read`);
+  return { tree, parents, message: split < 0 ? "" : stdout.slice(split + 2) };
+}
+async function remoteHeadOf(git, branch) {
+  const ref = `refs/remotes/${git.remoteName}/${branch}`;
+  const found = await git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref], {
+    allowFail: true
+  });
+  return found.code === 0 ? found.stdout.trim() : null;
+}
+async function publishPlan(git, branch, head) {
+  const remoteHead = await remoteHeadOf(git, branch);
+  const listed = await git.run(["rev-list", "--reverse", "--topo-order", head, "--not", "--remotes"]);
+  const commits = [];
+  for (const sha of listed.stdout.split("\n").filter(Boolean)) {
+    const commit = await readCommit(git, sha);
+    const first = commit.parents[0];
+    if (!first) throw new Error(`commit ${sha} has no parent: the worker publishes only commits on a branch`);
+    const { tree: baseTree } = await readCommit(git, first);
+    const entries = [];
+    for (const change of await treeChanges(git, baseTree, commit.tree)) {
+      if (change.status === "D") {
+        const type = change.oldMode === "160000" ? "commit" : "blob";
+        entries.push({ path: change.path, mode: change.oldMode, type, sha: null });
+      } else if (change.newMode === "160000") {
+        entries.push({ path: change.path, mode: change.newMode, type: "commit", sha: change.newObject });
+      } else {
+        const { stdout } = await git.run(["cat-file", "blob", change.newObject], { base64: true });
+        entries.push({
+          path: change.path,
+          mode: change.newMode,
+          type: "blob",
+          sha: change.newObject,
+          base64: stdout
+        });
+      }
+    }
+    commits.push({
+      sha,
+      message: commit.message,
+      parents: commit.parents,
+      tree: commit.tree,
+      baseTree,
+      entries
+    });
+  }
+  return { remoteHead, commits };
+}
+async function adoptPublished(git, options) {
+  await git.fetchBranch(options.branch);
+  const [theirs, ours] = await Promise.all([git.treeOf(options.published), git.treeOf(options.local)]);
+  if (theirs !== ours)
+    throw new Error(
+      `GitHub's commit ${options.published} on ${options.branch} does not hold the tree the worker committed (${ours})`
+    );
+  await git.pointHead(options.branch, options.published);
+}
+var OBJECT_ID3;
+var init_publish_plan = __esm({
+  "src/worker/checkout/publish-plan.ts"() {
+    "use strict";
+    init_git_objects();
+    OBJECT_ID3 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+  }
+});
+
 // src/worker/checkout/task-checkout.ts
 import { chmod as chmod4, rm as rm2 } from "node:fs/promises";
 import path14 from "node:path";
@@ -49397,6 +49551,7 @@ var init_task_checkout = __esm({
     init_agent_objects();
     init_files_commit();
     init_handback_check();
+    init_publish_plan();
     init_git_objects();
     init_tree_files();
     TaskCheckout = class {
@@ -49642,6 +49797,15 @@ var init_task_checkout = __esm({
       }
       async push(branch, head) {
         return this.git.push(branch, head);
+      }
+      /** What `commits: signed` publishes: the commits up to `head` the remote lacks (publish-plan.ts). */
+      async publishPlan(branch, head) {
+        return publishPlan(this.git, branch, head);
+      }
+      /** The branch moved onto GitHub's copy of `local` (same tree); the agent's `.git` follows at the next sync. */
+      async adoptPublished(branch, published, local) {
+        await adoptPublished(this.git, { branch, published, local });
+        this.moved(published, await this.treeOf(local));
       }
       /** Files back to HEAD, by the agent's side in its sandbox. */
       async resetWorkTree() {
@@ -89654,17 +89818,32 @@ var init_completion_mode = __esm({
   }
 });
 
+// src/core/gates/signed-push-refusal.ts
+function signedPushRefusal(gitOutput, issue3) {
+  const match = REFUSAL.exec(gitOutput);
+  if (!match || !SIGNATURES.test(gitOutput)) return null;
+  return `GitHub refused the push (${match[0]}): the task branch requires signed commits and the worker pushes unsigned ones. Set \`commits: signed\` in \`.github/autopilot.yml\` (the worker then has GitHub make and sign its commits), then comment \`/autopilot retry #${issue3}\`.`;
+}
+var REFUSAL, SIGNATURES;
+var init_signed_push_refusal = __esm({
+  "src/core/gates/signed-push-refusal.ts"() {
+    "use strict";
+    REFUSAL = /GH006: Protected branch update failed for [^\s:]{1,300}|Commits must have (?:valid|verified) signatures/;
+    SIGNATURES = /(?:must have (?:valid|verified) signatures|signed commits)/i;
+  }
+});
+
 // src/core/gates/workflow-push-refusal.ts
 function workflowPushRefusal(gitOutput, issue3) {
-  const match = REFUSAL.exec(gitOutput);
+  const match = REFUSAL2.exec(gitOutput);
   if (!match) return null;
   return `GitHub refused the push (${match[0]}): a workflow's token may never create or change workflow files. Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue3}\`.`;
 }
-var REFUSAL;
+var REFUSAL2;
 var init_workflow_push_refusal = __esm({
   "src/core/gates/workflow-push-refusal.ts"() {
     "use strict";
-    REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
+    REFUSAL2 = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
   }
 });
 
@@ -90556,6 +90735,27 @@ var init_iteration_signal = __esm({
   }
 });
 
+// src/worker/job/publish-branch.ts
+async function publishBranch(ctx, head) {
+  const { git, signedCommits } = ctx.deps;
+  if (ctx.config.commits !== "signed") return git.push(ctx.branch, head);
+  if (!signedCommits)
+    throw new Error("commits: signed needs the worker's GitHub client for the Git Database API");
+  const local = head ?? await git.headSha();
+  const plan = await git.publishPlan(ctx.branch, local);
+  const published = await signedCommits.publish({ branch: ctx.branch, ...plan, head: local });
+  if (!published.verified)
+    ctx.warn(`GitHub did not report every commit it made on ${ctx.branch} as verified`);
+  if (published.head !== local) await git.adoptPublished(ctx.branch, published.head, local);
+  ctx.state.knownHead = published.head;
+  return published.head;
+}
+var init_publish_branch = __esm({
+  "src/worker/job/publish-branch.ts"() {
+    "use strict";
+  }
+});
+
 // src/worker/job/commit.ts
 function committed(ctx, sha) {
   if (sha !== null) ctx.state.knownHead = sha;
@@ -90585,7 +90785,7 @@ async function pushBranch(ctx) {
   const push2 = { branch: ctx.branch, base: state.setup?.base, head };
   state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
   const [pushed, commits] = await Promise.all([
-    git.push(ctx.branch, head),
+    publishBranch(ctx, head),
     state.setup ? git.countCommits(state.setup.base, head) : null
   ]);
   state.result.headSha = pushed;
@@ -90606,8 +90806,7 @@ async function checkpoint(ctx, why2) {
   if (sha || head !== state.setup.head) {
     const push2 = { branch: ctx.branch, base: state.setup.base, head };
     state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
-    await git.push(ctx.branch, head);
-    state.result.headSha = head;
+    state.result.headSha = await publishBranch(ctx, head);
     state.result.commits = await git.countCommits(state.setup.base);
   }
 }
@@ -90616,6 +90815,7 @@ var init_commit = __esm({
     "use strict";
     init_push_guard();
     init_iteration_signal();
+    init_publish_branch();
   }
 });
 
@@ -92509,7 +92709,8 @@ async function endOnError(ctx, error63) {
     return finish(ctx, "paused", `the job was cancelled; ${kept}`);
   }
   ctx.log.error(`worker failed: ${errorMessage2(error63)}`);
-  const refused = workflowPushRefusal(errorMessage2(error63), ctx.inputs.issue);
+  const text4 = errorMessage2(error63);
+  const refused = workflowPushRefusal(text4, ctx.inputs.issue) ?? signedPushRefusal(text4, ctx.inputs.issue);
   return finish(ctx, "failed", refused ?? `worker error: ${errorMessage2(error63)}`);
 }
 var init_job = __esm({
@@ -92518,6 +92719,7 @@ var init_job = __esm({
     init_completion_mode();
     init_signals();
     init_config();
+    init_signed_push_refusal();
     init_workflow_push_refusal();
     init_push_guard();
     init_agent_failure_text();
@@ -92737,6 +92939,8 @@ async function runWith(start, coreLog) {
         parts.setAuthor(author.userName, author.userEmail);
       },
       network: { access: egress.access, refused: egress.refused },
+      // `commits: signed`: through the same client, so its requests are counted with the job's.
+      ...config2.commits === "signed" ? { signedCommits: createSignedCommitWriter(octokit, { owner, repo }) } : {},
       // Before every push: no value of the token, a model key or another secret of the environment goes out.
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),
@@ -92804,6 +93008,7 @@ var init_run_job = __esm({
     init_octokit();
     init_worker_result();
     init_worker_github();
+    init_worker_signed_commits();
     init_agent_egress();
     init_agent_user();
     init_boundary();
