@@ -72,6 +72,15 @@ describe("required signed commits", { timeout: 60_000 }, () => {
     expect(refused.stderr).toContain("Commits must have verified signatures.");
     expect(await git.remote.resolveRef(owner, repo, "refs/heads/autopilot/issue-1")).toBeNull();
     expect((await pushCommit(repo, "feature")).code).toBe(0);
+    // An unsigned commit another branch already has is refused there too.
+    const dir = join(work, `${repo}-again`);
+    const env = gitEnv();
+    await run("git", ["clone", "-q", git.url(owner, repo, sandbox.installationToken()), dir], { env });
+    const again = await run("git", ["push", "-q", "origin", "origin/feature:refs/heads/autopilot/issue-2"], {
+      cwd: dir,
+      env,
+    });
+    expect(again.stderr).toContain("Commits must have verified signatures.");
     sandbox.assertNoValidationFailures();
   });
 
@@ -137,6 +146,35 @@ describe("required signed commits", { timeout: 60_000 }, () => {
     });
     expect(personal.data.verification).toMatchObject({ verified: false, reason: "unsigned" });
     sandbox.assertNoValidationFailures();
+  });
+
+  it("refuses an API ref write that brings an unsigned commit to a covered branch", async () => {
+    const repo = await protectedRepo();
+    expect((await pushCommit(repo, "feature")).code).toBe(0);
+    const unsigned = await app.rest.repos.getBranch({ owner, repo, branch: "feature" });
+    const creating = app.rest.git.createRef({
+      owner,
+      repo,
+      ref: "refs/heads/autopilot/issue-2",
+      sha: unsigned.data.commit.sha,
+    });
+    await expect(creating).rejects.toMatchObject({ status: 422 });
+    await expect(creating).rejects.toThrow(/Commits must have verified signatures/);
+    // The default branch's own commits are already on a ref: a branch made at one brings nothing new.
+    const main = await app.rest.repos.getBranch({ owner, repo, branch: "main" });
+    await app.rest.git.createRef({
+      owner,
+      repo,
+      ref: "refs/heads/autopilot/issue-3",
+      sha: main.data.commit.sha,
+    });
+    const moving = app.rest.git.updateRef({
+      owner,
+      repo,
+      ref: "heads/autopilot/issue-3",
+      sha: unsigned.data.commit.sha,
+    });
+    await expect(moving).rejects.toMatchObject({ status: 422 });
   });
 
   it("refuses to delete a path the base tree does not have", async () => {

@@ -153,3 +153,17 @@ export async function isVerified(repoPath: string, sha: string): Promise<boolean
   const listed = await readFile(join(repoPath, VERIFIED_COMMITS_FILE), "utf8").catch(() => "");
   return listed.split("\n").includes(sha);
 }
+
+/** The commits `sha` brings onto a branch at `since` (null: a new branch, from the default one) GitHub did not sign. */
+export async function unverifiedCommits(
+  repoPath: string,
+  sha: string,
+  since: string | null,
+): Promise<string[]> {
+  const listed = await git(repoPath, ["rev-list", sha, "--not", since ?? "HEAD"]);
+  if (listed.code !== 0) throw new GitRemoteError(listed.stderr.trim(), 422);
+  const verified = new Set(
+    (await readFile(join(repoPath, VERIFIED_COMMITS_FILE), "utf8").catch(() => "")).split("\n"),
+  );
+  return listed.stdout.split("\n").filter((commit) => commit && !verified.has(commit));
+}

@@ -9,7 +9,7 @@ import { fullRef } from "./git-ref-names.js";
 import { installationGrants } from "../server/app-setup.js";
 import { signedBranchPattern } from "../merge/branch-rules-state.js";
 import { GitRemote } from "./git-remote.js";
-import { isVerified, writeBlob, writeCommit, writeTree } from "./git-database-writes.js";
+import { isVerified, unverifiedCommits, writeBlob, writeCommit, writeTree } from "./git-database-writes.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { Author, CommitInfo } from "./git-remote-types.js";
 import { gitEnv, run } from "../proc.js";
@@ -141,6 +141,8 @@ function storeBackend(remote: GitRemote): StoreGitBackend {
       commit: (repo, input, signed) =>
         wrap(() => writeCommit(remote.repoPath(repo.owner, repo.name), input, signed)),
       verified: (repo, sha) => isVerified(remote.repoPath(repo.owner, repo.name), sha),
+      unverified: (repo, sha, since) =>
+        wrap(() => unverifiedCommits(remote.repoPath(repo.owner, repo.name), sha, since)),
     },
     treeEntries: (repo, ref) =>
       wrap(async () => {

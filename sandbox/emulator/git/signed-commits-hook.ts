@@ -10,8 +10,9 @@
  * The sandbox's remote does it in the pre-receive hook (workflow-push-hook.ts runs this check first): the
  * smart-HTTP handler passes, in SIGNED_BRANCHES_VARIABLE, an extended regular expression of the branch names
  * that require signatures (signedBranchPattern in sandbox/emulator/merge/branch-rules-state.ts), and every
- * commit the push brings to such a branch that no ref had yet must be one GitHub signed: one it made through the
- * Git Database API for an App (git-database-writes.ts lists them). The sandbox has no keys, so a commit signed
+ * commit the push brings to such a branch (since its old head; a new branch: since the default branch), even one
+ * another branch already has, must be one GitHub signed: one it made through the Git Database API for an App
+ * (git-database-writes.ts lists them). The sandbox has no keys, so a commit signed
  * on the client is never verified here; the worker's pushed commits never are.
  */
 import { VERIFIED_COMMITS_FILE } from "./git-database-writes.js";
@@ -26,7 +27,9 @@ if [ -n "$${SIGNED_BRANCHES_VARIABLE}" ]; then
     [ "$new" = "$zero" ] && continue
     case "$ref" in refs/heads/*) ;; *) continue ;; esac
     printf '%s\\n' "\${ref#refs/heads/}" | grep -Eqx "$${SIGNED_BRANCHES_VARIABLE}" || continue
-    for commit in $(git rev-list "$new" --not --all); do
+    since=$old
+    [ "$old" = "$zero" ] && since=HEAD
+    for commit in $(git rev-list "$new" --not "$since"); do
       if ! grep -qx "$commit" "${VERIFIED_COMMITS_FILE}" 2>/dev/null; then
         echo "error: GH006: Protected branch update failed for $ref." >&2
         echo "error: Commits must have verified signatures." >&2

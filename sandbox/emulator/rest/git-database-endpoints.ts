@@ -4,6 +4,8 @@
  */
 import type { DatabaseTreeEntry, GitDatabase } from "../store/git-backend-contract.js";
 import type { JsonObject } from "../shapes.js";
+import type { Repo } from "../store.js";
+import { signedBranchPattern } from "../merge/branch-rules-state.js";
 import { bodyObject, fail, type RestHandler, type RestRequest, repoOf, str } from "./rest-helpers.js";
 import { verificationJson } from "./git-shapes.js";
 
@@ -63,6 +65,26 @@ async function gitCommitJson(req: RestRequest, sha: string): Promise<JsonObject>
     })),
     verification: verificationJson(verified, info.committerDate ?? author.date),
   };
+}
+
+/**
+ * A ref write through the API to a branch that requires signed commits is refused when it brings a commit GitHub
+ * did not sign, as the push is ("contributors can only push commits that have been signed and verified to the
+ * branch": https://docs.github.com/en/repositories/configuring-branches-and-merges-in-your-repository/managing-protected-branches/about-protected-branches#require-signed-commits).
+ */
+export async function refuseUnsignedRef(
+  req: RestRequest,
+  repo: Repo,
+  ref: string,
+  sha: string,
+): Promise<void> {
+  if (!ref.startsWith("refs/heads/")) return;
+  const pattern = signedBranchPattern(req.store, repo);
+  if (!pattern || !new RegExp(`^${pattern}$`).test(ref.slice("refs/heads/".length))) return;
+  const current = (await req.store.listRefs(repo.fullName)).find((r) => r.ref === ref)?.sha ?? null;
+  const unsigned = await databaseOf(req).unverified(repo, sha, current);
+  if (unsigned.length)
+    fail(422, `Protected branch update failed for ${ref}.\n\nCommits must have verified signatures.`);
 }
 
 export const gitDatabaseEndpoints: Record<string, RestHandler> = {

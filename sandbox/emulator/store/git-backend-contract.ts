@@ -132,4 +132,6 @@ export interface GitDatabase {
     signed: boolean,
   ): Promise<string>;
   verified(repo: RepoKey, sha: string): Promise<boolean>;
+  /** The commits `sha` brings onto a branch at `since` (null: a new branch) that GitHub did not sign. */
+  unverified(repo: RepoKey, sha: string, since: string | null): Promise<string[]>;
 }
