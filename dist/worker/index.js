@@ -90744,15 +90744,19 @@ async function publishBranch(ctx, head) {
   const local = head ?? await git.headSha();
   const plan = await git.publishPlan(ctx.branch, local);
   const published = await signedCommits.publish({ branch: ctx.branch, ...plan, head: local });
-  if (!published.verified)
+  if (!published.verified && !warnedUnverified.has(ctx)) {
+    warnedUnverified.add(ctx);
     ctx.warn(`GitHub did not report every commit it made on ${ctx.branch} as verified`);
+  }
   if (published.head !== local) await git.adoptPublished(ctx.branch, published.head, local);
   ctx.state.knownHead = published.head;
   return published.head;
 }
+var warnedUnverified;
 var init_publish_branch = __esm({
   "src/worker/job/publish-branch.ts"() {
     "use strict";
+    warnedUnverified = /* @__PURE__ */ new WeakSet();
   }
 });
 

@@ -7,6 +7,9 @@
  */
 import type { JobContext } from "./job-context.js";
 
+/** Jobs already warned that GitHub left a commit unverified: once per job, not once per iteration. */
+const warnedUnverified = new WeakSet<JobContext>();
+
 /** Publishes `head` (HEAD when absent) to the task branch; returns the remote branch's commit. */
 export async function publishBranch(ctx: JobContext, head: string | undefined): Promise<string> {
   const { git, signedCommits } = ctx.deps;
@@ -16,8 +19,10 @@ export async function publishBranch(ctx: JobContext, head: string | undefined): 
   const local = head ?? (await git.headSha());
   const plan = await git.publishPlan(ctx.branch, local);
   const published = await signedCommits.publish({ branch: ctx.branch, ...plan, head: local });
-  if (!published.verified)
+  if (!published.verified && !warnedUnverified.has(ctx)) {
+    warnedUnverified.add(ctx);
     ctx.warn(`GitHub did not report every commit it made on ${ctx.branch} as verified`);
+  }
   if (published.head !== local) await git.adoptPublished(ctx.branch, published.head, local);
   ctx.state.knownHead = published.head;
   return published.head;
