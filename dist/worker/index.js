@@ -22080,6 +22080,92 @@ var init_inputs = __esm({
   }
 });
 
+// src/core/text/transcript.ts
+function maskSecrets(text4, values) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const value of values) {
+    if (value.length < MIN_SECRET_LENGTH) continue;
+    const bytes = Buffer.from(value, "utf8");
+    for (const form of [
+      value,
+      bytes.toString("base64"),
+      bytes.toString("base64").replace(/=+$/, ""),
+      bytes.toString("base64url"),
+      encodeURIComponent(value)
+    ])
+      if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
+  }
+  let masked = text4;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) masked = masked.split(form).join("***");
+  return masked;
+}
+function transcriptSection(run3) {
+  const fence = (text4) => {
+    const longest = Math.max(2, ...[...text4.matchAll(/`+/g)].map((m) => m[0].length));
+    const ticks = "`".repeat(longest + 1);
+    return `${ticks}text
+${text4}${text4.endsWith("\n") ? "" : "\n"}${ticks}`;
+  };
+  return [
+    `## Iteration ${run3.iteration}: ${run3.agent}`,
+    "",
+    `${run3.at} \xB7 ${Math.round(run3.durationMs / 1e3)} s \xB7 ${run3.exit}`,
+    "",
+    "### Prompt",
+    "",
+    fence(run3.prompt),
+    "",
+    "### Output",
+    "",
+    fence(run3.output),
+    ""
+  ].join("\n");
+}
+var MIN_SECRET_LENGTH;
+var init_transcript = __esm({
+  "src/core/text/transcript.ts"() {
+    "use strict";
+    MIN_SECRET_LENGTH = 8;
+  }
+});
+
+// src/worker/job/transcript.ts
+import { appendFile as appendFile2, writeFile as writeFile2 } from "node:fs/promises";
+async function createTranscript(options) {
+  await writeFile2(options.file, `# Agent transcript: ${options.artifact}
+
+`, { mode: 384 });
+  return {
+    file: options.file,
+    artifact: options.artifact,
+    append: (text4) => appendFile2(options.file, maskSecrets(text4, options.secretValues))
+  };
+}
+async function recordAgentRun(ctx, run3) {
+  const transcript = ctx.deps.transcript;
+  if (!transcript) return;
+  const { result } = run3;
+  const exit4 = result.spawnError ? `not started: ${result.spawnError}` : result.timedOut ? "timed out" : `exit ${result.exitCode ?? result.signal ?? "unknown"}`;
+  const section = transcriptSection({
+    iteration: run3.iteration,
+    agent: run3.agent,
+    at: new Date(ctx.now()).toISOString(),
+    durationMs: result.durationMs,
+    exit: exit4,
+    prompt: run3.prompt,
+    output: result.rawOutput
+  });
+  await transcript.append(section).catch((error63) => {
+    ctx.warn(`the transcript could not be written: ${error63.message}`);
+  });
+}
+var init_transcript2 = __esm({
+  "src/worker/job/transcript.ts"() {
+    "use strict";
+    init_transcript();
+  }
+});
+
 // src/core/config/config-constants.ts
 var CONFIG_PATH, PROMPT_FILE_PLACEHOLDER, FORBIDDEN_AGENT_ENV, EXPECTED;
 var init_config_constants = __esm({
@@ -46482,11 +46568,11 @@ var init_worker_signed_commits = __esm({
 });
 
 // src/worker/network/egress-forwarder.ts
-import { writeFile as writeFile2 } from "node:fs/promises";
+import { writeFile as writeFile3 } from "node:fs/promises";
 import path from "node:path";
 async function writeForwarder(dir) {
   const file2 = path.join(dir, FORWARDER_FILE);
-  await writeFile2(file2, FORWARDER_SOURCE, { mode: 420 });
+  await writeFile3(file2, FORWARDER_SOURCE, { mode: 420 });
   return file2;
 }
 var FORWARDER_FILE, FORWARDER_SOURCE;
@@ -48238,7 +48324,7 @@ var init_agent_reach = __esm({
 });
 
 // src/worker/job/agent-iteration.ts
-import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
+import { chmod as chmod2, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import path8 from "node:path";
 function createAgentRunner(options) {
   const reached = /* @__PURE__ */ new Set();
@@ -48253,7 +48339,7 @@ function createAgentRunner(options) {
     await mkdir(tmpdir, { recursive: true });
     const promptFile = path8.join(options.scratchDir, `prompt-${request2.iteration}.md`);
     const mode = options.boundary?.user.isolated ? 420 : 384;
-    await writeFile3(promptFile, request2.prompt, { mode });
+    await writeFile4(promptFile, request2.prompt, { mode });
     await chmod2(promptFile, mode);
     const invocation = preset.buildInvocation({
       prompt: request2.prompt,
@@ -48404,7 +48490,7 @@ var init_agent_iteration = __esm({
 
 // src/worker/checkout/private-git.ts
 import { execFile as execFile3, spawn as spawn2 } from "node:child_process";
-import { copyFile, mkdir as mkdir2, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
+import { copyFile, mkdir as mkdir2, readFile as readFile2, writeFile as writeFile5 } from "node:fs/promises";
 import path9 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
@@ -48604,7 +48690,7 @@ var init_private_git = __esm({
           } catch {
           }
         }
-        if (!copied) await writeFile4(this.globalConfig, "");
+        if (!copied) await writeFile5(this.globalConfig, "");
         const removed = [];
         const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
         const keys = [
@@ -48624,7 +48710,7 @@ var init_private_git = __esm({
         await this.run(["config", "--local", "user.email", this.userEmail]);
         const info2 = path9.join(this.gitDir, "info");
         await mkdir2(info2, { recursive: true });
-        await writeFile4(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await writeFile5(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
         await this.snapshotConfig();
         return removed;
       }
@@ -48650,7 +48736,7 @@ var init_private_git = __esm({
         }
         if (current === this.configSnapshot) return false;
         await mkdir2(path9.dirname(file2), { recursive: true });
-        await writeFile4(file2, this.configSnapshot);
+        await writeFile5(file2, this.configSnapshot);
         return true;
       }
       async remoteBranchExists(branch) {
@@ -48780,7 +48866,7 @@ var init_private_git = __esm({
           }
           const at = path9.join(this.overlayTree, file2);
           await mkdir2(path9.dirname(at), { recursive: true, mode: 448 });
-          await writeFile4(at, content3);
+          await writeFile5(at, content3);
           added.push(file2);
         }
         if (added.length) await withIndex(["update-index", "--add", "--", ...added]);
@@ -48876,7 +48962,7 @@ var init_private_git = __esm({
 });
 
 // src/worker/checkout/agent-side-git.ts
-import { chmod as chmod3, writeFile as writeFile5 } from "node:fs/promises";
+import { chmod as chmod3, writeFile as writeFile6 } from "node:fs/promises";
 import path10 from "node:path";
 import { PassThrough, Transform } from "node:stream";
 var PREAMBLE, SYNC_SCRIPT, CAPTURE_SCRIPT, RESET_SCRIPT, AgentGitError, NEEDS_SYNC, AgentSideGit, HeaderSplit;
@@ -48940,7 +49026,7 @@ var init_agent_side_git = __esm({
       }
       /** Writes the worker's excludes (scratch never committed) where the agent's side reads them. */
       async setExcludes(patterns) {
-        await writeFile5(this.excludesFile, `${patterns.join("\n")}
+        await writeFile6(this.excludesFile, `${patterns.join("\n")}
 `, { mode: 420 });
         await chmod3(this.excludesFile, 420);
       }
@@ -66169,7 +66255,7 @@ function prepare(secrets) {
   const tooShort = [];
   for (const [value, names] of byValue) {
     const name = names.join(" / ");
-    if (value.length < MIN_SECRET_LENGTH) tooShort.push(name);
+    if (value.length < MIN_SECRET_LENGTH2) tooShort.push(name);
     else prepared.push({ name, needles: needlesOf(value), decoded: latin1OfUtf8(value), plain: value });
   }
   return { prepared, tooShort };
@@ -66230,12 +66316,12 @@ function describeSecretLeak(leak) {
   const form = leak.form === "plain" ? "" : ` (${leak.form})`;
   return `${where}: the value of ${leak.secret}${form}`;
 }
-var MIN_SECRET_LENGTH, MAX_SECRET_LEAKS, JoinedLines;
+var MIN_SECRET_LENGTH2, MAX_SECRET_LEAKS, JoinedLines;
 var init_secret_leak = __esm({
   "src/core/gates/secret-leak.ts"() {
     "use strict";
     init_human_gate();
-    MIN_SECRET_LENGTH = 8;
+    MIN_SECRET_LENGTH2 = 8;
     MAX_SECRET_LEAKS = 20;
     JoinedLines = class {
       text;
@@ -67921,7 +68007,7 @@ var init_module2 = __esm({
       debug2(`options: %O`, options);
       const rules2 = options.config.rules;
       const locale = options.locale ?? "en";
-      const maskSecrets = options.maskSecrets ?? false;
+      const maskSecrets2 = options.maskSecrets ?? false;
       const contextEvents = createContextEvents();
       const runningEvents = createRunningEvents();
       const reportedMessages = [];
@@ -67975,7 +68061,7 @@ var init_module2 = __esm({
             reportedMessages,
             ignoredMessages,
             allowMessageIds: runningEvents.collectAllowMessageIds(),
-            maskSecrets
+            maskSecrets: maskSecrets2
           })
         };
       }).finally(() => {
@@ -91032,6 +91118,11 @@ function renderProgressComment(view) {
     ["Cost", formatCost(result.costUsd, result.tokens)]
   ];
   if (view.agent) rows.push(["Agent", cellText(view.agent)]);
+  if (view.transcript && view.runUrl)
+    rows.push([
+      "Transcript",
+      `\`${codeCellText(view.transcript)}\` in the [run's artifacts](${view.runUrl}#artifacts)`
+    ]);
   if (result.prNumber) rows.push(["Pull request", `#${result.prNumber}`]);
   if (result.humanGate.fired) {
     rows.push(["Human gate", `fired: ${result.humanGate.rules.map((r) => cellText(r.rule, 60)).join(", ")}`]);
@@ -91174,7 +91265,8 @@ function progressBody(ctx) {
     elapsedMs: ctx.now() - ctx.startedAt,
     runUrl: ctx.inputs.runUrl ?? null,
     agent: agent ? agentLabel(agent) : "none",
-    warnings: ctx.state.warnings
+    warnings: ctx.state.warnings,
+    transcript: ctx.deps.transcript?.artifact ?? null
   });
 }
 async function updateProgress(ctx) {
@@ -91391,6 +91483,12 @@ async function runAgent(ctx, turn) {
     directory: state.workspace?.directory ?? null,
     ...ctx.deps.signal ? { signal: ctx.deps.signal } : {}
   });
+  await recordAgentRun(ctx, {
+    iteration: turn.iteration,
+    agent: turn.agent.preset,
+    prompt: text4,
+    result: run3
+  });
   for (const refused of run3.refusedEnv) ctx.warn(`agent env: ${refused.name} not passed (${refused.why})`);
   if (run3.directoryRefused) ctx.warn(run3.directoryRefused);
   if (await git.restoreConfig()) ctx.warn("the agent changed .git/config; it was restored");
@@ -91516,6 +91614,7 @@ var LIMIT_WORDS2;
 var init_agent_turn = __esm({
   "src/worker/job/agent-turn.ts"() {
     "use strict";
+    init_transcript2();
     init_agent_exit();
     init_classify();
     init_iteration();
@@ -92924,9 +93023,19 @@ async function runWith(start, coreLog) {
   if (egress.access) coreLog.warning(describeEgress(egress));
   else coreLog.info(describeEgress(egress));
   for (const warning2 of egress.warnings) coreLog.warning(warning2);
+  const candidate = workerInputs.candidate ? `-candidate-${workerInputs.candidate}` : "";
+  const artifact = `autopilot-transcript-${inputs.issue}-${inputs.attempt}${candidate}`;
+  const transcript = await createTranscript({
+    file: path20.join(env.RUNNER_TEMP ?? os8.tmpdir(), `${artifact}.md`),
+    artifact,
+    secretValues: heldSecrets(env, inputs.githubToken).map((secret) => secret.value)
+  });
+  setOutput("transcript-file", transcript.file);
+  setOutput("transcript-artifact", artifact);
   let run3;
   try {
     run3 = await runWorker(workerInputs, config2, {
+      transcript,
       git: parts.git,
       agent: parts.agent,
       quality: parts.quality,
@@ -93006,6 +93115,7 @@ var FAILING_OUTCOMES;
 var init_run_job = __esm({
   "src/worker/run-job.ts"() {
     "use strict";
+    init_transcript2();
     init_core();
     init_config();
     init_config_at_commit();

@@ -6,6 +6,7 @@
  * goes through job-log.ts (the agent's output inside stop-commands blocks, everything escaped: log-text.ts). worker-action.ts loads this file only after the inputs are read and the secrets masked,
  * so the action's first line is not held up by code it does not need yet.
  */
+import { createTranscript } from "./job/transcript.js";
 import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -199,9 +200,22 @@ async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
   else coreLog.info(describeEgress(egress));
   for (const warning of egress.warnings) coreLog.warning(warning);
 
+  // The agent's transcript, masked, beside the job's other files in RUNNER_TEMP (outside the agent's sandbox):
+  // the worker workflow keeps it as an artifact under this name.
+  const candidate = workerInputs.candidate ? `-candidate-${workerInputs.candidate}` : "";
+  const artifact = `autopilot-transcript-${inputs.issue}-${inputs.attempt}${candidate}`;
+  const transcript = await createTranscript({
+    file: path.join(env.RUNNER_TEMP ?? os.tmpdir(), `${artifact}.md`),
+    artifact,
+    secretValues: heldSecrets(env, inputs.githubToken).map((secret) => secret.value),
+  });
+  core.setOutput("transcript-file", transcript.file);
+  core.setOutput("transcript-artifact", artifact);
+
   let run: WorkerRun;
   try {
     run = await runWorker(workerInputs, config, {
+      transcript,
       git: parts.git,
       agent: parts.agent,
       quality: parts.quality,

@@ -13,6 +13,7 @@ import type { QualityCommandResult } from "./processes/quality.js";
 import type { CoverageSpec } from "./processes/coverage-gate.js";
 import type { PushGuard } from "./checkout/push-guard.js";
 import type { PublishPlan } from "./checkout/publish-plan.js";
+import type { Transcript } from "./job/transcript.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
 export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
@@ -134,6 +135,8 @@ export interface WorkerDeps {
    * run-job.ts sets it when the configuration asks for signed commits.
    */
   signedCommits?: SignedCommitWriter;
+  /** The agent's transcript, masked (src/worker/job/transcript.ts); run-job.ts sets it, most tests do not. */
+  transcript?: Transcript;
   /** The agent's network (src/worker/network/agent-egress.ts): what its proxy refused, and what the result says of it. */
   network?: {
     /** Set when the network is not the enforced firewall (`network: open`, or no network namespace). */
