@@ -384,6 +384,18 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
 
   const run = runExpectations(scenario.expect);
   const body = ctx.tracking()?.body ?? "";
+  for (const [name, patterns] of Object.entries(run.artifacts ?? {})) {
+    const kept = store.listArtifacts(repoFull, { name });
+    const text = kept.flatMap((a) => Object.values(a.files).map((file) => file.toString("utf8"))).join("\n");
+    if (!kept.length) unmet.push(`artifact ${name}: none was kept`);
+    for (const pattern of patterns) {
+      const negated = pattern.startsWith("!");
+      if (kept.length && matches(negated ? pattern.slice(1) : pattern, text) === negated)
+        unmet.push(
+          `artifact ${name}: ${negated ? "matches" : "does not match"} /${negated ? pattern.slice(1) : pattern}/`,
+        );
+    }
+  }
   for (const pattern of run.dashboard ?? [])
     if (!matches(pattern, body)) unmet.push(`dashboard: does not match /${pattern}/`);
   for (const pattern of run.noDashboard ?? [])
