@@ -93026,7 +93026,7 @@ async function runWith(start, coreLog) {
   const candidate = workerInputs.candidate ? `-candidate-${workerInputs.candidate}` : "";
   const artifact = `autopilot-transcript-${inputs.issue}-${inputs.attempt}${candidate}`;
   const transcript = await createTranscript({
-    file: path20.join(env.RUNNER_TEMP ?? os8.tmpdir(), `${artifact}.md`),
+    file: path20.join(scratch, `${artifact}.md`),
     artifact,
     secretValues: heldSecrets(env, inputs.githubToken).map((secret) => secret.value)
   });

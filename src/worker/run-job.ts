@@ -200,12 +200,12 @@ async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
   else coreLog.info(describeEgress(egress));
   for (const warning of egress.warnings) coreLog.warning(warning);
 
-  // The agent's transcript, masked, beside the job's other files in RUNNER_TEMP (outside the agent's sandbox):
-  // the worker workflow keeps it as an artifact under this name.
+  // The agent's transcript, masked, in the worker's private directory (0700, never in the agent's reach): the
+  // worker workflow keeps it as an artifact under this name.
   const candidate = workerInputs.candidate ? `-candidate-${workerInputs.candidate}` : "";
   const artifact = `autopilot-transcript-${inputs.issue}-${inputs.attempt}${candidate}`;
   const transcript = await createTranscript({
-    file: path.join(env.RUNNER_TEMP ?? os.tmpdir(), `${artifact}.md`),
+    file: path.join(scratch, `${artifact}.md`),
     artifact,
     secretValues: heldSecrets(env, inputs.githubToken).map((secret) => secret.value),
   });

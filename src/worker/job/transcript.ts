@@ -1,6 +1,6 @@
 /**
  * The job's transcript of the agent (src/core/text/transcript.ts renders and masks it): each run's prompt and
- * output appended to a file in the runner's temp directory, outside the agent's reach, which the worker
+ * output appended to a file in the worker's private directory, outside the agent's reach, which the worker
  * workflow keeps as the artifact `autopilot-transcript-<issue>-<attempt>` (the action's `transcript-file`
  * output) and the progress comment links to. Nothing is appended before the secret values are masked.
  */
