@@ -19,18 +19,8 @@ import {
   utf8Length,
 } from "../src/core/dashboard/index.js";
 import { decide } from "../src/core/reconcile/decide.js";
-import {
-  decideInput,
-  formatInt,
-  formatMs,
-  isMain,
-  MERGED_NOW,
-  machineLine,
-  measure,
-  printTable,
-  syntheticWorld,
-  viewOf,
-} from "./lib.js";
+import { formatInt, formatMs, isMain, machineLine, measure, printTable } from "./lib.js";
+import { decideInput, MERGED_NOW, syntheticWorld, viewOf } from "./synthetic-world.js";
 
 export const DASHBOARD_SIZES = [100, 1_000, 5_000] as const;
 

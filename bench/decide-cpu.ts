@@ -19,7 +19,8 @@
  */
 import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../src/core/tasks/graph.js";
 import { decide } from "../src/core/reconcile/decide.js";
-import { atRest, decideInput, isMain, syntheticWorld, type World } from "./lib.js";
+import { isMain } from "./lib.js";
+import { atRest, decideInput, syntheticWorld, type World } from "./synthetic-world.js";
 
 export type DecideKind = "first" | "steady" | "steady, no memo";
 

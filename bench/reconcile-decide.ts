@@ -13,19 +13,8 @@ import { buildTaskGraph } from "../src/core/tasks/graph.js";
 import { readyTasks } from "../src/core/tasks/ready-tasks.js";
 import { decide } from "../src/core/reconcile/decide.js";
 import { rankTasks } from "../src/core/tasks/scoring.js";
-import {
-  atRest,
-  decideInput,
-  formatInt,
-  formatMs,
-  isMain,
-  machineLine,
-  MERGED_NOW,
-  measure,
-  printTable,
-  syntheticWorld,
-  type Timing,
-} from "./lib.js";
+import { formatInt, formatMs, isMain, machineLine, measure, printTable, type Timing } from "./lib.js";
+import { atRest, decideInput, MERGED_NOW, syntheticWorld } from "./synthetic-world.js";
 
 export const DECIDE_SIZES = [1_000, 10_000] as const;
 

@@ -1,8 +1,9 @@
 /**
  * The worker's own overhead per iteration — everything but the agent: the hand-over of its tree (its `.git`
  * synced in the namespace sandbox), the hand-back of its work (staged in the sandbox, received as a pack and
- * checked), prompt build, commit, push to a local bare remote, signal parse, the completion decision and the
- * progress update — measured with a no-op agent; and apart, the index refresh that a short hand-over puts in front
+ * checked), prompt build, commit, signal parse, the completion decision and the progress update — measured with
+ * a no-op agent; the push to a local bare remote runs beside the agent's next turn (src/worker/job/commit.ts)
+ * and is timed apart; and apart, the index refresh that a short hand-over puts in front
  * of the agent's first command (inside the agent's own sandbox run, so not in the loop's figure);
  * and the action's cold start: `node dist/worker/index.js` to its first line of work (the inputs read, the
  * secrets masked, the line naming the task) and to the end of loading (the rest of the worker imported; the run
@@ -413,7 +414,7 @@ async function main(): Promise<void> {
       row("take-back with the hand-back (staged in the sandbox, pack received, checked)", handBackTimes),
       row("commit (objects only)", commitTimes),
       row("index refresh in front of the agent's first command (inside its sandbox run)", refreshTimes),
-      row("git push (file://)", pushTimes),
+      row("git push (file://; runs beside the agent's next turn, so not in the whole iteration)", pushTimes),
     ]),
   );
   console.log(`\n${ITERATIONS} iterations in ${(total / 1000).toFixed(2)} s end to end.`);

@@ -12,6 +12,7 @@
 //   npm run e2e -- --repeat 3            each scenario three times (flakiness hunting)
 //   npm run e2e -- --jobs 1              one at a time (default 4, or $E2E_JOBS; Actions-mode runs 1.5 times as many)
 //   npm run e2e -- --keep                keep the logs and reports (always kept on failure)
+//   npm run e2e -- --except demo         every scenario but `demo` (exact names; CI ran it already)
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,17 +34,20 @@ let keep = false;
 /** null: both modes for every scenario (as "both"). */
 let controller = null;
 const filters = [];
+/** Scenarios (file names without .yml) left out. */
+const except = new Set();
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   if (arg === "--jobs" || arg === "-j") jobs = Number(args[++i]);
   else if (arg === "--repeat") repeat = Number(args[++i]);
   else if (arg === "--keep") keep = true;
+  else if (arg === "--except") except.add(args[++i]);
   else if (arg === "--controller") controller = args[++i];
   else if (arg === "--help" || arg === "-h") {
     process.stdout.write(
       `${readFileSync(fileURLToPath(import.meta.url), "utf8")
         .split("\n")
-        .slice(1, 13)
+        .slice(1, 15)
         .join("\n")
         .replace(/^\/\/ ?/gm, "")}\n`,
     );
@@ -61,6 +65,7 @@ const scenarioDir = join(root, "scenarios");
 const files = readdirSync(scenarioDir)
   .filter((f) => /\.ya?ml$/.test(f))
   .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
+  .filter((f) => !except.has(f.replace(/\.ya?ml$/, "")))
   .sort((a, b) => (a === "demo.yml" ? -1 : b === "demo.yml" ? 1 : a.localeCompare(b)));
 if (files.length === 0) {
   process.stderr.write(

@@ -138,10 +138,15 @@ every command and re-run share that time);
 the worker workflow's own \`timeout-minutes\` is longer, and the controller takes a job for dead only after it
 has been silent for longer than an iteration can take (\`src/core/agent/job-silence.ts\`).
 
-A completion claim the quality commands contradict hands the task to a person on the first such claim
-(\`maxIgnoredCompletionCycles\` 1): the failing output is posted on the issue, which gets the needs-human label,
-and the job ends \`needs_human\` — an agent that claims it is done while the checks fail is not trusted with
-more iterations by default. Raise it to feed the failures back to the agent that many times first.
+A completion claim the quality commands contradict goes back to the agent with the failing output, and the
+loop goes on while what fails shrinks from one claim to the next; the same claim meeting the same failures
+(or more, or a new one beside a fixed one) goes to a person at once, and so does the fifth contradicted claim
+(\`maxIgnoredCompletionCycles\` 5). The design documents disagree here (001/002 keep iterating, 004 stops at the
+first contradiction): this takes both, progress earning another round and a repeated claim ending the trust.
+What fails is counted per failing test where the runner names it (TAP and node:test, Jest and Vitest, pytest,
+Go, Cargo, RSpec: \`src/core/agent/failing-set.ts\`), else per failing command. Going to a person means the
+failing output is posted on the issue, which gets the needs-human label, and the job ends \`needs_human\`.
+\`maxIgnoredCompletionCycles: 1\` hands the task over on the first contradicted claim, as 004 does.
 
 \`completion\` chooses the claim. With \`promise\` (the default) the agent ends its final message with
 \`<promise>COMPLETE</promise>\`. With \`objective\` it must use the objective marker

@@ -57266,8 +57266,8 @@ var ConfigSchema = external_exports.strictObject({
   stuckStopThreshold: external_exports.int().min(2).max(200).default(10).describe(
     "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold)."
   ),
-  maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(1).describe(
-    "Completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; N feeds the failures back to the agent N\u22121 times first."
+  maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(5).describe(
+    "Most completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. Before that, the failures go back to the agent while what fails shrinks from one claim to the next (failing tests as the common runners name them, or the failing commands); a claim meeting the same failures, or more, escalates at once. 1 escalates on the first such claim."
   ),
   completion: external_exports.enum(["promise", "objective"]).default("promise").describe(
     "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality commands passing (none configured or detected: the PR's checks are the only gate). `objective`: the agent's objective marker `<promise>OBJECTIVE_MET: \u2026</promise>`, which names each requirement of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE (or the marker with a blank statement) does not end the task, and with no quality commands the task stops as blocked."

@@ -5986,8 +5986,8 @@ function isRecursive(inst, stack, resolve) {
       result = answer;
   };
   const def = inst._zod.def;
-  const kind = def.type;
-  switch (kind) {
+  const kind2 = def.type;
+  switch (kind2) {
     case "object": {
       const raw = rawShape(def);
       merge3(raw ? shape(raw, true) : ASSUMED);
@@ -6067,7 +6067,7 @@ function isRecursive(inst, stack, resolve) {
     case "custom":
       break;
     default: {
-      kind;
+      kind2;
       for (const key in def) {
         const desc = Object.getOwnPropertyDescriptor(def, key);
         if (!desc || desc.get)
@@ -21312,8 +21312,8 @@ function visit(schema, fnOrHandlers) {
   }
   function mapInner(s) {
     const def = s._zod.def;
-    const kind = def.type;
-    switch (kind) {
+    const kind2 = def.type;
+    switch (kind2) {
       case "object": {
         const oldShape = def.shape;
         const keys = Object.keys(oldShape);
@@ -21433,7 +21433,7 @@ function visit(schema, fnOrHandlers) {
       case "custom":
         return s;
       default: {
-        kind;
+        kind2;
         return s;
       }
     }
@@ -38135,9 +38135,9 @@ function parseAllowEntry(raw) {
     if (port === null) return fail(`the port ${JSON.stringify(split.port)} is not a number from 1 to 65535`);
   }
   let { host } = split;
-  let kind = "exact";
+  let kind2 = "exact";
   if (host.startsWith("*.")) {
-    kind = "suffix";
+    kind2 = "suffix";
     host = host.slice(2);
     if (isIP(host)) return fail("a wildcard covers host names, not addresses");
     if (!host.includes("."))
@@ -38149,7 +38149,7 @@ function parseAllowEntry(raw) {
     return fail("an IPv6 address is written in brackets");
   }
   if (!isIP(host) && !HOST_NAME.test(host)) return fail("not a host name");
-  return { ok: true, entry: { text: text4, kind, host, port } };
+  return { ok: true, entry: { text: text4, kind: kind2, host, port } };
 }
 function parseAllowList(entries) {
   const parsed = [];
@@ -38296,8 +38296,8 @@ var init_config_schema = __esm({
       stuckStopThreshold: external_exports.int().min(2).max(200).default(10).describe(
         "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold)."
       ),
-      maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(1).describe(
-        "Completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; N feeds the failures back to the agent N\u22121 times first."
+      maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(5).describe(
+        "Most completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. Before that, the failures go back to the agent while what fails shrinks from one claim to the next (failing tests as the common runners name them, or the failing commands); a claim meeting the same failures, or more, escalates at once. 1 escalates on the first such claim."
       ),
       completion: external_exports.enum(["promise", "objective"]).default("promise").describe(
         "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality commands passing (none configured or detected: the PR's checks are the only gate). `objective`: the agent's objective marker `<promise>OBJECTIVE_MET: \u2026</promise>`, which names each requirement of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE (or the marker with a blank statement) does not end the task, and with no quality commands the task stops as blocked."
@@ -38888,8 +38888,8 @@ function isNotCollaborator(error63) {
   return status2 === 404 || status2 === 403 && !isOutage(error63);
 }
 function isOutage(error63) {
-  const kind = classifyFailure(error63);
-  return kind === "server" || kind === "network" || kind === "secondary-rate-limit" || kind === "rate-limit";
+  const kind2 = classifyFailure(error63);
+  return kind2 === "server" || kind2 === "network" || kind2 === "secondary-rate-limit" || kind2 === "rate-limit";
 }
 var init_errors3 = __esm({
   "src/github/transport/errors.ts"() {
@@ -40648,17 +40648,17 @@ var init_register = __esm({
 });
 
 // node_modules/before-after-hook/lib/add.js
-function addHook(state, kind, name, hook2) {
+function addHook(state, kind2, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
     state.registry[name] = [];
   }
-  if (kind === "before") {
+  if (kind2 === "before") {
     hook2 = (method, options) => {
       return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
     };
   }
-  if (kind === "after") {
+  if (kind2 === "after") {
     hook2 = (method, options) => {
       let result;
       return Promise.resolve().then(method.bind(null, options)).then((result_) => {
@@ -40669,7 +40669,7 @@ function addHook(state, kind, name, hook2) {
       });
     };
   }
-  if (kind === "error") {
+  if (kind2 === "error") {
     hook2 = (method, options) => {
       return Promise.resolve().then(method.bind(null, options)).catch((error63) => {
         return orig(error63, options);
@@ -40712,9 +40712,9 @@ function bindApi(hook2, state, name) {
   );
   hook2.api = { remove: removeHookRef };
   hook2.remove = removeHookRef;
-  ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state, kind, name] : [state, kind];
-    hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
+  ["before", "error", "after", "wrap"].forEach((kind2) => {
+    const args = name ? [state, kind2, name] : [state, kind2];
+    hook2[kind2] = hook2.api[kind2] = bindable(addHook, null).apply(null, args);
   });
 }
 function Singular() {
@@ -47452,7 +47452,7 @@ function lstatOrNull(file2) {
     return null;
   }
 }
-function pathVerdict(target, kind, owners) {
+function pathVerdict(target, kind2, owners) {
   if (!path5.isAbsolute(target)) return { trusted: false, why: "not an absolute path" };
   const owner = (stats) => owners.has(stats.uid) ? null : `owned by uid ${stats.uid}, neither root nor the worker's user`;
   let rest = components(target);
@@ -47494,7 +47494,7 @@ function pathVerdict(target, kind, owners) {
     const last = rest.length === 0;
     const writable = (stats.mode & WRITABLE_BY_OTHERS) !== 0;
     if (stats.isDirectory()) {
-      if (last && kind === "file") return { trusted: false, why: `${entry} is a directory` };
+      if (last && kind2 === "file") return { trusted: false, why: `${entry} is a directory` };
       if (writable) {
         if (last || !(stats.mode & STICKY))
           return { trusted: false, why: `${entry} is writable by group or others` };
@@ -47506,12 +47506,12 @@ function pathVerdict(target, kind, owners) {
       continue;
     }
     if (!last) return { trusted: false, why: `${entry} is not a directory` };
-    if (kind === "directory") return { trusted: false, why: `${entry} is not a directory` };
+    if (kind2 === "directory") return { trusted: false, why: `${entry} is not a directory` };
     if (!stats.isFile()) return { trusted: false, why: `${entry} is not a regular file` };
     if (writable) return { trusted: false, why: `${entry} is writable by group or others` };
     return { trusted: true };
   }
-  return kind === "directory" ? { trusted: true } : { trusted: false, why: `${target} is a directory` };
+  return kind2 === "directory" ? { trusted: true } : { trusted: false, why: `${target} is a directory` };
 }
 function trustedOwners() {
   return /* @__PURE__ */ new Set([0, process.geteuid?.() ?? process.getuid?.() ?? 0]);
@@ -47650,30 +47650,35 @@ var init_trusted_binaries = __esm({
 
 // src/worker/isolation/uid-kill.ts
 import { execFile } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 async function processesOf(uid) {
   let entries = [];
   try {
-    entries = await readdir("/proc");
+    entries = readdirSync("/proc");
   } catch {
     return [];
   }
-  const found = await Promise.all(
-    entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => ofUid(entry, uid))
-  );
-  return found.filter((pid) => pid !== null);
+  const found = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = await ofUid(entry, uid);
+    if (pid !== null) found.push(pid);
+  }
+  return found;
 }
 async function ofUid(entry, uid) {
+  let status2;
   try {
-    const status2 = await readFile(`/proc/${entry}/status`, "utf8");
-    const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
-    if (!line || Number(line[1]) !== uid && Number(line[2]) !== uid && Number(line[3]) !== uid) return null;
-    if (/^State:\s+Z/m.test(status2) && !await hasOtherThreads(entry)) return null;
-    return Number(entry);
+    status2 = readFileSync2(`/proc/${entry}/status`, "utf8");
   } catch {
     return null;
   }
+  const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
+  if (!line || Number(line[1]) !== uid && Number(line[2]) !== uid && Number(line[3]) !== uid) return null;
+  if (/^State:\s+Z/m.test(status2) && !await hasOtherThreads(entry)) return null;
+  return Number(entry);
 }
 async function hasOtherThreads(pid) {
   try {
@@ -48488,9 +48493,108 @@ var init_agent_iteration = __esm({
   }
 });
 
+// src/worker/checkout/object-batch.ts
+function pipe2(stream) {
+  return stream;
+}
+var OBJECT_ID, ObjectBatch;
+var init_object_batch = __esm({
+  "src/worker/checkout/object-batch.ts"() {
+    "use strict";
+    OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+    ObjectBatch = class {
+      constructor(start) {
+        this.start = start;
+      }
+      start;
+      child = null;
+      waiting = [];
+      buffered = Buffer.alloc(0);
+      /** An object's type and size; null when the repository does not have it. */
+      info(id) {
+        return this.ask("info", id, false);
+      }
+      /** An object's type, size and content; null when the repository does not have it. */
+      contents(id) {
+        return this.ask("contents", id, true);
+      }
+      close() {
+        const child = this.child;
+        this.child = null;
+        if (!child) return;
+        child.stdin.end();
+        child.kill();
+        this.fail(new Error("the object reader was closed"));
+      }
+      ask(command, id, withData) {
+        if (!OBJECT_ID.test(id)) return Promise.reject(new Error(`not an object id: ${JSON.stringify(id)}`));
+        const child = this.running();
+        return new Promise((resolve, reject) => {
+          this.waiting.push({ withData, resolve, reject });
+          pipe2(child.stdout).ref();
+          child.stdin.write(`${command} ${id}
+`);
+        });
+      }
+      running() {
+        if (this.child) return this.child;
+        const child = this.start();
+        this.child = child;
+        this.buffered = Buffer.alloc(0);
+        child.stdout.on("data", (chunk) => this.read(chunk));
+        child.stdin.on("error", (error63) => this.ended(child, error63));
+        child.on("error", (error63) => this.ended(child, error63));
+        child.on("close", (code18) => this.ended(child, new Error(`git cat-file ended (exit ${code18})`)));
+        child.stderr.resume();
+        child.unref();
+        for (const stream of [child.stdin, child.stdout, child.stderr]) pipe2(stream).unref();
+        return child;
+      }
+      ended(child, error63) {
+        if (this.child !== child) return;
+        this.child = null;
+        this.fail(error63);
+      }
+      fail(error63) {
+        for (const waiting of this.waiting.splice(0)) waiting.reject(error63);
+      }
+      /** Answers in the order asked: `<id> missing`, or `<id> <type> <size>` and, for contents, the bytes and LF. */
+      read(chunk) {
+        this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+        for (; ; ) {
+          const next = this.waiting[0];
+          if (!next) break;
+          const newline = this.buffered.indexOf(10);
+          if (newline < 0) break;
+          const header2 = this.buffered.subarray(0, newline).toString("latin1").split(" ");
+          if (header2[1] === "missing" || header2.length !== 3) {
+            this.buffered = this.buffered.subarray(newline + 1);
+            this.waiting.shift();
+            next.resolve(null);
+            continue;
+          }
+          const size = Number(header2[2]);
+          const object2 = { type: header2[1], size };
+          if (next.withData) {
+            const end = newline + 1 + size;
+            if (this.buffered.length < end + 1) break;
+            object2.data = Buffer.from(this.buffered.subarray(newline + 1, end));
+            this.buffered = this.buffered.subarray(end + 1);
+          } else {
+            this.buffered = this.buffered.subarray(newline + 1);
+          }
+          this.waiting.shift();
+          next.resolve(object2);
+        }
+        if (this.waiting.length === 0 && this.child) pipe2(this.child.stdout).unref();
+      }
+    };
+  }
+});
+
 // src/worker/checkout/private-git.ts
 import { execFile as execFile3, spawn as spawn2 } from "node:child_process";
-import { copyFile, mkdir as mkdir2, readFile as readFile2, writeFile as writeFile5 } from "node:fs/promises";
+import { copyFile, mkdir as mkdir2, readFile, writeFile as writeFile5 } from "node:fs/promises";
 import path9 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
@@ -48500,6 +48604,7 @@ var init_private_git = __esm({
   "src/worker/checkout/private-git.ts"() {
     "use strict";
     init_trusted_binaries();
+    init_object_batch();
     NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding -diff\n";
     GitError = class extends Error {
       constructor(args, result) {
@@ -48528,6 +48633,7 @@ var init_private_git = __esm({
       hooksDir;
       homeDir;
       overlayTree;
+      batch = null;
       constructor(options) {
         this.gitDir = options.gitDir;
         this.hooksDir = path9.join(options.stateDir, "no-hooks");
@@ -48578,10 +48684,6 @@ var init_private_git = __esm({
           GIT_COMMITTER_NAME: this.userName,
           GIT_COMMITTER_EMAIL: this.userEmail
         });
-      }
-      /** The remote's name (its tracking refs are `refs/remotes/<name>/…`). */
-      get remoteName() {
-        return this.remote;
       }
       get author() {
         return { name: this.userName, email: this.userEmail };
@@ -48634,7 +48736,7 @@ var init_private_git = __esm({
             (error63, stdout, stderr) => {
               const code18 = error63 ? typeof error63.code === "number" ? error63.code : 1 : 0;
               const out = stdout.toString(options.base64 ? "base64" : "utf8");
-              const result = { code: code18, stdout: out, stderr: this.redact(stderr.toString("utf8")) };
+              const result = { code: code18, stdout: out, stderr: this.redact(stderr.toString()) };
               if (code18 !== 0 && !options.allowFail) reject(new GitError(args, result));
               else resolve(result);
             }
@@ -48644,13 +48746,8 @@ var init_private_git = __esm({
       }
       /** Runs git with `input` streamed to its stdin (a pack from the agent's side). */
       runStreaming(args, input2) {
-        const line = this.commandLine(args, false);
         return new Promise((resolve) => {
-          const child = spawn2(this.gitPath, line.args, {
-            cwd: this.gitDir,
-            env: line.env,
-            stdio: ["pipe", "pipe", "pipe"]
-          });
+          const child = this.start(args);
           let stdout = "";
           let stderr = "";
           child.stdout.setEncoding("utf8").on("data", (chunk) => {
@@ -48667,10 +48764,25 @@ var init_private_git = __esm({
           child.on("close", (code18) => resolve({ code: code18 ?? 1, stdout, stderr }));
         });
       }
+      start(args) {
+        const line = this.commandLine(args, false);
+        return spawn2(this.gitPath, line.args, {
+          cwd: this.gitDir,
+          env: line.env,
+          stdio: ["pipe", "pipe", "pipe"]
+        });
+      }
+      /** The job's object reader (object-batch.ts), started at its first read; `close` ends it. */
+      get objects() {
+        this.batch ??= new ObjectBatch(() => this.start(["cat-file", "--batch-command"]));
+        return this.batch;
+      }
+      close() {
+        this.batch?.close();
+      }
       redact(text4) {
-        if (!this.token) return text4;
-        const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
-        return text4.split(this.token).join("***").split(basic).join("***");
+        const basic = this.token && Buffer.from(`x-access-token:${this.token}`).toString("base64");
+        return this.token && basic ? text4.split(this.token).join("***").split(basic).join("***") : text4;
       }
       /**
        * Freezes the global config (a copy of the user's, taken before any agent runs), removes every credential
@@ -48716,7 +48828,7 @@ var init_private_git = __esm({
       }
       /** Records the config as the worker wants it; `restoreConfig` puts it back. */
       async snapshotConfig() {
-        this.configSnapshot = await readFile2(path9.join(this.gitDir, "config"), "utf8");
+        this.configSnapshot = await readFile(path9.join(this.gitDir, "config"), "utf8");
       }
       async includeLooksLikeCredentials(key) {
         const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
@@ -48731,7 +48843,7 @@ var init_private_git = __esm({
         const file2 = path9.join(this.gitDir, "config");
         let current = "";
         try {
-          current = await readFile2(file2, "utf8");
+          current = await readFile(file2, "utf8");
         } catch {
         }
         if (current === this.configSnapshot) return false;
@@ -48793,7 +48905,7 @@ var init_private_git = __esm({
       }
       /** The branch HEAD is on (null: detached), read as the file it is in the worker's repository. */
       async currentBranch() {
-        const text4 = await readFile2(path9.join(this.gitDir, "HEAD"), "utf8").catch(() => "");
+        const text4 = await readFile(path9.join(this.gitDir, "HEAD"), "utf8").catch(() => "");
         const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
         if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
         if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
@@ -48999,10 +49111,14 @@ var init_agent_side_git = __esm({
     ].join("\n");
     CAPTURE_SCRIPT = [
       PREAMBLE,
-      "repaired || exit 10",
+      // The repository named outright, no discovery (whatever `.git` or its config says), and checked by the shell
+      // rather than by one more git process on every hand-back: a `.git` that is not a directory of its own, or one
+      // git cannot stage into, is rebuilt first.
+      "{ [ -d .git ] && [ ! -h .git ]; } || exit 10",
+      'export GIT_DIR="$PWD/.git" GIT_WORK_TREE="$PWD"',
       "neutral",
-      "g add --all -- .",
-      "tree=$(g write-tree)",
+      "g add --all -- . || exit 10",
+      "tree=$(g write-tree) || exit 10",
       'printf "%s\\n" "$tree"',
       'printf "%s\\n--not\\n%s^{tree}\\n" "$tree" "$1" | g pack-objects --revs --stdout -q || exit 10'
     ].join("\n");
@@ -49360,7 +49476,7 @@ var init_tree_files = __esm({
 });
 
 // src/worker/checkout/agent-objects.ts
-import { readFile as readFile3 } from "node:fs/promises";
+import { readFile as readFile2 } from "node:fs/promises";
 import path13 from "node:path";
 async function bringCommitObjects(options) {
   const { gitDir, workTree, branch, step } = options;
@@ -49370,10 +49486,10 @@ async function bringCommitObjects(options) {
     if (head?.trim() !== `ref: refs/heads/${branch}`) return false;
     const copies = [];
     for (const id of new Set(step.objects)) {
-      if (!OBJECT_ID.test(id)) return false;
+      if (!OBJECT_ID2.test(id)) return false;
       const relative = `.git/objects/${id.slice(0, 2)}/${id.slice(2)}`;
       if (await treeEntryExists(workTree, relative)) continue;
-      const content3 = await readFile3(path13.join(gitDir, "objects", id.slice(0, 2), id.slice(2))).catch(
+      const content3 = await readFile2(path13.join(gitDir, "objects", id.slice(0, 2), id.slice(2))).catch(
         () => null
       );
       if (content3 === null) return false;
@@ -49387,12 +49503,12 @@ async function bringCommitObjects(options) {
     return false;
   }
 }
-var OBJECT_ID;
+var OBJECT_ID2;
 var init_agent_objects = __esm({
   "src/worker/checkout/agent-objects.ts"() {
     "use strict";
     init_tree_files();
-    OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+    OBJECT_ID2 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
   }
 });
 
@@ -49444,88 +49560,96 @@ ${data(content3)}`;
   const commit = lines.at(-1)?.trim() ?? "";
   const listed = lines.slice(0, -1).map((line) => line.split(/\s+/)[2] ?? "");
   const tree = listed[0] ?? "";
-  if (!OBJECT_ID2.test(commit) || !OBJECT_ID2.test(tree))
+  if (!OBJECT_ID3.test(commit) || !OBJECT_ID3.test(tree))
     throw new Error(`git fast-import gave no commit: ${stdout.slice(0, 200)}`);
-  return { commit, tree, objects: [commit, ...listed.filter((id) => OBJECT_ID2.test(id))] };
+  return { commit, tree, objects: [commit, ...listed.filter((id) => OBJECT_ID3.test(id))] };
 }
-var PLAIN_PATH, PLAIN_IDENTITY, OBJECT_ID2, SCRATCH_REF;
+var PLAIN_PATH, PLAIN_IDENTITY, OBJECT_ID3, SCRATCH_REF;
 var init_files_commit = __esm({
   "src/worker/checkout/files-commit.ts"() {
     "use strict";
     PLAIN_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
     PLAIN_IDENTITY = /^[^<>\n\r\0]*$/;
-    OBJECT_ID2 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+    OBJECT_ID3 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
     SCRATCH_REF = "refs/autopilot/commit";
   }
 });
 
-// src/worker/checkout/git-objects.ts
-async function treeChanges(git, from, to) {
-  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
-  const fields = stdout.split("\0");
+// src/worker/checkout/tree-diff.ts
+async function treeChanges(objects, from, to) {
   const changes = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const meta3 = fields[i];
-    if (!meta3.startsWith(":")) break;
-    const [oldMode, newMode, , newObject, status2] = meta3.slice(1).split(" ");
-    changes.push({
-      status: status2 ?? "",
-      oldMode: oldMode ?? "",
-      newMode: newMode ?? "",
-      newObject: newObject ?? "",
-      path: fields[i + 1]
-    });
+  await walk(objects, from, to, "", changes);
+  return changes.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+async function walk(objects, from, to, prefix, out) {
+  const [before, after] = await Promise.all([readTree(objects, from), readTree(objects, to)]);
+  const below = [];
+  for (const name of /* @__PURE__ */ new Set([...before.keys(), ...after.keys()])) {
+    const old = before.get(name);
+    const now = after.get(name);
+    if (old && now && old.mode === now.mode && old.id === now.id) continue;
+    const raw = prefix + name;
+    const oldTree = old?.mode === TREE;
+    const nowTree = now?.mode === TREE;
+    if (oldTree || nowTree)
+      below.push(walk(objects, oldTree ? old.id : null, nowTree ? now.id : null, `${raw}/`, out));
+    const oldEntry = old && !oldTree ? old : null;
+    const path21 = Buffer.from(raw, "latin1").toString("utf8");
+    if (oldEntry && (!now || nowTree))
+      out.push({
+        status: "D",
+        oldMode: oldEntry.mode,
+        newMode: NONE2,
+        newObject: "0".repeat(oldEntry.id.length),
+        path: path21
+      });
+    if (now && !nowTree) {
+      const status2 = !oldEntry ? "A" : kind(oldEntry.mode) === kind(now.mode) ? "M" : "T";
+      out.push({ status: status2, oldMode: oldEntry?.mode ?? NONE2, newMode: now.mode, newObject: now.id, path: path21 });
+    }
   }
-  return changes;
+  await Promise.all(below);
 }
-async function objectSizes(git, objects) {
-  if (objects.length === 0) return [];
-  const { stdout } = await git.run(["cat-file", "--batch-check=%(objectsize)"], {
-    input: `${objects.join("\n")}
-`
-  });
-  return stdout.split("\n").slice(0, objects.length).map((line) => /^\d+$/.test(line) ? Number(line) : null);
+function kind(mode) {
+  return mode.slice(0, 2);
 }
-async function blobText(git, object2) {
-  return (await git.run(["cat-file", "blob", object2])).stdout;
+async function readTree(objects, id) {
+  if (id === null) return NO_ENTRIES;
+  const object2 = await objects.contents(id);
+  if (!object2?.data || object2.type !== "tree") throw new Error(`tree ${id} is missing from the hand-back`);
+  return parseTree(object2.data, id.length / 2);
 }
-async function topLevelFiles(git, commit) {
-  const { stdout } = await git.run(["ls-tree", "-z", commit]);
-  const names = /* @__PURE__ */ new Set();
-  for (const entry of stdout.split("\0")) {
-    const tab = entry.indexOf("	");
-    const mode = entry.slice(0, 6);
-    if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
+function parseTree(data2, idBytes) {
+  const entries = /* @__PURE__ */ new Map();
+  let at = 0;
+  while (at < data2.length) {
+    const space = data2.indexOf(32, at);
+    const nul = space < 0 ? -1 : data2.indexOf(0, space + 1);
+    if (nul < 0 || nul + 1 + idBytes > data2.length) throw new Error("a tree object is malformed");
+    const mode = data2.subarray(at, space).toString("latin1").padStart(6, "0");
+    const name = data2.subarray(space + 1, nul).toString("latin1");
+    entries.set(name, { mode, id: data2.subarray(nul + 1, nul + 1 + idBytes).toString("hex") });
+    at = nul + 1 + idBytes;
   }
-  return names;
+  return entries;
 }
-async function deletedFileContent(git, file2) {
-  const log2 = await git.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
-    allowFail: true
-  });
-  const sha = log2.stdout.trim();
-  if (log2.code !== 0 || !sha) return null;
-  const content3 = await git.run(["show", `${sha}^:${file2}`], { allowFail: true });
-  return content3.code === 0 ? content3.stdout : null;
-}
-async function inHead(git, file2) {
-  return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
-}
-var init_git_objects = __esm({
-  "src/worker/checkout/git-objects.ts"() {
+var TREE, NONE2, NO_ENTRIES;
+var init_tree_diff = __esm({
+  "src/worker/checkout/tree-diff.ts"() {
     "use strict";
+    TREE = "040000";
+    NONE2 = "000000";
+    NO_ENTRIES = /* @__PURE__ */ new Map();
   }
 });
 
 // src/worker/checkout/handback-check.ts
 async function checkHandback(git, fromTree, toTree) {
   if (fromTree === toTree) return { verdict: { refused: [], gated: [] }, changed: false };
-  const changes = await treeChanges(git, fromTree, toTree);
+  const { objects } = git;
+  const changes = await treeChanges(objects, fromTree, toTree);
   const present = changes.filter((c) => c.newMode !== "000000" && c.newMode !== "160000");
-  const sizes = await objectSizes(
-    git,
-    present.map((c) => c.newObject)
-  );
+  const sizes = await Promise.all(present.map(async (c) => (await objects.info(c.newObject))?.size ?? null));
   const sizeOf2 = new Map(present.map((c, i) => [c.path, sizes[i] ?? null]));
   const entries = [];
   let links = 0;
@@ -49536,7 +49660,7 @@ async function checkHandback(git, fromTree, toTree) {
       size: sizeOf2.get(change.path) ?? null
     };
     if (change.newMode === "120000" && links++ < MAX_LINKS_READ && (entry.size ?? 0) <= 4096)
-      entry.linkTarget = await blobText(git, change.newObject);
+      entry.linkTarget = (await objects.contents(change.newObject))?.data?.toString("utf8") ?? "";
     entries.push(entry);
   }
   const changed = changes.some((c) => c.path !== ".autopilot" && !c.path.startsWith(".autopilot/"));
@@ -49547,27 +49671,41 @@ var init_handback_check = __esm({
   "src/worker/checkout/handback-check.ts"() {
     "use strict";
     init_handback_rules();
-    init_git_objects();
+    init_tree_diff();
     MAX_LINKS_READ = 200;
   }
 });
 
 // src/worker/checkout/publish-plan.ts
+async function treeChanges2(git, from, to) {
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+  const fields = stdout.split("\0");
+  const changes = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta3 = fields[i];
+    if (!meta3.startsWith(":")) break;
+    const [oldMode = "", newMode = "", , newObject = "", status2 = ""] = meta3.slice(1).split(" ");
+    changes.push({ status: status2, oldMode, newMode, newObject, path: fields[i + 1] });
+  }
+  return changes;
+}
 async function readCommit(git, sha) {
   const { stdout } = await git.run(["cat-file", "commit", sha]);
   const split = stdout.indexOf("\n\n");
   const headers = (split < 0 ? stdout : stdout.slice(0, split)).split("\n");
   const tree = headers.find((line) => line.startsWith("tree "))?.slice(5) ?? "";
   const parents = headers.filter((line) => line.startsWith("parent ")).map((line) => line.slice(7));
-  if (!OBJECT_ID3.test(tree)) throw new Error(`commit ${sha} has no tree the worker can read`);
+  if (!OBJECT_ID4.test(tree)) throw new Error(`commit ${sha} has no tree the worker can read`);
   return { tree, parents, message: split < 0 ? "" : stdout.slice(split + 2) };
 }
 async function remoteHeadOf(git, branch) {
-  const ref = `refs/remotes/${git.remoteName}/${branch}`;
-  const found = await git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref], {
-    allowFail: true
-  });
-  return found.code === 0 ? found.stdout.trim() : null;
+  const { stdout } = await git.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"]);
+  for (const line of stdout.split("\n")) {
+    const [sha = "", ref = ""] = line.split(" ");
+    if (/^refs\/remotes\/[^/]+\//.test(ref) && ref.replace(/^refs\/remotes\/[^/]+\//, "") === branch)
+      return sha;
+  }
+  return null;
 }
 async function publishPlan(git, branch, head) {
   const remoteHead = await remoteHeadOf(git, branch);
@@ -49579,7 +49717,7 @@ async function publishPlan(git, branch, head) {
     if (!first) throw new Error(`commit ${sha} has no parent: the worker publishes only commits on a branch`);
     const { tree: baseTree } = await readCommit(git, first);
     const entries = [];
-    for (const change of await treeChanges(git, baseTree, commit.tree)) {
+    for (const change of await treeChanges2(git, baseTree, commit.tree)) {
       if (change.status === "D") {
         const type = change.oldMode === "160000" ? "commit" : "blob";
         entries.push({ path: change.path, mode: change.oldMode, type, sha: null });
@@ -49616,12 +49754,43 @@ async function adoptPublished(git, options) {
     );
   await git.pointHead(options.branch, options.published);
 }
-var OBJECT_ID3;
+var OBJECT_ID4;
 var init_publish_plan = __esm({
   "src/worker/checkout/publish-plan.ts"() {
     "use strict";
-    init_git_objects();
-    OBJECT_ID3 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+    OBJECT_ID4 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+  }
+});
+
+// src/worker/checkout/git-objects.ts
+async function blobText(git, object2) {
+  return (await git.run(["cat-file", "blob", object2])).stdout;
+}
+async function topLevelFiles(git, commit) {
+  const { stdout } = await git.run(["ls-tree", "-z", commit]);
+  const names = /* @__PURE__ */ new Set();
+  for (const entry of stdout.split("\0")) {
+    const tab = entry.indexOf("	");
+    const mode = entry.slice(0, 6);
+    if (tab > 0 && (mode === "100644" || mode === "100755")) names.add(entry.slice(tab + 1));
+  }
+  return names;
+}
+async function deletedFileContent(git, file2) {
+  const log2 = await git.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
+    allowFail: true
+  });
+  const sha = log2.stdout.trim();
+  if (log2.code !== 0 || !sha) return null;
+  const content3 = await git.run(["show", `${sha}^:${file2}`], { allowFail: true });
+  return content3.code === 0 ? content3.stdout : null;
+}
+async function inHead(git, file2) {
+  return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
+}
+var init_git_objects = __esm({
+  "src/worker/checkout/git-objects.ts"() {
+    "use strict";
   }
 });
 
@@ -49812,6 +49981,10 @@ var init_task_checkout = __esm({
         this.head = head;
         this.step = null;
         if (tree) this.trees.set(head, tree);
+      }
+      /** Ends what the worker's repository keeps running (its object reader). */
+      close() {
+        this.git.close();
       }
       async restoreConfig() {
         return this.git.restoreConfig();
@@ -55623,15 +55796,15 @@ function tokenizeListStart(effects, ok3, nok) {
   let size = 0;
   return start;
   function start(code18) {
-    const kind = self2.containerState.type || (code18 === 42 || code18 === 43 || code18 === 45 ? "listUnordered" : "listOrdered");
-    if (kind === "listUnordered" ? !self2.containerState.marker || code18 === self2.containerState.marker : asciiDigit(code18)) {
+    const kind2 = self2.containerState.type || (code18 === 42 || code18 === 43 || code18 === 45 ? "listUnordered" : "listOrdered");
+    if (kind2 === "listUnordered" ? !self2.containerState.marker || code18 === self2.containerState.marker : asciiDigit(code18)) {
       if (!self2.containerState.type) {
-        self2.containerState.type = kind;
-        effects.enter(kind, {
+        self2.containerState.type = kind2;
+        effects.enter(kind2, {
           _container: true
         });
       }
-      if (kind === "listUnordered") {
+      if (kind2 === "listUnordered") {
         effects.enter("listItemPrefix");
         return code18 === 42 || code18 === 45 ? effects.check(thematicBreak, nok, atMarker)(code18) : atMarker(code18);
       }
@@ -59968,7 +60141,7 @@ function splitForParsing(text4) {
     } else if (marker) {
       fence = marker;
     } else {
-      const opened = LONG_HTML_BLOCKS.find((kind) => kind.open.test(head));
+      const opened = LONG_HTML_BLOCKS.find((kind2) => kind2.open.test(head));
       if (opened && !opened.end.test(line.replace(/^ {0,3}<(?:!\[CDATA\[|!--|[?!])?/, ""))) block = opened;
     }
     const outside = fence === null && block === null;
@@ -65645,6 +65818,7 @@ function createBoundary(options) {
       return killed;
     },
     async close() {
+      checkout.close();
       await user.killAll().catch(() => 0);
       await user.take(owned).catch(() => {
       });
@@ -89629,10 +89803,10 @@ function stopped(title, tasks, nextStep) {
 }
 function list2(title, items, limit, line) {
   if (items.length === 0) return null;
-  const shown = items.slice(0, limit);
+  const shown2 = items.slice(0, limit);
   return withMore(
-    [`### ${title} (${formatCount(items.length)})`, "", ...shown.map(line)].join("\n"),
-    items.length - shown.length
+    [`### ${title} (${formatCount(items.length)})`, "", ...shown2.map(line)].join("\n"),
+    items.length - shown2.length
   );
 }
 function withMore(markdown, rest) {
@@ -90369,13 +90543,13 @@ function evidenceOf(text4) {
   return line.length > 300 ? `${line.slice(0, 299)}\u2026` : line;
 }
 function classifyError(text4, ctx, extra = []) {
-  const kinds = extra.filter((kind) => kind !== null);
+  const kinds = extra.filter((kind2) => kind2 !== null);
   for (const rule of RULES) {
     if (rule.re.test(text4) && !(rule.unless?.test(text4) ?? false) && (rule.when?.test(text4) ?? true)) {
       kinds.push(rule.kind);
     }
   }
-  const best = strongest(kinds.map((kind) => ({ kind })));
+  const best = strongest(kinds.map((kind2) => ({ kind: kind2 })));
   if (!best) return null;
   const finding = { kind: best.kind, evidence: evidenceOf(text4) };
   if (best.kind === "usage_limit" || best.kind === "rate_limit") {
@@ -90404,8 +90578,8 @@ function handleEvent(event, raw, ctx, state) {
   if (type === "system" && event.subtype === "api_retry") {
     const text4 = `api_retry: ${event.error_status} ${textOf(event.error)}`;
     state.cli.push(text4);
-    const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
-    if (kind) add(state.claude, { kind, evidence: evidenceOf(text4) });
+    const kind2 = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
+    if (kind2) add(state.claude, { kind: kind2, evidence: evidenceOf(text4) });
     return;
   }
   if (type === "rate_limit_event") {
@@ -90645,15 +90819,66 @@ var init_classify = __esm({
   }
 });
 
+// src/core/agent/failing-set.ts
+function failingSet(results) {
+  const members2 = /* @__PURE__ */ new Set();
+  for (const result of results) {
+    if (result.passed) continue;
+    let named = false;
+    for (const line of result.output.split("\n")) {
+      for (const form of FAILED_TEST_LINES) {
+        const match = form.exec(line.replace(/\r$/, ""));
+        if (!match?.[1]) continue;
+        members2.add(`${result.command} \u203A ${match[1].trim()}`);
+        named = true;
+        break;
+      }
+    }
+    if (!named) members2.add(result.command);
+  }
+  return [...members2].sort();
+}
+function failingSetShrank(previous3, next) {
+  const before = new Set(previous3);
+  return next.length < before.size && next.every((member) => before.has(member));
+}
+var FAILED_TEST_LINES;
+var init_failing_set = __esm({
+  "src/core/agent/failing-set.ts"() {
+    "use strict";
+    FAILED_TEST_LINES = [
+      // TAP (node --test's default before Node 22, prove, tap): `not ok 3 - name`
+      /^\s*not ok \d+(?: -)? (.+?)(?: # .*)?$/,
+      // node:test's spec reporter, Mocha: `✖ name (1.2ms)`
+      /^\s*[✖✗] (.+?)(?: \([\d.]+m?s\))?$/,
+      // Jest and Vitest: `✕ name (3 ms)`, `× name 3ms`
+      /^\s*[✕×] (.+?)(?: \(?\d+(?:\.\d+)? ?m?s\)?)?$/,
+      // Jest's and Vitest's headings of a failure: `● suite › name`, `FAIL  file > suite > name`
+      /^\s*● (.+)$/,
+      /^\s*FAIL\s+(\S.* > .+)$/,
+      // pytest's summary: `FAILED tests/test_x.py::test_name - AssertionError`
+      /^FAILED (\S+)/,
+      // go test: `--- FAIL: TestName (0.00s)`
+      /^\s*--- FAIL: (\S+)/,
+      // cargo test: `test tests::name ... FAILED`
+      /^test (\S+) \.\.\. FAILED$/,
+      // RSpec's summary: `rspec ./spec/x_spec.rb:12 # description`
+      /^rspec (\.\/\S+)/
+    ];
+  }
+});
+
 // src/core/agent/iteration.ts
 function decideAfterIteration(input2) {
   const warnings = [];
   let ignored = Math.max(0, input2.ignoredCompletions);
+  let lastContradiction = input2.lastContradiction ?? null;
   const decide3 = (outcome, reason2, feed2 = false) => ({
     outcome,
     reason: reason2,
     warnings,
     ignoredCompletions: ignored,
+    lastContradiction,
     feedQualityFailures: feed2
   });
   const { signal, quality } = input2;
@@ -90681,10 +90906,20 @@ function decideAfterIteration(input2) {
     feed = true;
     reason = "COMPLETE claimed but quality commands fail; failures fed back";
     const max = input2.maxIgnoredCompletionCycles;
+    const failing = input2.failing ?? [];
+    const previous3 = lastContradiction;
+    lastContradiction = failing;
     if (max > 0 && ignored >= max) {
       return decide3(
         "contradiction",
         `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`
+      );
+    }
+    if (previous3 !== null && !failingSetShrank(previous3, failing)) {
+      const same = failing.length === previous3.length && failing.every((m) => previous3.includes(m));
+      return decide3(
+        "contradiction",
+        `COMPLETE claimed again while ${same ? "the same" : "no fewer"} quality checks fail (${counted(ignored, "claim")}: ${shown(failing)})`
       );
     }
     warnings.push(
@@ -90709,6 +90944,11 @@ function decideAfterIteration(input2) {
     warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
   }
   return decide3("continue", reason, feed);
+}
+function shown(failing) {
+  if (failing.length === 0) return "no failure named";
+  const first = failing.slice(0, 3).join("; ");
+  return failing.length > 3 ? `${first}; and ${failing.length - 3} more` : first;
 }
 function decideRateLimit(input2) {
   const now = toMs(input2.now);
@@ -90749,6 +90989,7 @@ var init_iteration = __esm({
   "src/core/agent/iteration.ts"() {
     "use strict";
     init_backoff();
+    init_failing_set();
     init_plural();
   }
 });
@@ -90864,14 +91105,27 @@ async function readNewWork(ctx, headBefore) {
   ctx.state.knownHead = state.head;
   return state.head !== headBefore || state.changed;
 }
-async function pushBranch(ctx) {
-  const { git } = ctx.deps;
-  const { state } = ctx;
+async function pushBranch(ctx, options = {}) {
+  await settlePush(ctx);
   if (ctx.config.dryRun) {
     ctx.log.info("dry run: not pushing");
     return;
   }
-  const head = state.knownHead ?? void 0;
+  const run3 = guardedPush(ctx, ctx.state.knownHead ?? void 0);
+  if (!options.background || ctx.config.commits === "signed") return run3;
+  run3.catch(() => {
+  });
+  ctx.state.pendingPush = run3;
+}
+async function settlePush(ctx) {
+  const pending = ctx.state.pendingPush;
+  if (!pending) return;
+  ctx.state.pendingPush = null;
+  await pending;
+}
+async function guardedPush(ctx, head) {
+  const { git } = ctx.deps;
+  const { state } = ctx;
   const push2 = { branch: ctx.branch, base: state.setup?.base, head };
   state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
   const [pushed, commits] = await Promise.all([
@@ -90883,6 +91137,7 @@ async function pushBranch(ctx) {
 }
 async function checkpoint(ctx, why2) {
   const { state } = ctx;
+  await settlePush(ctx);
   if (!state.setup || state.planning) return;
   const { git } = ctx.deps;
   await git.restoreConfig();
@@ -90941,7 +91196,13 @@ var init_contract = __esm({
 
 // src/worker/job/job-context.ts
 function freshLoop() {
-  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
+  return {
+    qualityFailures: [],
+    ignoredCompletions: 0,
+    lastContradiction: null,
+    iterationsWithoutCommit: 0,
+    rateAttempt: 0
+  };
 }
 function errorMessage2(error63) {
   return error63 instanceof Error ? error63.message : String(error63);
@@ -90990,6 +91251,7 @@ function createJobContext(inputs, config2, deps) {
     agentIndex: 0,
     primaryLimitedUntil: null,
     knownHead: null,
+    pendingPush: null,
     approvedPlan: null,
     answeredPlan: null,
     planning: false
@@ -91099,9 +91361,9 @@ function formatCost(costUsd, tokens) {
   return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)} \xB7 ${tokenText} tokens`;
 }
 function refusedHostsText(refused, max = 10) {
-  const shown = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
+  const shown2 = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
   const more = refused.length > max ? `, and ${refused.length - max} more` : "";
-  return `${shown.join(", ")}${more} \u2014 list a host in \`network.allow\` to let the agent reach it`;
+  return `${shown2.join(", ")}${more} \u2014 list a host in \`network.allow\` to let the agent reach it`;
 }
 function renderProgressComment(view) {
   const { result } = view;
@@ -91322,7 +91584,8 @@ function finishWithoutWriting(ctx, outcome, reason) {
   result.updatedAt = new Date(ctx.now()).toISOString();
   return snapshot(ctx);
 }
-async function finish(ctx, outcome, reason) {
+async function finish(ctx, endingAs, endingWhy) {
+  const { outcome, reason } = await settleBeforeEnd(ctx, endingAs, endingWhy);
   const { result, setup } = ctx.state;
   result.status = "finished";
   result.result = outcome;
@@ -91339,6 +91602,22 @@ async function finish(ctx, outcome, reason) {
   await updateProgress(ctx);
   return snapshot(ctx);
 }
+async function settleBeforeEnd(ctx, outcome, reason) {
+  try {
+    await settlePush(ctx);
+    return { outcome, reason };
+  } catch (error63) {
+    if (error63 instanceof SecretPushRefused) {
+      const label2 = ctx.config.labels.needsHuman;
+      await handToPerson(ctx, error63.comment(ctx.inputs.issue, label2), label2, "report the refused push");
+      return { outcome: "needs_human", reason: error63.message };
+    }
+    return {
+      outcome: "failed",
+      reason: `the last push failed: ${errorMessage2(error63)} (ending as ${outcome}: ${reason})`
+    };
+  }
+}
 async function handToPerson(ctx, body, label2, what, beforeLabel) {
   if (ctx.config.dryRun || ctx.inputs.candidate) return;
   try {
@@ -91352,6 +91631,8 @@ async function handToPerson(ctx, body, label2, what, beforeLabel) {
 var init_ending = __esm({
   "src/worker/job/ending.ts"() {
     "use strict";
+    init_push_guard();
+    init_commit();
     init_job_context();
     init_report();
   }
@@ -91603,11 +91884,11 @@ async function refusedHandback(ctx) {
   const { refused } = await ctx.deps.git.workState();
   if (refused.length === 0) return null;
   await checkpoint(ctx, "work refused");
-  const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
+  const shown2 = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
   return finish(
     ctx,
     "failed",
-    `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`
+    `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown2}`
   );
 }
 var LIMIT_WORDS2;
@@ -92023,9 +92304,12 @@ function decide2(ctx, iteration, signal, quality, loop) {
     stuckStopThreshold: config2.stuckStopThreshold,
     ignoredCompletions: loop.ignoredCompletions,
     maxIgnoredCompletionCycles: config2.maxIgnoredCompletionCycles,
+    failing: quality === "fail" ? failingSet(ctx.state.quality) : [],
+    lastContradiction: loop.lastContradiction,
     completion: config2.completion
   });
   loop.ignoredCompletions = decision.ignoredCompletions;
+  loop.lastContradiction = decision.lastContradiction;
   for (const warning2 of decision.warnings) ctx.warn(warning2);
   return decision;
 }
@@ -92036,7 +92320,7 @@ async function recordAndPush(ctx, iteration, agent, signal, decision, qualityTex
     await appendNote(ctx, iteration, agent.preset, signal, `${qualityText} \u2192 ${decision.reason}`);
   }
   await commitWork(ctx, iteration, signal);
-  if (decision.outcome !== "open_pr") await pushBranch(ctx);
+  if (decision.outcome !== "open_pr") await pushBranch(ctx, { background: decision.outcome === "continue" });
   ctx.checkCancelled();
 }
 async function humanGate(ctx, base) {
@@ -92097,16 +92381,16 @@ async function openPull(ctx, title) {
     `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`
   );
 }
-async function endWithSignal(ctx, kind, signal, reason) {
+async function endWithSignal(ctx, kind2, signal, reason) {
   const text4 = signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
-  const label2 = kind === "blocked" ? ctx.config.labels.blocked : ctx.config.labels.needsHuman;
+  const label2 = kind2 === "blocked" ? ctx.config.labels.blocked : ctx.config.labels.needsHuman;
   await handToPerson(
     ctx,
-    kind === "blocked" ? null : renderQuestionComment(text4, label2, ctx.inputs.issue),
+    kind2 === "blocked" ? null : renderQuestionComment(text4, label2, ctx.inputs.issue),
     label2,
-    kind === "blocked" ? "label the task blocked" : "post the question"
+    kind2 === "blocked" ? "label the task blocked" : "post the question"
   );
-  return finish(ctx, kind, reason);
+  return finish(ctx, kind2, reason);
 }
 async function escalateGate(ctx, reason) {
   const label2 = ctx.config.labels.needsHuman;
@@ -92143,6 +92427,7 @@ var init_outcome = __esm({
     init_iteration();
     init_prompt();
     init_config();
+    init_failing_set();
     init_human_gate();
     init_commit();
     init_ending();
@@ -92729,6 +93014,7 @@ async function workLoop(ctx, { issue: issue3, feedback }, comments) {
     const { qualityFailures } = loop;
     const turn = { issue: issue3, iteration, agent, feedback, qualityFailures, steering, mode: "work" };
     const { run: run3, headBefore } = await runAgent(ctx, turn);
+    await settlePush(ctx);
     if (run3.spawnError) {
       await checkpoint(ctx, "agent could not start");
       return finish(ctx, "failed", spawnFailureText(agent, run3.spawnError));
@@ -92889,13 +93175,13 @@ var run_job_exports = {};
 __export(run_job_exports, {
   runJob: () => runJob2
 });
-import { mkdtemp as mkdtemp3, readFile as readFile4 } from "node:fs/promises";
+import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
 import path20 from "node:path";
 import { setTimeout as delay3 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile4(path20.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path20.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -92911,7 +93197,7 @@ function withOverrides(config2, warnings, overrides) {
 async function defaultBranchFromEvent(env) {
   if (!env.GITHUB_EVENT_PATH) return null;
   try {
-    const event = JSON.parse(await readFile4(env.GITHUB_EVENT_PATH, "utf8"));
+    const event = JSON.parse(await readFile3(env.GITHUB_EVENT_PATH, "utf8"));
     return event.repository?.default_branch ?? null;
   } catch {
     return null;

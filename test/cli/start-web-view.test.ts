@@ -3,7 +3,8 @@
  * the repository lists the demo's issues and the tracking issue shows the dashboard as HTML with its graph
  * drawn. Ctrl-C then ends the command and leaves nothing listening or running.
  *
- * With UPDATE_SCREENSHOTS=1 the dashboard page is saved to docs/images/dashboard.png (the README's picture).
+ * With UPDATE_SCREENSHOTS=1 the dashboard page is saved to docs/images/dashboard.png (the README's picture; with
+ * Debian's fonts-noto-color-emoji installed, the heading's emoji is drawn rather than a box).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";

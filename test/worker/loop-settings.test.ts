@@ -154,22 +154,66 @@ describe("completion: objective", () => {
 });
 
 describe("the documents' defaults", () => {
-  it("are 50 iterations, a stuck warning after 5, 30 minutes, and stop on the first contradicted claim", () => {
+  it("are 50 iterations, a stuck warning after 5, 30 minutes, and at most 5 contradicted claims", () => {
     expect(DEFAULT_CONFIG.maxIterations).toBe(50);
     expect(DEFAULT_CONFIG.stuckThreshold).toBe(5);
     expect(DEFAULT_CONFIG.timeoutMinutes).toBe(30);
-    expect(DEFAULT_CONFIG.maxIgnoredCompletionCycles).toBe(1);
+    expect(DEFAULT_CONFIG.maxIgnoredCompletionCycles).toBe(5);
     expect(DEFAULT_CONFIG.completion).toBe("promise");
     expect(DEFAULT_CONFIG.recoverPrimary).toBe(true);
   });
 
-  it("a COMPLETE the quality commands contradict ends the task on the first claim, not after feeding it back", async () => {
+  it("a COMPLETE the quality commands contradict goes back to the agent, and passes on its next claim", async () => {
     const h = await harness([{ message: COMPLETE }, { message: COMPLETE }], { quality: [false, true] });
     const run = await runWorker(h.inputs, config(), h.deps);
 
+    expect(run.result.result).toBe("complete");
+    expect(run.result.iterations).toBe(2);
+    expect(h.agent.requests[1]!.prompt).toContain("FAIL npm test: expected 2 to be 3");
+  });
+
+  it("the same claim meeting the same failure again goes to a person, at the second claim", async () => {
+    const h = await harness([{ message: COMPLETE }], { quality: [false] });
+    h.quality.failureOutput = "not ok 1 - counts every unit\nnot ok 2 - rounds the tax";
+    const run = await runWorker(h.inputs, config(), h.deps);
+
     expect(run.result.result).toBe("needs_human");
-    expect(run.result.iterations).toBe(1);
-    expect(h.agent.requests).toHaveLength(1);
+    expect(run.result.iterations).toBe(2);
+    expect(run.result.reason).toContain(
+      "COMPLETE claimed again while the same quality checks fail (2 claims: npm test › counts every unit; npm test › rounds the tax)",
+    );
+  });
+
+  it("the loop goes on while what fails shrinks from one claim to the next", async () => {
+    const outputs = [
+      "not ok 1 - counts every unit\nnot ok 2 - rounds the tax\nnot ok 3 - applies the code",
+      "not ok 1 - counts every unit\nnot ok 2 - rounds the tax",
+      "not ok 1 - counts every unit",
+    ];
+    const h = await harness(
+      outputs.map((_, i) => ({ message: COMPLETE, effect: () => (h.quality.failureOutput = outputs[i]!) })),
+      { quality: [false, false, false, true] },
+    );
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("complete");
+    expect(run.result.iterations).toBe(4);
+  });
+
+  it("a claim after which something new fails goes to a person, though something was fixed", async () => {
+    const outputs = [
+      "not ok 1 - counts every unit\nnot ok 2 - rounds the tax",
+      "not ok 1 - counts every unit\nnot ok 3 - applies the code",
+    ];
+    const h = await harness(
+      outputs.map((_, i) => ({ message: COMPLETE, effect: () => (h.quality.failureOutput = outputs[i]!) })),
+      { quality: [false] },
+    );
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("needs_human");
+    expect(run.result.iterations).toBe(2);
+    expect(run.result.reason).toContain("no fewer quality checks fail");
   });
 });
 

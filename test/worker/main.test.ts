@@ -1,43 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { renderStateBlock, emptyState } from "../../src/core/dashboard/index.js";
-import {
-  parseWorkerResult,
-  renderWorkerResultMarker,
-  type WorkerResult,
-} from "../../src/core/tasks/worker-result.js";
+import { parseWorkerResult, type WorkerResult } from "../../src/core/tasks/worker-result.js";
 import { taskDigest } from "../../src/core/tasks/task-text.js";
 import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness } from "./fakes.js";
+import { marker } from "./tracking-fixtures.js";
 
 const COMPLETE = "All done.\n\n<promise>COMPLETE</promise>";
 const NOTHING = "Made some progress; more to do.";
-
-function marker(overrides: Partial<WorkerResult>): string {
-  const result: WorkerResult = {
-    version: 1,
-    issue: 7,
-    attempt: 1,
-    dispatchId: "7-1-other",
-    status: "running",
-    iterations: 1,
-    maxIterations: 25,
-    commits: 1,
-    branch: "autopilot/issue-7",
-    tokens: { input: 1000, output: 100 },
-    costUsd: 0.5,
-    humanGate: { fired: false, rules: [] },
-    startedAt: "2026-11-22T00:50:00.000Z",
-    updatedAt: "2026-11-22T00:59:00.000Z",
-    ...overrides,
-  };
-  return `### progress\n\n${renderWorkerResultMarker(result)}`;
-}
-
-function trackingBody(status: string): string {
-  const state = emptyState(new Date("2026-11-22T00:00:00Z"));
-  state.session.status = status as typeof state.session.status;
-  return `# Autopilot dashboard\n\n${renderStateBlock(state)}`;
-}
 
 describe("the worker loop: the completion matrix", () => {
   it("COMPLETE with passing quality commands opens one PR that closes the issue and moves the label to review", async () => {
@@ -367,93 +336,6 @@ describe("the worker loop: agent exits and errors", () => {
     const run = await runWorker(h.inputs, config(), h.deps);
     expect(h.sleeps).toEqual([]);
     expect(run.result.result).toBe("complete");
-  });
-});
-
-describe("the worker loop: pause, budgets, cancellation", () => {
-  it("a pausing session ends the job at the first boundary with `paused`", async () => {
-    const h = await harness([{ message: NOTHING }]);
-    h.github.trackingBody = trackingBody("pausing");
-    const run = await runWorker(h.inputs, config(), h.deps);
-    expect(run.result.result).toBe("paused");
-    expect(h.agent.requests).toHaveLength(0);
-  });
-
-  it("checks the session between iterations and checkpoints when it stops", async () => {
-    const h = await harness([
-      { message: NOTHING, effect: () => (h.github.trackingBody = trackingBody("stopping")) },
-    ]);
-    h.github.trackingBody = trackingBody("running");
-    const run = await runWorker(h.inputs, config(), h.deps);
-    expect(run.result.result).toBe("paused");
-    expect(run.result.iterations).toBe(1);
-    expect(run.result.reason).toContain("stopping");
-    expect(h.git.pushes.length).toBeGreaterThan(0);
-    // One cheap read per boundary.
-    expect(h.github.calls.filter((c) => c === "getIssueBody 1")).toHaveLength(2);
-  });
-
-  it("ends with `budget_exceeded` once the task's tokens are spent, after pushing", async () => {
-    const h = await harness([{ message: NOTHING, usage: { input: 600, output: 100 } }]);
-    const run = await runWorker(h.inputs, config({ budgets: { task: { tokens: 1000 } } }), h.deps);
-    expect(run.result.result).toBe("budget_exceeded");
-    expect(run.result.iterations).toBe(2);
-    expect(h.git.pushes).toHaveLength(2);
-  });
-
-  it("counts earlier attempts' cost toward the task's USD budget", async () => {
-    const h = await harness([{ message: NOTHING, costUsd: 0.3 }], {
-      inputs: { attempt: 2, dispatchId: "7-2-x" },
-    });
-    h.github.addComment(
-      7,
-      "autopilot[bot]",
-      marker({ status: "finished", result: "paused", costUsd: 0.8 }),
-      "Bot",
-    );
-    const run = await runWorker(h.inputs, config({ budgets: { task: { usd: 1 } } }), h.deps);
-    expect(run.result.result).toBe("budget_exceeded");
-    expect(run.result.costUsd).toBeCloseTo(1.1);
-    expect(h.agent.requests).toHaveLength(1);
-  });
-
-  it("a cancelled job kills the agent, checkpoints and ends `paused`", async () => {
-    const controller = new AbortController();
-    const h = await harness([{ message: NOTHING, effect: () => controller.abort() }]);
-    const run = await runWorker(h.inputs, config(), { ...h.deps, signal: controller.signal });
-    expect(run.result.result).toBe("paused");
-    expect(run.result.reason).toContain("cancelled");
-    expect(h.git.pushes.length).toBeGreaterThan(0);
-  });
-
-  it("a rejected push ends the job `failed` instead of overwriting the remote", async () => {
-    const h = await harness([{ message: NOTHING }]);
-    h.git.pushError = new Error("! [rejected] HEAD -> autopilot/issue-7 (fetch first)");
-    const run = await runWorker(h.inputs, config(), h.deps);
-    expect(run.result.result).toBe("failed");
-    expect(run.result.reason).toContain("rejected");
-  });
-
-  it("a push GitHub refuses for the workflows permission ends `failed` with what to do about it", async () => {
-    const h = await harness([{ message: NOTHING }]);
-    h.git.pushError = new Error(
-      "git push failed (1): ! [remote rejected] HEAD -> autopilot/issue-7 (refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission)",
-    );
-    const run = await runWorker(h.inputs, config(), h.deps);
-    expect(run.result.result).toBe("failed");
-    expect(run.result.reason).toContain(
-      "GitHub refused the push (refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission): a workflow's token may never",
-    );
-    expect(run.result.reason).toContain("/autopilot retry #7");
-    expect(run.result.reason).not.toContain("worker error");
-  });
-
-  it("a closed issue is not worked on", async () => {
-    const h = await harness([{ message: COMPLETE }]);
-    h.github.issues.get(7)!.state = "closed";
-    const run = await runWorker(h.inputs, config(), h.deps);
-    expect(run.result.result).toBe("failed");
-    expect(h.agent.requests).toHaveLength(0);
   });
 });
 

@@ -100,6 +100,17 @@ describe("the push guard", { timeout: 180_000 }, () => {
     expect(remoteBranch).toBeNull();
   });
 
+  it("refuses it when the key comes in an iteration the loop goes on from (its push runs beside the next turn)", async () => {
+    const { run, github, remoteBranch } = await runAgent(
+      `if [ -e step ]; then echo '<promise>COMPLETE</promise>'; else touch step; printf 'k=%s\\n' "$MODEL_API_KEY" > leak.env; echo 'more to do'; fi`,
+    );
+    expect(run.result.result, run.result.reason).toBe("needs_human");
+    expect(run.result.reason).toContain("leak.env");
+    expect(remoteBranch).toBeNull();
+    expect(github.pulls).toHaveLength(0);
+    expect(JSON.stringify({ comments: github.comments, run })).not.toContain(MODEL_KEY);
+  });
+
   it("refuses the key base64-encoded too", async () => {
     const { run, remoteBranch } = await runAgent(
       `printf 'auth:%s' "$MODEL_API_KEY" | base64 > blob.txt && echo '<promise>COMPLETE</promise>'`,

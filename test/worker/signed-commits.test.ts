@@ -43,6 +43,23 @@ describe("commits: signed", () => {
     expect(run.result.headSha).toBe(h.git.adopted.at(-1));
   });
 
+  it("publishes before the agent's next turn, never beside it: the branch moves onto GitHub's commits first", async () => {
+    const h = await harness([{ message: NOTHING }, { message: COMPLETE }]);
+    const github = fakeWriter();
+    const turnsWhenPublished: number[] = [];
+    const slow = {
+      async publish(input: SignedPublish) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        turnsWhenPublished.push(h.agent.requests.length);
+        return github.writer.publish(input);
+      },
+    };
+    const run = await runWorker(h.inputs, config({ commits: "signed" }), { ...h.deps, signedCommits: slow });
+    expect(run.result.result).toBe("complete");
+    // The first iteration's publish ended while only the first turn had run.
+    expect(turnsWhenPublished[0]).toBe(1);
+  });
+
   it("says once per job when GitHub did not verify a commit it made", async () => {
     const h = await harness([{ message: NOTHING }, { message: COMPLETE }]);
     const github = fakeWriter(false);

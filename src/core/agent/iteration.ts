@@ -10,6 +10,7 @@
  */
 import { exponentialBackoff } from "../time/backoff.js";
 import type { CompletionMode } from "./completion-mode.js";
+import { failingSetShrank } from "./failing-set.js";
 import { counted } from "../text/plural.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -46,6 +47,10 @@ export interface IterationInput {
   ignoredCompletions: number;
   /** Stop with "contradiction" when the count reaches this; 0 disables the guard. */
   maxIgnoredCompletionCycles: number;
+  /** What fails now (src/core/agent/failing-set.ts; empty when the gate passed or did not run). */
+  failing?: readonly string[];
+  /** What failed at the last contradicted claim of this job; null before the first. */
+  lastContradiction?: readonly string[] | null;
   /** `objective` needs the quality commands to have run and passed (default `promise`). */
   completion?: CompletionMode;
 }
@@ -66,6 +71,8 @@ export interface IterationDecision {
   warnings: string[];
   /** The updated contradiction counter, to pass into the next iteration. */
   ignoredCompletions: number;
+  /** What failed at the last contradicted claim, updated: to pass into the next iteration. */
+  lastContradiction: readonly string[] | null;
   /** When continuing: feed the failing quality output back into the next prompt. */
   feedQualityFailures: boolean;
 }
@@ -81,11 +88,13 @@ export interface IterationDecision {
 export function decideAfterIteration(input: IterationInput): IterationDecision {
   const warnings: string[] = [];
   let ignored = Math.max(0, input.ignoredCompletions);
+  let lastContradiction = input.lastContradiction ?? null;
   const decide = (outcome: IterationOutcome, reason: string, feed = false): IterationDecision => ({
     outcome,
     reason,
     warnings,
     ignoredCompletions: ignored,
+    lastContradiction,
     feedQualityFailures: feed,
   });
 
@@ -114,15 +123,27 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
   let reason =
     quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
   if (signal.kind === "complete") {
-    // COMPLETE + fail: the claim contradicts the gates.
+    // COMPLETE + fail: the claim contradicts the gates. The failures go back to the agent while what fails
+    // shrinks from one claim to the next; the same claim meeting the same failure (or more) goes to a person,
+    // and so does the count's limit.
     ignored += 1;
     feed = true;
     reason = "COMPLETE claimed but quality commands fail; failures fed back";
     const max = input.maxIgnoredCompletionCycles;
+    const failing = input.failing ?? [];
+    const previous = lastContradiction;
+    lastContradiction = failing;
     if (max > 0 && ignored >= max) {
       return decide(
         "contradiction",
         `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`,
+      );
+    }
+    if (previous !== null && !failingSetShrank(previous, failing)) {
+      const same = failing.length === previous.length && failing.every((m) => previous.includes(m));
+      return decide(
+        "contradiction",
+        `COMPLETE claimed again while ${same ? "the same" : "no fewer"} quality checks fail (${counted(ignored, "claim")}: ${shown(failing)})`,
       );
     }
     warnings.push(
@@ -149,6 +170,13 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
     warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
   }
   return decide("continue", reason, feed);
+}
+
+/** A failing set in one short line: its first members, and how many more. */
+function shown(failing: readonly string[]): string {
+  if (failing.length === 0) return "no failure named";
+  const first = failing.slice(0, 3).join("; ");
+  return failing.length > 3 ? `${first}; and ${failing.length - 3} more` : first;
 }
 
 // ---------------------------------------------------------------------------------------------------------

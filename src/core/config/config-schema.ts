@@ -91,11 +91,13 @@ export const ConfigSchema = z
       .int()
       .min(1)
       .max(20)
-      .default(1)
+      .default(5)
       .describe(
-        "Completion claims contradicted by failing quality commands before the test gate escalates: the " +
-          "task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; " +
-          "N feeds the failures back to the agent N−1 times first.",
+        "Most completion claims contradicted by failing quality commands before the test gate escalates: the " +
+          "task goes to a person (`needs-human`) with the failing output. Before that, the failures go back to " +
+          "the agent while what fails shrinks from one claim to the next (failing tests as the common runners " +
+          "name them, or the failing commands); a claim meeting the same failures, or more, escalates at once. " +
+          "1 escalates on the first such claim.",
       ),
     completion: z
       .enum(["promise", "objective"])

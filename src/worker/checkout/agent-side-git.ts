@@ -63,10 +63,14 @@ const SYNC_SCRIPT = [
  */
 const CAPTURE_SCRIPT = [
   PREAMBLE,
-  "repaired || exit 10",
+  // The repository named outright, no discovery (whatever `.git` or its config says), and checked by the shell
+  // rather than by one more git process on every hand-back: a `.git` that is not a directory of its own, or one
+  // git cannot stage into, is rebuilt first.
+  "{ [ -d .git ] && [ ! -h .git ]; } || exit 10",
+  'export GIT_DIR="$PWD/.git" GIT_WORK_TREE="$PWD"',
   "neutral",
-  "g add --all -- .",
-  "tree=$(g write-tree)",
+  "g add --all -- . || exit 10",
+  "tree=$(g write-tree) || exit 10",
   'printf "%s\\n" "$tree"',
   'printf "%s\\n--not\\n%s^{tree}\\n" "$tree" "$1" | g pack-objects --revs --stdout -q || exit 10',
 ].join("\n");

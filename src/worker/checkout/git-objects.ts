@@ -6,48 +6,6 @@ import type { Git } from "./private-git.js";
 
 type GitRunner = Pick<Git, "run">;
 
-/** One changed entry between two trees (`git diff-tree -r --raw`), the new side's mode and object. */
-interface TreeChange {
-  /** A added, M modified, D deleted, T type changed. */
-  status: string;
-  oldMode: string;
-  newMode: string;
-  newObject: string;
-  path: string;
-}
-
-/** Every entry that differs between two trees, recursively, with the new side's mode and object. */
-export async function treeChanges(git: GitRunner, from: string, to: string): Promise<TreeChange[]> {
-  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
-  const fields = stdout.split("\0");
-  const changes: TreeChange[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const meta = fields[i]!;
-    if (!meta.startsWith(":")) break;
-    const [oldMode, newMode, , newObject, status] = meta.slice(1).split(" ");
-    changes.push({
-      status: status ?? "",
-      oldMode: oldMode ?? "",
-      newMode: newMode ?? "",
-      newObject: newObject ?? "",
-      path: fields[i + 1]!,
-    });
-  }
-  return changes;
-}
-
-/** Each object's size in bytes (null: missing), in one `cat-file --batch-check`. */
-export async function objectSizes(git: GitRunner, objects: readonly string[]): Promise<(number | null)[]> {
-  if (objects.length === 0) return [];
-  const { stdout } = await git.run(["cat-file", "--batch-check=%(objectsize)"], {
-    input: `${objects.join("\n")}\n`,
-  });
-  return stdout
-    .split("\n")
-    .slice(0, objects.length)
-    .map((line) => (/^\d+$/.test(line) ? Number(line) : null));
-}
-
 /** A blob's content (a symbolic link's target). */
 export async function blobText(git: GitRunner, object: string): Promise<string> {
   return (await git.run(["cat-file", "blob", object])).stdout;

@@ -15,19 +15,19 @@
  * fetch and push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never
  * argv, never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { workerBinaries } from "../isolation/trusted-binaries.js";
+import { ObjectBatch } from "./object-batch.js";
 
 /** The attributes that change what a diff shows or a commit stores, switched off for the worker's git. */
 const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding -diff\n";
 
 /**
- * The absolute path of git, looked up once in the worker's PATH before any agent runs, and only in directories
- * nobody but root or the worker's user can write (trusted-binaries.ts): a `git` another user planted on PATH
- * (`/tmp/node_modules/.bin`, which `npm run` adds for a checkout under /tmp) is never run.
+ * git's absolute path, looked up once before any agent runs in PATH's directories only root or the worker can
+ * write (trusted-binaries.ts): a `git` planted on PATH (`/tmp/node_modules/.bin` under `npm run`) never runs.
  */
 export function resolveGit(pathVar: string | undefined): string {
   return workerBinaries(pathVar).require("git");
@@ -104,6 +104,7 @@ export class Git {
   private readonly hooksDir: string;
   private readonly homeDir: string | undefined;
   private readonly overlayTree: string;
+  private batch: ObjectBatch | null = null;
 
   constructor(options: GitOptions) {
     this.gitDir = options.gitDir;
@@ -156,11 +157,6 @@ export class Git {
       GIT_COMMITTER_NAME: this.userName,
       GIT_COMMITTER_EMAIL: this.userEmail,
     });
-  }
-
-  /** The remote's name (its tracking refs are `refs/remotes/<name>/…`). */
-  get remoteName(): string {
-    return this.remote;
   }
 
   get author(): { name: string; email: string } {
@@ -220,9 +216,9 @@ export class Git {
         { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "buffer" },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-          // `base64`: the output's exact bytes (a binary blob), which a UTF-8 string would not keep.
+          // `base64`: the exact bytes (a binary blob), which a UTF-8 string would not keep.
           const out = stdout.toString(options.base64 ? "base64" : "utf8");
-          const result = { code, stdout: out, stderr: this.redact(stderr.toString("utf8")) };
+          const result = { code, stdout: out, stderr: this.redact(stderr.toString()) };
           if (code !== 0 && !options.allowFail) reject(new GitError(args, result));
           else resolve(result);
         },
@@ -233,13 +229,8 @@ export class Git {
 
   /** Runs git with `input` streamed to its stdin (a pack from the agent's side). */
   runStreaming(args: string[], input: Readable): Promise<GitResult> {
-    const line = this.commandLine(args, false);
     return new Promise((resolve) => {
-      const child = spawn(this.gitPath, line.args, {
-        cwd: this.gitDir,
-        env: line.env,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
+      const child = this.start(args);
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -257,10 +248,28 @@ export class Git {
     });
   }
 
+  private start(args: string[]): ChildProcessWithoutNullStreams {
+    const line = this.commandLine(args, false);
+    return spawn(this.gitPath, line.args, {
+      cwd: this.gitDir,
+      env: line.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  }
+
+  /** The job's object reader (object-batch.ts), started at its first read; `close` ends it. */
+  get objects(): ObjectBatch {
+    this.batch ??= new ObjectBatch(() => this.start(["cat-file", "--batch-command"]));
+    return this.batch;
+  }
+
+  close(): void {
+    this.batch?.close();
+  }
+
   private redact(text: string): string {
-    if (!this.token) return text;
-    const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
-    return text.split(this.token).join("***").split(basic).join("***");
+    const basic = this.token && Buffer.from(`x-access-token:${this.token}`).toString("base64");
+    return this.token && basic ? text.split(this.token).join("***").split(basic).join("***") : text;
   }
 
   /**

@@ -10,9 +10,8 @@
  * last commit (same tree, GitHub's signature), so the next iteration builds on what GitHub holds.
  */
 import type { Git } from "./private-git.js";
-import { treeChanges } from "./git-objects.js";
 
-type GitRunner = Pick<Git, "run" | "remoteName">;
+type GitRunner = Pick<Git, "run">;
 
 /** One entry of a commit's tree that differs from its first parent's. */
 interface PublishedEntry {
@@ -46,6 +45,20 @@ export interface PublishPlan {
 
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
+/** Every entry that differs between two trees, recursively (`git diff-tree -r --raw`), both modes, the new id. */
+async function treeChanges(git: GitRunner, from: string, to: string) {
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+  const fields = stdout.split("\0");
+  const changes: { status: string; oldMode: string; newMode: string; newObject: string; path: string }[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta = fields[i]!;
+    if (!meta.startsWith(":")) break;
+    const [oldMode = "", newMode = "", , newObject = "", status = ""] = meta.slice(1).split(" ");
+    changes.push({ status, oldMode, newMode, newObject, path: fields[i + 1]! });
+  }
+  return changes;
+}
+
 /** The commit object's tree, parents and message (`cat-file commit`: headers, a blank line, the message). */
 async function readCommit(
   git: GitRunner,
@@ -60,13 +73,15 @@ async function readCommit(
   return { tree, parents, message: split < 0 ? "" : stdout.slice(split + 2) };
 }
 
-/** The remote-tracking commit of `branch`; null when the worker never saw the branch on the remote. */
+/** The remote-tracking commit of `branch` (`refs/remotes/<remote>/<branch>`); null when the worker never saw it. */
 async function remoteHeadOf(git: GitRunner, branch: string): Promise<string | null> {
-  const ref = `refs/remotes/${git.remoteName}/${branch}`;
-  const found = await git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref], {
-    allowFail: true,
-  });
-  return found.code === 0 ? found.stdout.trim() : null;
+  const { stdout } = await git.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"]);
+  for (const line of stdout.split("\n")) {
+    const [sha = "", ref = ""] = line.split(" ");
+    if (/^refs\/remotes\/[^/]+\//.test(ref) && ref.replace(/^refs\/remotes\/[^/]+\//, "") === branch)
+      return sha;
+  }
+  return null;
 }
 
 /** The commits `head` has that no remote-tracking ref reaches, oldest first, each with what it changes. */

@@ -246,6 +246,11 @@ export class TaskCheckout {
     if (tree) this.trees.set(head, tree);
   }
 
+  /** Ends what the worker's repository keeps running (its object reader). */
+  close(): void {
+    this.git.close();
+  }
+
   async restoreConfig(): Promise<boolean> {
     return this.git.restoreConfig();
   }

@@ -184,6 +184,7 @@ function createBoundary(options: {
       return killed;
     },
     async close() {
+      checkout.close();
       await user.killAll().catch(() => 0);
       await user.take(owned).catch(() => {});
       await restoreCheckout(dirs);

@@ -29,15 +29,37 @@ export async function readNewWork(ctx: JobContext, headBefore: string): Promise<
   return state.head !== headBefore || state.changed;
 }
 
-/** Pushes the task branch (not in a dry run), and records the pushed head and the branch's commit count. */
-export async function pushBranch(ctx: JobContext): Promise<void> {
-  const { git } = ctx.deps;
-  const { state } = ctx;
+/**
+ * Pushes the task branch (not in a dry run), and records the pushed head and the branch's commit count. In the
+ * `background`, for an iteration the loop goes on from: the agent's next turn starts while the guard and the push
+ * run (the push only reads the worker's own repository, and a real remote is a network round trip or more), and
+ * the push is settled after that turn (job.ts), before any other push, and at the job's end.
+ */
+export async function pushBranch(ctx: JobContext, options: { background?: boolean } = {}): Promise<void> {
+  await settlePush(ctx);
   if (ctx.config.dryRun) {
     ctx.log.info("dry run: not pushing");
     return;
   }
-  const head = state.knownHead ?? undefined;
+  const run = guardedPush(ctx, ctx.state.knownHead ?? undefined);
+  // `commits: signed` moves HEAD onto GitHub's commits (publish-branch.ts): done before the next turn starts.
+  if (!options.background || ctx.config.commits === "signed") return run;
+  // Its failure is met where it is settled, not as an unhandled rejection while the agent runs.
+  run.catch(() => {});
+  ctx.state.pendingPush = run;
+}
+
+/** Waits for the push running in the background, if any; its failure (a refused push too) is thrown here. */
+export async function settlePush(ctx: JobContext): Promise<void> {
+  const pending = ctx.state.pendingPush;
+  if (!pending) return;
+  ctx.state.pendingPush = null;
+  await pending;
+}
+
+async function guardedPush(ctx: JobContext, head: string | undefined): Promise<void> {
+  const { git } = ctx.deps;
+  const { state } = ctx;
   // Secret guard: throws SecretPushRefused before a push that carries a held secret's value.
   const push = { branch: ctx.branch, base: state.setup?.base, head };
   state.result.humanGate = await guardPush(ctx.deps.pushGuard, push, state.result.humanGate);
@@ -53,6 +75,7 @@ export async function pushBranch(ctx: JobContext): Promise<void> {
 /** Commit + push whatever the work tree holds (pause, limits, failures). */
 export async function checkpoint(ctx: JobContext, why: string): Promise<void> {
   const { state } = ctx;
+  await settlePush(ctx);
   // A planning run keeps nothing the agent changed (plan.ts): no checkpoint commits or pushes it.
   if (!state.setup || state.planning) return;
   const { git } = ctx.deps;

@@ -3,7 +3,9 @@
  * more, and the run handed back to the caller; or the task handed to a person with a comment and a label.
  */
 import type { WorkerOutcome } from "../../core/tasks/worker-result.js";
+import { SecretPushRefused } from "../checkout/push-guard.js";
 import type { WorkerRun } from "../worker-deps.js";
+import { settlePush } from "./commit.js";
 import { errorMessage, type JobContext } from "./job-context.js";
 import { noteRefusedHosts, updateProgress } from "./report.js";
 
@@ -32,7 +34,12 @@ export function finishWithoutWriting(ctx: JobContext, outcome: WorkerOutcome, re
 }
 
 /** Ends the job: the branch's head and commit count as git has them, the log's group closed, the comment written. */
-export async function finish(ctx: JobContext, outcome: WorkerOutcome, reason: string): Promise<WorkerRun> {
+export async function finish(
+  ctx: JobContext,
+  endingAs: WorkerOutcome,
+  endingWhy: string,
+): Promise<WorkerRun> {
+  const { outcome, reason } = await settleBeforeEnd(ctx, endingAs, endingWhy);
   const { result, setup } = ctx.state;
   result.status = "finished";
   result.result = outcome;
@@ -49,6 +56,32 @@ export async function finish(ctx: JobContext, outcome: WorkerOutcome, reason: st
   ctx.log.info(`result: ${outcome} — ${reason}`);
   await updateProgress(ctx);
   return snapshot(ctx);
+}
+
+/**
+ * A push still running in the background (commit.ts) ends before the job does, and its failure is the job's: a
+ * refused push goes to a person as at any other push (job.ts), any other failure fails the job.
+ */
+async function settleBeforeEnd(
+  ctx: JobContext,
+  outcome: WorkerOutcome,
+  reason: string,
+): Promise<{ outcome: WorkerOutcome; reason: string }> {
+  try {
+    await settlePush(ctx);
+    return { outcome, reason };
+  } catch (error) {
+    // Secret guard: nothing was pushed; the issue names the files and secrets, never a value.
+    if (error instanceof SecretPushRefused) {
+      const label = ctx.config.labels.needsHuman;
+      await handToPerson(ctx, error.comment(ctx.inputs.issue, label), label, "report the refused push");
+      return { outcome: "needs_human", reason: error.message };
+    }
+    return {
+      outcome: "failed",
+      reason: `the last push failed: ${errorMessage(error)} (ending as ${outcome}: ${reason})`,
+    };
+  }
 }
 
 /**

@@ -48,6 +48,11 @@ export interface JobState {
    * agent-turn.ts), so an iteration need not ask git where HEAD was before the agent ran. Null: ask.
    */
   knownHead: string | null;
+  /**
+   * The push of a continuing iteration, running while the agent's next turn does (commit.ts); settled before
+   * any other push, after that turn, and at the job's end. Null: none running.
+   */
+  pendingPush: Promise<void> | null;
   /** The plan a writer approved (the plan gate), and the one a planning run revises: plan.ts. */
   approvedPlan: string | null;
   answeredPlan: string | null;
@@ -79,8 +84,9 @@ export interface JobContext {
 export interface LoopState {
   /** The failed quality commands the next prompt shows the agent: outcome.ts. */
   qualityFailures: QualityCommandResult[];
-  /** Completion claims the gate did not accept, in a row: outcome.ts. */
+  /** Completion claims the gate did not accept, in a row, and what failed at the last of them: outcome.ts. */
   ignoredCompletions: number;
+  lastContradiction: readonly string[] | null;
   /** Iterations without new work, in a row: the sequence. */
   iterationsWithoutCommit: number;
   /**
@@ -92,7 +98,13 @@ export interface LoopState {
 
 /** A loop's state before its first iteration. */
 export function freshLoop(): LoopState {
-  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
+  return {
+    qualityFailures: [],
+    ignoredCompletions: 0,
+    lastContradiction: null,
+    iterationsWithoutCommit: 0,
+    rateAttempt: 0,
+  };
 }
 
 export class CancelledError extends Error {
@@ -163,6 +175,7 @@ export function createJobContext(
     agentIndex: 0,
     primaryLimitedUntil: null,
     knownHead: null,
+    pendingPush: null,
     approvedPlan: null,
     answeredPlan: null,
     planning: false,

@@ -17,7 +17,7 @@ import type { WorkerDeps, WorkerInputs, WorkerRun } from "../worker-deps.js";
 import { spawnFailureText } from "./agent-failure-text.js";
 import { agentError, agentExit, recoverPrimary, refusedHandback, runAgent } from "./agent-turn.js";
 import { claim } from "./claim.js";
-import { checkpoint, readNewWork } from "./commit.js";
+import { checkpoint, settlePush, readNewWork } from "./commit.js";
 import { finish, handToPerson } from "./ending.js";
 import { describeSignal } from "./iteration-signal.js";
 import { stopAtBoundary } from "./iteration-boundary.js";
@@ -118,6 +118,8 @@ async function workLoop(
     const { qualityFailures } = loop;
     const turn = { issue, iteration, agent, feedback, qualityFailures, steering, mode: "work" as const };
     const { run, headBefore } = await runAgent(ctx, turn);
+    // The last iteration's push ran while the agent did: its failure is met here, before this turn's work.
+    await settlePush(ctx);
     if (run.spawnError) {
       await checkpoint(ctx, "agent could not start");
       return finish(ctx, "failed", spawnFailureText(agent, run.spawnError));

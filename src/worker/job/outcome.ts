@@ -12,6 +12,7 @@ import {
 import { PROGRESS_NOTES_PATH } from "../../core/agent/prompt.js";
 import type { Signal } from "../../core/agent/signals.js";
 import { type AgentConfig, agentLabel } from "../../core/config/index.js";
+import { failingSet } from "../../core/agent/failing-set.js";
 import { matchHumanGate } from "../../core/gates/human-gate.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { commitWork, committed, pushBranch } from "./commit.js";
@@ -22,7 +23,10 @@ import type { JobContext, LoopState } from "./job-context.js";
 import { renderPullBody, renderQuestionComment } from "./progress-comment.js";
 import { appendNote } from "./report.js";
 
-/** The completion matrix on this iteration; its warnings are logged. Writes the loop's `ignoredCompletions`. */
+/**
+ * The completion matrix on this iteration; its warnings are logged. Writes the loop's `ignoredCompletions` and
+ * `lastContradiction`.
+ */
 export function decide(
   ctx: JobContext,
   iteration: number,
@@ -44,9 +48,12 @@ export function decide(
     stuckStopThreshold: config.stuckStopThreshold,
     ignoredCompletions: loop.ignoredCompletions,
     maxIgnoredCompletionCycles: config.maxIgnoredCompletionCycles,
+    failing: quality === "fail" ? failingSet(ctx.state.quality) : [],
+    lastContradiction: loop.lastContradiction,
     completion: config.completion,
   });
   loop.ignoredCompletions = decision.ignoredCompletions;
+  loop.lastContradiction = decision.lastContradiction;
   for (const warning of decision.warnings) ctx.warn(warning);
   return decision;
 }
@@ -66,9 +73,10 @@ export async function recordAndPush(
     await appendNote(ctx, iteration, agent.preset, signal, `${qualityText} → ${decision.reason}`);
   }
   // One push per iteration: every push starts CI on an open PR and wakes the controller. A PR about to be
-  // opened is pushed once, after the notes are set aside (openPull).
+  // opened is pushed once, after the notes are set aside (openPull). A loop that goes on pushes while the
+  // agent's next turn runs (pushBranch); a job that ends here pushes before it ends.
   await commitWork(ctx, iteration, signal);
-  if (decision.outcome !== "open_pr") await pushBranch(ctx);
+  if (decision.outcome !== "open_pr") await pushBranch(ctx, { background: decision.outcome === "continue" });
   ctx.checkCancelled();
 }
 

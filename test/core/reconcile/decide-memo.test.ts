@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../../../src/core/tasks/graph.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
-import { decideInput, settle, syntheticWorld, type World } from "../../../bench/lib.js";
+import { decideInput, settle, syntheticWorld, type World } from "../../../bench/synthetic-world.js";
 
 const fresh = (world: World) =>
   decideInput({ ...world, snapshot: structuredClone(world.snapshot), state: structuredClone(world.state) });
