@@ -44,7 +44,9 @@ export function measureDashboard(tasks: number, budgetMs = 1_500): DashboardRow 
   const done = Math.floor(tasks * 0.3) - MERGED_NOW;
   const open = tasks - done - MERGED_NOW;
   const world = syntheticWorld({ open, done, live: 4 });
-  const decision = decide(decideInput(world));
+  // The largest circuit record a state keeps (a controller job in Actions that saw GitHub's breaker open).
+  const circuitOpened = { openedAt: world.now.toISOString(), failure: "x".repeat(200) };
+  const decision = decide({ ...decideInput(world), circuitOpened });
   const write = decision.effects.find((e) => e.type === "writeTrackingIssue");
   const body = write?.type === "writeTrackingIssue" ? write.body : "";
   const historyComment = decision.effects.some((e) => e.type === "comment" && e.key?.startsWith("history-"));

@@ -168,6 +168,22 @@ again, up to \`rateLimit.retries\` times — waits shared with the agent's recog
 CLI's own lines are read (its error events, stderr, a text-mode CLI's messages), never the agent's words or
 tool results.
 
+## Where a default differs from the design documents
+
+The documents Autopilot grew from (an engine inside an editor, an orchestration service, a CLI plugin) set some
+defaults for a loop that runs in one process on one machine. Autopilot's loop is a GitHub Actions job per task
+attempt, started and judged by a controller, so these differ, each for the reason given:
+
+| setting | the documents | Autopilot | why |
+|---|---|---|---|
+| \`retryBaseMs\` | 2000 (000 §3.4, §3.7: \`retryBaseMs × 2^attempt\`, seconds) | 60000 (the same formula: the first retry after 2 minutes, the second after 4; at most \`retryMaxMs\`) | A retry here is not a call repeated in the same process: it is a new worker job (\`workflow_dispatch\`, a runner, a checkout, the agent's install). The documents' seconds would re-dispatch before the failed run's conclusion is even read, for failures that seldom clear in seconds (a lost runner, a CI service, an agent crash); and in Actions mode a controller job runs on its 10-minute cron or on an event (\`src/core/scheduling/wake-variable.ts\`), so a shorter wait is not kept anyway. |
+| \`iterationDelayMs\` | 500 ms between steps (000 §3.7 \`stepDelay\`) | 0 | The documents pace steps that follow each other at once. Here every iteration ends with a commit and a push and starts an agent run of its own, and the worker's own share of an iteration, measured, is under 0.1 s (58.2 and 55.5 ms, medians of two runs of \`bench/worker-overhead.ts\`: docs/PERFORMANCE.md, "The worker"): a fixed half second spaces nothing the agent's limits need. Those are handled where they appear: \`rateLimit\`'s backoff, the reset time a CLI prints, the fallback agents. Set it to space out a provider that counts requests per minute. |
+| \`quality.coverage.threshold\` | 80% (003, "Test Gate Pattern") | 0 (off) | The report is written by the agent's own tests, so it is evidence, not proof (docs/SECURITY.md); and a repository without a coverage tool, or whose tests write no report, would have every task fail the gate. A team that measures coverage sets its own figure. |
+| \`agents.fallbacks\` | \`fallbackAgent: gpt\` (000 §3.7) | none | A fallback is another CLI with its own account and secret in the worker workflow, and its own hosts on the network allow-list; one named by default but not set up would fail with an authentication error at the first limit, when it is needed. The agents' limits still pause and resume on their own (\`rateLimit\`, "every agent limited"). |
+| committing | \`autoCommit: false\` (000 §3.7) | every iteration, pushed to the task branch | A runner's disk is gone when its job ends (a timeout, a lost runner, a cancel, a pause): only what was pushed survives, and the next worker resumes from the branch. The documents' loop keeps its work tree between steps; a job does not. docs/WORKER.md. |
+| the completion claim | \`<promise>DONE</promise>\` (004) | \`<promise>COMPLETE</promise>\` | 001 and 002 (the loop and its completion matrix) and the engine's ralph-tui pattern (000 §7) use COMPLETE; 004 alone says DONE. One word is taught to every agent and recognised (\`src/core/agent/signals.ts\`). |
+| a stuck task | a warning after 5 iterations without a commit, and it runs on (001/002 "Stuck Detection") | the warning at 5 (\`stuckThreshold\`), and a stop as \`stuck\` at 10 (\`stuckStopThreshold\`) | No one watches a job's log as they would an editor's panel: a task that commits nothing would run on, spending the agent's budget, until \`maxIterations\` or the wall clock ends it. At twice the warning the job ends as \`stuck\`, which counts as a failure (retried under \`errorStrategy: retry\`, then alerted: \`src/core/tasks/task.ts\`), its pushed work kept on the branch. |
+
 ## Overrides
 
 Whoever can dispatch a workflow can override only what cannot loosen safety: \`maxParallel\` (1–20),

@@ -16511,6 +16511,7 @@ var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
   resetMs: 6e4,
   successThreshold: 2
 });
+var RECENT_OPENING_MS = 15 * 6e4;
 var ENDED_PAUSE_KEPT_MS = 60 * 6e4;
 var ProbationBreaker = class {
   constructor(failureThreshold, successThreshold) {
@@ -16580,6 +16581,23 @@ var GitHubCircuit = class {
   }
   get lastFailureMessage() {
     return this.lastFailure;
+  }
+  /** When this process saw the circuit open last, and on what failure; null if it never opened here. */
+  get lastOpening() {
+    return this.openedAt === null ? null : { at: this.openedAt, failure: this.lastFailure };
+  }
+  /**
+   * A persisted opening (the tracking issue's state) from before this process: less than `RECENT_OPENING_MS`
+   * ago, and with no opening seen here, the circuit goes on probation — its next failure opens it, and
+   * `successThreshold` successes close it. Returns whether it did.
+   */
+  recallOpening(opening, now = Date.now()) {
+    if (this.openedAt !== null || this.breaker.onProbation) return false;
+    if (!(now - opening.at >= 0 && now - opening.at < RECENT_OPENING_MS)) return false;
+    this.breaker.state = { failures: 0, probation: this.options.successThreshold };
+    this.lastFailure ??= opening.failure;
+    this.notify();
+    return true;
   }
   /** Called with the new reported state whenever it changes (after a call). */
   onStateChange(listener) {
@@ -17379,462 +17397,6 @@ var I = class d2 {
 
 // src/app/alert-webhook.ts
 var import_cockatiel2 = __toESM(require_dist(), 1);
-
-// src/core/tasks/iteration-limit.ts
-var MAX_ITERATIONS = 500;
-
-// node_modules/markdown-table/index.js
-function defaultStringLength(value) {
-  return value.length;
-}
-function markdownTable(table2, options) {
-  const settings = options || {};
-  const align = (settings.align || []).concat();
-  const stringLength = settings.stringLength || defaultStringLength;
-  const alignments = [];
-  const cellMatrix = [];
-  const sizeMatrix = [];
-  const longestCellByColumn = [];
-  let mostCellsPerRow = 0;
-  let rowIndex = -1;
-  while (++rowIndex < table2.length) {
-    const row2 = [];
-    const sizes2 = [];
-    let columnIndex2 = -1;
-    if (table2[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table2[rowIndex].length;
-    }
-    while (++columnIndex2 < table2[rowIndex].length) {
-      const cell2 = serialize(table2[rowIndex][columnIndex2]);
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell2);
-        sizes2[columnIndex2] = size;
-        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
-          longestCellByColumn[columnIndex2] = size;
-        }
-      }
-      row2.push(cell2);
-    }
-    cellMatrix[rowIndex] = row2;
-    sizeMatrix[rowIndex] = sizes2;
-  }
-  let columnIndex = -1;
-  if (typeof align === "object" && "length" in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex]);
-    }
-  } else {
-    const code18 = toAlignment(align);
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code18;
-    }
-  }
-  columnIndex = -1;
-  const row = [];
-  const sizes = [];
-  while (++columnIndex < mostCellsPerRow) {
-    const code18 = alignments[columnIndex];
-    let before = "";
-    let after = "";
-    if (code18 === 99) {
-      before = ":";
-      after = ":";
-    } else if (code18 === 108) {
-      before = ":";
-    } else if (code18 === 114) {
-      after = ":";
-    }
-    let size = settings.alignDelimiters === false ? 1 : Math.max(
-      1,
-      longestCellByColumn[columnIndex] - before.length - after.length
-    );
-    const cell2 = before + "-".repeat(size) + after;
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length;
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size;
-      }
-      sizes[columnIndex] = size;
-    }
-    row[columnIndex] = cell2;
-  }
-  cellMatrix.splice(1, 0, row);
-  sizeMatrix.splice(1, 0, sizes);
-  rowIndex = -1;
-  const lines = [];
-  while (++rowIndex < cellMatrix.length) {
-    const row2 = cellMatrix[rowIndex];
-    const sizes2 = sizeMatrix[rowIndex];
-    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
-    columnIndex = -1;
-    const line = [];
-    while (++columnIndex < cellsInRow) {
-      const cell2 = row2[columnIndex] || "";
-      let before = "";
-      let after = "";
-      if (settings.alignDelimiters !== false) {
-        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
-        const code18 = alignments[columnIndex];
-        if (code18 === 114) {
-          before = " ".repeat(size);
-        } else if (code18 === 99) {
-          const half = size / 2;
-          if (size % 2) {
-            before = " ".repeat(half + 0.5);
-            after = " ".repeat(half - 0.5);
-          } else {
-            before = " ".repeat(half);
-            after = before;
-          }
-        } else {
-          after = " ".repeat(size);
-        }
-      }
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push("|");
-      }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
-      // empty: there will be a closing space.
-      !(settings.alignDelimiters === false && cell2 === "") && (settings.delimiterStart !== false || columnIndex)) {
-        line.push(" ");
-      }
-      if (settings.alignDelimiters !== false) {
-        line.push(before);
-      }
-      line.push(cell2);
-      if (settings.alignDelimiters !== false) {
-        line.push(after);
-      }
-      if (settings.padding !== false) {
-        line.push(" ");
-      }
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push("|");
-      }
-    }
-    lines.push(
-      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
-    );
-  }
-  return lines.join("\n");
-}
-function serialize(value) {
-  return value === null || value === void 0 ? "" : String(value);
-}
-function toAlignment(value) {
-  const code18 = typeof value === "string" ? value.codePointAt(0) : 0;
-  return code18 === 67 || code18 === 99 ? 99 : code18 === 76 || code18 === 108 ? 108 : code18 === 82 || code18 === 114 ? 114 : 0;
-}
-
-// src/core/text/markdown.ts
-var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
-function escapeInline(text4, max = 200) {
-  const oneLine = truncate(
-    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
-    max
-  );
-  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
-}
-function truncate(text4, max) {
-  if (max <= 0) return "";
-  if (text4.length <= max) return text4;
-  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
-}
-function code(text4, max = 100) {
-  const clean = truncate(text4.replace(/[`\r\n]+/g, " ").trim(), max);
-  return `\`${clean || " "}\``;
-}
-function quietLogin(login) {
-  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
-}
-function table(header, rows, align) {
-  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
-}
-function progressBar(done, total, width = 20) {
-  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
-  const filled = Math.round(ratio * width);
-  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
-}
-function formatCount(n) {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function formatTime(iso2) {
-  if (!iso2) return "\u2014";
-  const t = Date.parse(iso2);
-  if (Number.isNaN(t)) return "\u2014";
-  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-function formatUsd(usd) {
-  if (usd > 0 && usd < 0.01) return "<$0.01";
-  return `$${usd.toFixed(2)}`;
-}
-function formatTokens(n) {
-  if (n < 1e3) return String(Math.round(n));
-  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
-  return `${(n / 1e6).toFixed(1)}M`;
-}
-function proseLines(body) {
-  const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
-  const out = [];
-  let fence = null;
-  for (const raw of text4.split(/\r?\n/)) {
-    const first = raw.charCodeAt(0);
-    const open2 = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
-    if (fence) {
-      if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && raw.trim() === open2[1]) {
-        fence = null;
-      }
-      out.push(null);
-    } else if (open2) {
-      fence = { char: open2[1][0], length: open2[1].length };
-      out.push(null);
-    } else {
-      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
-    }
-  }
-  return out;
-}
-
-// src/core/text/nearest-word.ts
-function editDistance(a, b) {
-  let previous3 = Array.from({ length: b.length + 1 }, (_, j2) => j2);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j2 = 1; j2 <= b.length; j2++) {
-      const cost = a[i - 1] === b[j2 - 1] ? 0 : 1;
-      current[j2] = Math.min(previous3[j2] + 1, current[j2 - 1] + 1, previous3[j2 - 1] + cost);
-    }
-    previous3 = current;
-  }
-  return previous3[b.length];
-}
-function typoLimit(word) {
-  return word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
-}
-function nearestWord(word, candidates) {
-  let best = null;
-  for (const candidate of candidates) {
-    const distance = editDistance(word, candidate);
-    if (distance > typoLimit(candidate)) continue;
-    if (best === null || distance < best.distance) best = { candidate, distance };
-  }
-  return best?.candidate ?? null;
-}
-
-// src/core/world.ts
-function canWrite(permission) {
-  return permission === "admin" || permission === "maintain" || permission === "write";
-}
-
-// src/core/tasks/commands.ts
-var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
-function parseCommand(body, context) {
-  for (const { line, index: index2 } of commandLineEntries(body)) {
-    const m = PREFIX.exec(line);
-    if (!m) continue;
-    const parsed = interpret(m[1] ?? "", line.trim(), context);
-    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
-      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
-    return parsed;
-  }
-  return null;
-}
-var MAX_INSTRUCTIONS = 4e3;
-function commandInstructions(body, lineIndex, onLine) {
-  const after = body.split(/\r?\n/).slice(lineIndex + 1).join("\n");
-  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
-}
-var COMMAND_WORDS = [
-  "start",
-  "go",
-  "mode",
-  "pause",
-  "resume",
-  "stop",
-  "abort",
-  "report",
-  "help",
-  "status",
-  "retry",
-  "skip",
-  "run",
-  "rollback",
-  "cleanup",
-  "approve",
-  "fix",
-  "follow-up"
-];
-function interpret(rest, line, context) {
-  const words = rest.trim().split(/\s+/).filter(Boolean);
-  const word = (words[0] ?? "").toLowerCase();
-  const onTask = context.issue !== context.trackingIssue;
-  const target = parseIssueRef(words[1]);
-  const invalid = (problem) => ({ kind: "invalid", line, problem });
-  switch (word) {
-    case "":
-      return invalid("no command given");
-    case "start":
-    case "pause":
-    case "resume":
-    case "stop":
-    case "abort":
-    case "report":
-    case "help":
-      return { kind: "command", command: { name: word }, line };
-    // Design document 004's word for starting a session.
-    case "go":
-      return { kind: "command", command: { name: "start" }, line };
-    case "mode": {
-      const mode = (words[1] ?? "").toLowerCase();
-      if (mode === "auto" || mode === "semi-auto")
-        return { kind: "command", command: { name: "mode", mode }, line };
-      return invalid(
-        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)"
-      );
-    }
-    case "status": {
-      const issue3 = target ?? (onTask ? context.issue : null);
-      return { kind: "command", command: { name: "status", issue: issue3 }, line };
-    }
-    case "retry":
-    case "skip":
-    case "run":
-    case "rollback":
-    case "cleanup":
-    case "approve": {
-      const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
-      if ("problem" in options) return invalid(options.problem);
-      const first = options.rest[0];
-      const given = parseIssueRef(first);
-      if (first !== void 0 && given === null) return invalid(`\`${first}\` is not an issue number`);
-      const issue3 = given ?? (onTask ? context.issue : null);
-      if (issue3 === null)
-        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
-      if (word === "retry") {
-        const iterations = "iterations" in options ? options.iterations ?? null : null;
-        return { kind: "command", command: { name: "retry", issue: issue3, iterations }, line };
-      }
-      return { kind: "command", command: { name: word, issue: issue3 }, line };
-    }
-    case "fix":
-    case "follow-up":
-    case "followup": {
-      const name = word === "fix" ? "fix" : "follow-up";
-      const given = parseIssueRef(words[1]);
-      const issue3 = given ?? (onTask ? context.issue : null);
-      if (issue3 === null)
-        return invalid(
-          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``
-        );
-      const afterWord = rest.trim().slice(words[0].length).trim();
-      const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
-      return { kind: "command", command: { name, issue: issue3, instructions: onLine }, line };
-    }
-    default: {
-      const meant = nearestWord(word, COMMAND_WORDS);
-      const unknown2 = `unknown command \`${word.slice(0, 40)}\``;
-      return invalid(meant ? `${unknown2}; did you mean \`/autopilot ${meant}\`?` : unknown2);
-    }
-  }
-}
-function iterationsOption(words) {
-  const rest = [];
-  let iterations;
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i];
-    const m = /^--iterations(?:=(.*))?$/i.exec(word);
-    if (!m) {
-      if (word.startsWith("--"))
-        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
-      rest.push(word);
-      continue;
-    }
-    const value = m[1] ?? words[++i];
-    if (value === void 0 || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_ITERATIONS)
-      return {
-        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``
-      };
-    iterations = Number(value);
-  }
-  return iterations === void 0 ? { rest } : { rest, iterations };
-}
-function parseIssueRef(word) {
-  if (word === void 0) return null;
-  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
-  if (!m) return null;
-  const n = Number(m[1]);
-  return n > 0 ? n : null;
-}
-function commandLineEntries(body) {
-  const out = [];
-  let previousBlank = true;
-  for (const [index2, raw] of proseLines(body).entries()) {
-    if (raw === null) {
-      previousBlank = false;
-      continue;
-    }
-    const blank = raw.trim() === "";
-    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
-    previousBlank = blank || indentedCode && previousBlank;
-  }
-  return out;
-}
-function commentAuthority(comment, botLogin, permissions) {
-  const author = comment.author;
-  if (!author || comment.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
-    return { ignored: true, authorized: false };
-  }
-  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
-}
-function lookupPermission(permissions, login) {
-  if (!login) return void 0;
-  const exact = permissions[login];
-  if (exact) return exact;
-  const lower2 = login.toLowerCase();
-  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower2) return value;
-  return void 0;
-}
-function hasWriteAccess(permissions, login) {
-  return canWrite(lookupPermission(permissions, login));
-}
-function sameLogin(a, b) {
-  if (!a || !b) return false;
-  const norm = (s) => s.toLowerCase().replace(/\[bot\]$/, "");
-  return norm(a) === norm(b);
-}
-function commandHelp() {
-  return [
-    "| command | what it does |",
-    "|---|---|",
-    "| `/autopilot start` (or `go`) | start a session (or start again after a stop or completion) |",
-    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
-    "| `/autopilot resume` | continue a paused session |",
-    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
-    "| `/autopilot abort` | end the session now: running worker runs are cancelled at once, their tasks ready again with what they pushed kept on their branches |",
-    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
-    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
-    "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
-    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
-    "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
-    "| `/autopilot mode auto` / `mode semi-auto` | from now on Autopilot starts ready tasks by score / a person starts each with `run` (instead of the file's `mode`, until the next `mode`) |",
-    "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
-    "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
-    "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
-    "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
-    "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
-    "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
-    "| `/autopilot help` | this list |",
-    "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue)."
-  ].join("\n");
-}
-function refusalText(login) {
-  return [
-    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
-    "A maintainer can run the command for you."
-  ].join(" ");
-}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -37553,6 +37115,462 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/core/tasks/iteration-limit.ts
+var MAX_ITERATIONS = 500;
+
+// node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table2, options) {
+  const settings = options || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table2.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table2[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table2[rowIndex].length;
+    }
+    while (++columnIndex2 < table2[rowIndex].length) {
+      const cell2 = serialize(table2[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell2);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell2);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code18 = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code18;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code18 = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code18 === 99) {
+      before = ":";
+      after = ":";
+    } else if (code18 === 108) {
+      before = ":";
+    } else if (code18 === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell2 = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell2;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell2 = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code18 = alignments[columnIndex];
+        if (code18 === 114) {
+          before = " ".repeat(size);
+        } else if (code18 === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell2 === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell2);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code18 = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code18 === 67 || code18 === 99 ? 99 : code18 === 76 || code18 === 108 ? 108 : code18 === 82 || code18 === 114 ? 114 : 0;
+}
+
+// src/core/text/markdown.ts
+var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
+function escapeInline(text4, max = 200) {
+  const oneLine = truncate(
+    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
+    max
+  );
+  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
+}
+function truncate(text4, max) {
+  if (max <= 0) return "";
+  if (text4.length <= max) return text4;
+  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
+}
+function code(text4, max = 100) {
+  const clean = truncate(text4.replace(/[`\r\n]+/g, " ").trim(), max);
+  return `\`${clean || " "}\``;
+}
+function quietLogin(login) {
+  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
+}
+function table(header, rows, align) {
+  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
+}
+function progressBar(done, total, width = 20) {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  const filled = Math.round(ratio * width);
+  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
+}
+function formatCount(n) {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function formatTime(iso2) {
+  if (!iso2) return "\u2014";
+  const t = Date.parse(iso2);
+  if (Number.isNaN(t)) return "\u2014";
+  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+function formatUsd(usd) {
+  if (usd > 0 && usd < 0.01) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
+}
+function formatTokens(n) {
+  if (n < 1e3) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
+  return `${(n / 1e6).toFixed(1)}M`;
+}
+function proseLines(body) {
+  const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
+  const out = [];
+  let fence = null;
+  for (const raw of text4.split(/\r?\n/)) {
+    const first = raw.charCodeAt(0);
+    const open2 = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
+    if (fence) {
+      if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && raw.trim() === open2[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open2) {
+      fence = { char: open2[1][0], length: open2[1].length };
+      out.push(null);
+    } else {
+      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
+
+// src/core/text/nearest-word.ts
+function editDistance(a, b) {
+  let previous3 = Array.from({ length: b.length + 1 }, (_, j2) => j2);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j2 = 1; j2 <= b.length; j2++) {
+      const cost = a[i - 1] === b[j2 - 1] ? 0 : 1;
+      current[j2] = Math.min(previous3[j2] + 1, current[j2 - 1] + 1, previous3[j2 - 1] + cost);
+    }
+    previous3 = current;
+  }
+  return previous3[b.length];
+}
+function typoLimit(word) {
+  return word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
+}
+function nearestWord(word, candidates) {
+  let best = null;
+  for (const candidate of candidates) {
+    const distance = editDistance(word, candidate);
+    if (distance > typoLimit(candidate)) continue;
+    if (best === null || distance < best.distance) best = { candidate, distance };
+  }
+  return best?.candidate ?? null;
+}
+
+// src/core/world.ts
+function canWrite(permission) {
+  return permission === "admin" || permission === "maintain" || permission === "write";
+}
+
+// src/core/tasks/commands.ts
+var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
+function parseCommand(body, context) {
+  for (const { line, index: index2 } of commandLineEntries(body)) {
+    const m = PREFIX.exec(line);
+    if (!m) continue;
+    const parsed = interpret(m[1] ?? "", line.trim(), context);
+    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
+      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
+    return parsed;
+  }
+  return null;
+}
+var MAX_INSTRUCTIONS = 4e3;
+function commandInstructions(body, lineIndex, onLine) {
+  const after = body.split(/\r?\n/).slice(lineIndex + 1).join("\n");
+  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
+}
+var COMMAND_WORDS = [
+  "start",
+  "go",
+  "mode",
+  "pause",
+  "resume",
+  "stop",
+  "abort",
+  "report",
+  "help",
+  "status",
+  "retry",
+  "skip",
+  "run",
+  "rollback",
+  "cleanup",
+  "approve",
+  "fix",
+  "follow-up"
+];
+function interpret(rest, line, context) {
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const word = (words[0] ?? "").toLowerCase();
+  const onTask = context.issue !== context.trackingIssue;
+  const target = parseIssueRef(words[1]);
+  const invalid = (problem) => ({ kind: "invalid", line, problem });
+  switch (word) {
+    case "":
+      return invalid("no command given");
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "abort":
+    case "report":
+    case "help":
+      return { kind: "command", command: { name: word }, line };
+    // Design document 004's word for starting a session.
+    case "go":
+      return { kind: "command", command: { name: "start" }, line };
+    case "mode": {
+      const mode = (words[1] ?? "").toLowerCase();
+      if (mode === "auto" || mode === "semi-auto")
+        return { kind: "command", command: { name: "mode", mode }, line };
+      return invalid(
+        "`mode` needs `auto` (Autopilot starts ready tasks by score) or `semi-auto` (a person starts each with `run`)"
+      );
+    }
+    case "status": {
+      const issue3 = target ?? (onTask ? context.issue : null);
+      return { kind: "command", command: { name: "status", issue: issue3 }, line };
+    }
+    case "retry":
+    case "skip":
+    case "run":
+    case "rollback":
+    case "cleanup":
+    case "approve": {
+      const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
+      if ("problem" in options) return invalid(options.problem);
+      const first = options.rest[0];
+      const given = parseIssueRef(first);
+      if (first !== void 0 && given === null) return invalid(`\`${first}\` is not an issue number`);
+      const issue3 = given ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      if (word === "retry") {
+        const iterations = "iterations" in options ? options.iterations ?? null : null;
+        return { kind: "command", command: { name: "retry", issue: issue3, iterations }, line };
+      }
+      return { kind: "command", command: { name: word, issue: issue3 }, line };
+    }
+    case "fix":
+    case "follow-up":
+    case "followup": {
+      const name = word === "fix" ? "fix" : "follow-up";
+      const given = parseIssueRef(words[1]);
+      const issue3 = given ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(
+          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``
+        );
+      const afterWord = rest.trim().slice(words[0].length).trim();
+      const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
+      return { kind: "command", command: { name, issue: issue3, instructions: onLine }, line };
+    }
+    default: {
+      const meant = nearestWord(word, COMMAND_WORDS);
+      const unknown2 = `unknown command \`${word.slice(0, 40)}\``;
+      return invalid(meant ? `${unknown2}; did you mean \`/autopilot ${meant}\`?` : unknown2);
+    }
+  }
+}
+function iterationsOption(words) {
+  const rest = [];
+  let iterations;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    const m = /^--iterations(?:=(.*))?$/i.exec(word);
+    if (!m) {
+      if (word.startsWith("--"))
+        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
+      rest.push(word);
+      continue;
+    }
+    const value = m[1] ?? words[++i];
+    if (value === void 0 || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_ITERATIONS)
+      return {
+        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``
+      };
+    iterations = Number(value);
+  }
+  return iterations === void 0 ? { rest } : { rest, iterations };
+}
+function parseIssueRef(word) {
+  if (word === void 0) return null;
+  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n > 0 ? n : null;
+}
+function commandLineEntries(body) {
+  const out = [];
+  let previousBlank = true;
+  for (const [index2, raw] of proseLines(body).entries()) {
+    if (raw === null) {
+      previousBlank = false;
+      continue;
+    }
+    const blank = raw.trim() === "";
+    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
+    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
+    previousBlank = blank || indentedCode && previousBlank;
+  }
+  return out;
+}
+function commentAuthority(comment, botLogin, permissions) {
+  const author = comment.author;
+  if (!author || comment.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
+    return { ignored: true, authorized: false };
+  }
+  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
+}
+function lookupPermission(permissions, login) {
+  if (!login) return void 0;
+  const exact = permissions[login];
+  if (exact) return exact;
+  const lower2 = login.toLowerCase();
+  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower2) return value;
+  return void 0;
+}
+function hasWriteAccess(permissions, login) {
+  return canWrite(lookupPermission(permissions, login));
+}
+function sameLogin(a, b) {
+  if (!a || !b) return false;
+  const norm = (s) => s.toLowerCase().replace(/\[bot\]$/, "");
+  return norm(a) === norm(b);
+}
+function commandHelp() {
+  return [
+    "| command | what it does |",
+    "|---|---|",
+    "| `/autopilot start` (or `go`) | start a session (or start again after a stop or completion) |",
+    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
+    "| `/autopilot resume` | continue a paused session |",
+    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot abort` | end the session now: running worker runs are cancelled at once, their tasks ready again with what they pushed kept on their branches |",
+    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
+    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
+    "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
+    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
+    "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot mode auto` / `mode semi-auto` | from now on Autopilot starts ready tasks by score / a person starts each with `run` (instead of the file's `mode`, until the next `mode`) |",
+    "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
+    "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
+    "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
+    "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
+    "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
+    "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
+    "| `/autopilot help` | this list |",
+    "",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue)."
+  ].join("\n");
+}
+function refusalText(login) {
+  return [
+    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
+    "A maintainer can run the command for you."
+  ].join(" ");
+}
+
 // src/core/config/config-constants.ts
 var CONFIG_PATH = ".github/autopilot.yml";
 var PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
@@ -37566,6 +37584,14 @@ var EXPECTED = "x-expected";
 
 // src/core/config/alerts-schema.ts
 var NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+var WEBHOOK_EVENT_KINDS = [
+  "alert",
+  "started",
+  "paused",
+  "resumed",
+  "completed",
+  "agent-switched"
+];
 var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
 var envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
   description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
@@ -37576,9 +37602,13 @@ var AlertWebhookSchema = external_exports.strictObject({
   secretEnv: envName(
     "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
     "AUTOPILOT_ALERT_WEBHOOK_SECRET"
-  )
+  ),
+  events: external_exports.array(external_exports.enum(WEBHOOK_EVENT_KINDS)).min(1).default(["alert"]).meta({
+    description: "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, `completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
+    [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k2) => `\`${k2}\``).join(", ")}`
+  })
 }).describe(
-  "An outgoing webhook every alert is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
+  "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
 );
 var AlertsSchema = external_exports.strictObject({
   notify: external_exports.array(
@@ -37588,10 +37618,13 @@ var AlertsSchema = external_exports.strictObject({
     [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
   }),
   webhook: AlertWebhookSchema.nullable().default(null).describe(
-    "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its URL and secret come from the controller's environment, never from this file."
+    "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` (default `[alert]`). Its URL and secret come from the controller's environment, never from this file."
   ),
   reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
     "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+  ),
+  approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
+    "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
   )
 }).prefault({}).describe(
   "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
@@ -47255,6 +47288,41 @@ function renderAlertComment(alert) {
 function slackEscape(text4) {
   return text4.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
+function describeAlert(alert) {
+  const who = alert.mentions.length ? alert.mentions.map(quietLogin).join(", ") : "no one to mention";
+  return `${alert.headline} \u2192 ${who}`;
+}
+
+// src/core/session/webhook-events.ts
+var COMMON = {
+  key: external_exports.string().min(1).max(200),
+  repository: external_exports.string().regex(/^[^/\s]+\/[^/\s]+$/),
+  issue: external_exports.number().int().positive().nullable(),
+  headline: external_exports.string().max(300),
+  at: external_exports.iso.datetime()
+};
+var AlertPayloadSchema = external_exports.strictObject({
+  text: external_exports.string(),
+  autopilot: external_exports.strictObject({
+    ...COMMON,
+    event: external_exports.literal("alert"),
+    /** What needs a person (src/core/session/alerts.ts `AlertKind`). */
+    kind: external_exports.string().min(1),
+    mentions: external_exports.array(external_exports.string())
+  })
+});
+var LifecyclePayloadSchema = external_exports.strictObject({
+  text: external_exports.string(),
+  autopilot: external_exports.strictObject({
+    ...COMMON,
+    event: external_exports.enum(["started", "paused", "resumed", "completed", "agent-switched"]),
+    actor: external_exports.string().min(1),
+    from: external_exports.string().optional(),
+    to: external_exports.string().optional(),
+    reason: external_exports.string().optional()
+  })
+});
+var WebhookPayloadSchema = external_exports.union([AlertPayloadSchema, LifecyclePayloadSchema]);
 function alertPayload(alert, repo, at2) {
   const where = `${repo.owner}/${repo.name}`;
   const mentions = alert.mentions.length ? ` (for ${alert.mentions.map((m) => `@${m}`).join(", ")})` : "";
@@ -47263,22 +47331,65 @@ function alertPayload(alert, repo, at2) {
 ${alert.what.trim().slice(0, 1e3)}
 What to do: ${alert.todo}`
   );
-  return {
+  return WebhookPayloadSchema.parse({
     text: text4,
     autopilot: {
+      event: "alert",
       key: alert.key,
       kind: alert.kind,
       repository: where,
       issue: alert.issue,
-      headline: alert.headline,
+      headline: alert.headline.slice(0, 300),
       mentions: alert.mentions,
       at: at2
     }
+  });
+}
+function lifecyclePayload(event, repo, at2) {
+  const where = `${repo.owner}/${repo.name}`;
+  const autopilot = {
+    event: event.kind,
+    key: event.key,
+    repository: where,
+    issue: event.issue,
+    headline: event.headline.slice(0, 300),
+    actor: event.actor,
+    at: at2
+  };
+  for (const field of ["from", "to", "reason"])
+    if (event[field] !== void 0) autopilot[field] = event[field];
+  return WebhookPayloadSchema.parse({ text: slackEscape(`[${where}] ${event.headline}`), autopilot });
+}
+function sessionLifecycleEvent(from, to) {
+  const kind = lifecycleKind(from.status, to.status);
+  if (!kind) return null;
+  const by = to.actor === "autopilot" ? "" : ` by @${to.actor}`;
+  const why = to.detail ? `: ${to.detail}` : "";
+  const headline = {
+    started: `Autopilot started${by}`,
+    paused: `Autopilot paused${by}${why}`,
+    resumed: `Autopilot resumed${by}`,
+    completed: "Autopilot completed: no ready task is left"
+  }[kind];
+  return {
+    key: `session-${kind}-${to.since}`,
+    kind,
+    issue: null,
+    headline,
+    actor: to.actor,
+    reason: to.reason
   };
 }
-function describeAlert(alert) {
-  const who = alert.mentions.length ? alert.mentions.map(quietLogin).join(", ") : "no one to mention";
-  return `${alert.headline} \u2192 ${who}`;
+function lifecycleKind(from, to) {
+  if (from === to) return null;
+  if (to === "running") {
+    if (from === "idle" || from === "completed") return "started";
+    if (from === "paused") return "resumed";
+    return null;
+  }
+  if (to === "paused") return "paused";
+  if (to === "completed") return "completed";
+  return null;
 }
 
 // src/app/alert-webhook.ts
@@ -47329,14 +47440,32 @@ var AlertWebhook = class {
     });
     this.queueLimit = options.queueLimit ?? 100;
   }
-  /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
-  send(settings, alerts, repo, at2) {
-    if (!settings || alerts.length === 0 || this.stopper.signal.aborted) return;
+  /**
+   * Queues the alerts and the lifecycle events `settings.events` lists for delivery and returns at once;
+   * unconfigured, or missing URL or secret: logs why.
+   */
+  send(settings, alerts, repo, at2, events = []) {
+    if (!settings || this.stopper.signal.aborted) return;
+    const chosen = new Set(settings.events);
+    const when = at2.toISOString();
+    const outgoing = [
+      ...(chosen.has("alert") ? alerts : []).map((alert) => ({
+        key: alert.key,
+        kind: alert.kind,
+        body: () => JSON.stringify(alertPayload(alert, repo, when))
+      })),
+      ...events.filter((event) => chosen.has(event.kind)).map((event) => ({
+        key: event.key,
+        kind: event.kind,
+        body: () => JSON.stringify(lifecyclePayload(event, repo, when))
+      }))
+    ];
+    if (outgoing.length === 0) return;
     const url2 = this.env[settings.urlEnv]?.trim() ?? "";
     const secret = this.env[settings.secretEnv] ?? "";
     if (!url2 || !secret) {
       this.log.error(
-        `alerts.webhook: ${!url2 ? settings.urlEnv : settings.secretEnv} is not set in the controller's environment; ${alerts.length} alert(s) not sent (set both ${settings.urlEnv} and ${settings.secretEnv} from secrets)`
+        `alerts.webhook: ${!url2 ? settings.urlEnv : settings.secretEnv} is not set in the controller's environment; ${outgoing.length} delivery(ies) not sent (set both ${settings.urlEnv} and ${settings.secretEnv} from secrets)`
       );
       return;
     }
@@ -47345,12 +47474,13 @@ var AlertWebhook = class {
       this.log.error(`alerts.webhook: the URL in ${settings.urlEnv} ${problem}; alerts not sent`);
       return;
     }
-    for (const alert of alerts) {
-      const id = `${repo.owner}/${repo.name}#${alert.key}`;
+    for (const item of outgoing) {
+      const id = `${repo.owner}/${repo.name}#${item.key}`;
       if (this.seen.has(id)) continue;
       this.remember(id);
-      const body = JSON.stringify(alertPayload(alert, repo, at2.toISOString()));
-      const delivery = this.deliver(url2, secret, body, alert).finally(() => this.pending.delete(delivery));
+      const delivery = this.deliver(url2, secret, item.body(), item).finally(
+        () => this.pending.delete(delivery)
+      );
       this.pending.add(delivery);
     }
   }
@@ -56205,11 +56335,11 @@ var claudeCode = definePreset({
       }
     }
     if (!result) {
-      const plain = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
+      const plain2 = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
       return {
-        finalMessage: lastAssistantText || lastLines(plain, 5),
+        finalMessage: lastAssistantText || lastLines(plain2, 5),
         isError: exitCode !== 0,
-        errorText: exitCode === 0 ? "" : [lastLines(plain, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
+        errorText: exitCode === 0 ? "" : [lastLines(plain2, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
         usage: { input: 0, output: 0 },
         costUsd: 0,
         commands: commands2
@@ -58363,7 +58493,9 @@ var TaskRecordSchema = external_exports.object({
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
-  approvedBy: external_exports.string().max(40).optional()
+  approvedBy: external_exports.string().max(40).optional(),
+  /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+  agentSwitch: external_exports.string().max(200).optional()
 });
 var HistoryEntrySchema = external_exports.object({
   issue: external_exports.number().int().positive(),
@@ -58479,6 +58611,12 @@ var DashboardStateSchema = external_exports.object({
    * earliest reset reported (src/core/reconcile/task-alerts.ts).
    */
   agentsLimitedUntil: isoTime.nullable().default(null),
+  /**
+   * When the circuit breaker in front of GitHub last opened, and on what failure (src/github/transport/circuit.ts):
+   * a controller job inside Actions, a new process, starts on probation after a recent opening (design document
+   * 003's persisted breaker states). Absent until the breaker first opens.
+   */
+  circuit: external_exports.object({ openedAt: isoTime, failure: external_exports.string().max(200).nullable() }).optional(),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
   /**
@@ -58556,8 +58694,11 @@ function readDashboardMarks(body) {
 function visibleMarks(text4, stateStart) {
   const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
+  const sessionBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
+    const box = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:session-(pause|resume|stop)\s*-->/.exec(line)?.[1];
+    if (box && !sessionBoxes.includes(box)) sessionBoxes.push(box);
     const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
     if (!m) continue;
     const key = `${m[1]}#${m[2]}`;
@@ -58567,7 +58708,7 @@ function visibleMarks(text4, stateStart) {
   }
   const status = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status ?? "") ? status : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
+  return { checkedBoxes, sessionBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 function compactJson(state) {
   const tasks = {};
@@ -58808,6 +58949,19 @@ function markers({ state, view }) {
   if (view.budget?.marker) lines.push(view.budget.marker);
   return lines.join("\n");
 }
+function sessionControls({ state }) {
+  const box = (action, words) => `- [ ] <!-- autopilot:session-${action} --> ${words}`;
+  const status = state.session.status;
+  const pause = box(
+    "pause",
+    "**pause**: start no task; running workers stop at their next iteration boundary"
+  );
+  const resume = box("resume", status === "pausing" ? "**resume**: cancel the pause" : "**resume**");
+  const stop = box("stop", "**stop**: end the session once running workers have stopped");
+  if (status === "running") return [pause, stop].join("\n");
+  if (status === "pausing" || status === "paused") return [resume, stop].join("\n");
+  return null;
+}
 function heading({ state }) {
   const status = state.session.status;
   return `## ${STATUS_ICON[status]} Autopilot is ${STATUS_WORD[status]}`;
@@ -58889,11 +59043,17 @@ _No worker is running._`;
     slot.candidate ? `${slot.attempt} (${escapeInline(slot.candidate, 100)})` : String(slot.attempt),
     slot.iteration === null ? "\u2014" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
     now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "\u2014",
+    agentCell(slot),
     runCell(slot)
   ]);
   return `${title}
 
-${table(["task", "attempt", "iteration", "elapsed", "run"], rows)}`;
+${table(["task", "attempt", "iteration", "elapsed", "agent", "run"], rows)}`;
+}
+function agentCell(slot) {
+  if (!slot.agent) return "\u2014";
+  const agent = escapeInline(slot.agent, 80);
+  return slot.fallback ? `${agent} (fell back: ${escapeInline(slot.fallback, 160)})` : agent;
 }
 function queue({ view, limits }) {
   const title = `### Queue (${formatCount(view.queue.length)})`;
@@ -59025,6 +59185,7 @@ var SECTIONS = [
   markers,
   heading,
   session,
+  sessionControls,
   agentAccess,
   agentNetwork,
   githubLimitWait,
@@ -59581,6 +59742,8 @@ function sessionEvent(ctx, event, quiet = false) {
     return { refused: t.refused.reason };
   }
   const from = ctx.state.session.status;
+  const lifecycle = sessionLifecycleEvent(ctx.state.session, t.state);
+  if (lifecycle) ctx.events.push(lifecycle);
   ctx.state.session = t.state;
   note(ctx, `session: ${from} \u2192 ${t.state.status} (${event.type})`);
   const outcome = {};
@@ -61129,11 +61292,14 @@ function processAnswers(ctx, freshComments) {
 function processCheckboxes(ctx) {
   const previous3 = ctx.input.state;
   if (!ctx.tracking || !previous3) return { ticked: false };
-  if (readDashboardMarks(ctx.tracking.body).checkedBoxes.length === 0) return { ticked: false };
+  const marks = readDashboardMarks(ctx.tracking.body);
+  if (marks.checkedBoxes.length === 0 && marks.sessionBoxes.length === 0) return { ticked: false };
   const parsed = parseDashboard(ctx.tracking.body);
   if (!parsed.state || parsed.state.revision !== previous3.revision) return { ticked: false };
   const editor = ctx.tracking.lastEditedBy ?? null;
-  const boxes = parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`).join(", ");
+  const boxes = [...parsed.sessionBoxes, ...parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`)].join(
+    ", "
+  );
   if (!editor || sameLogin(editor, ctx.snapshot.botLogin) || !hasWriteAccess(ctx.snapshot.permissions, editor)) {
     incident(
       ctx,
@@ -61142,6 +61308,13 @@ function processCheckboxes(ctx) {
     );
     note(ctx, `checkboxes ${boxes} ignored: editor ${editor ?? "unknown"} has no write access`);
     return { ticked: true };
+  }
+  for (const box of parsed.sessionBoxes) {
+    const event = box === "resume" ? { type: box, actor: editor } : { type: box, actor: editor, activeWorkers: liveCount(ctx) };
+    const lifted = box === "resume" && liftAgentsLimit(ctx, editor);
+    const outcome = sessionEvent(ctx, event, true);
+    if (outcome.refused && !lifted) incident(ctx, "checkbox_refused", `The ${box} box: ${outcome.refused}`);
+    note(ctx, `checkbox ${box} by ${editor}: ${outcome.refused && !lifted ? outcome.refused : "done"}`);
   }
   for (const box of parsed.checkedBoxes) {
     const outcome = box.action === "retry" ? retryTask(ctx, box.issue, editor) : skipTask(ctx, box.issue, editor);
@@ -61265,6 +61438,9 @@ function prepare(input2) {
     if (bootstrap.log) log.push(bootstrap.log);
   }
   if (input2.lastGoodConfig !== void 0) state.lastGoodConfig = input2.lastGoodConfig;
+  const opened = input2.circuitOpened;
+  if (opened && !(state.circuit && Date.parse(state.circuit.openedAt) >= Date.parse(opened.openedAt)))
+    state.circuit = { openedAt: opened.openedAt, failure: opened.failure?.slice(0, 200) ?? null };
   const overridden = withOverrides(input2.config, state);
   const baseLabels = /* @__PURE__ */ new Map();
   let ctx = {
@@ -61286,6 +61462,7 @@ function prepare(input2) {
     readyBy,
     offRamps: /* @__PURE__ */ new Set(),
     alerts: [],
+    events: [],
     wakes: [],
     statusByIssue: /* @__PURE__ */ new Map()
   };
@@ -63510,6 +63687,62 @@ function dispatch(ctx, n, why, score) {
   note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId2}), score ${score}: ${why}`);
 }
 
+// src/core/reconcile/approval-timeouts.ts
+function timedOut2(ctx, since) {
+  const hours = ctx.config.alerts.approvalTimeoutHours;
+  const waitedMs = ctx.nowMs - Date.parse(since);
+  return hours !== null && !Number.isNaN(waitedMs) && waitedMs >= hours * 36e5;
+}
+function handedTo(mentions) {
+  return mentions.length ? `handed to ${mentions.map((m) => `@${m}`).join(", ")}` : "handed to a person (no one to mention: set `alerts.notify`)";
+}
+function timeOut(ctx, n, alert, since) {
+  const record2 = taskRecord(ctx, n);
+  const key = `alert-${alert.key}`;
+  if (!record2.notices?.includes(key)) {
+    notice(ctx, n, record2, key, renderAlertComment(alert));
+    ctx.alerts.push(alert);
+    note(ctx, `alert: ${describeAlert(alert)}`);
+  }
+  return `approval timed out (waiting since ${formatTime(since)}), ${handedTo(alert.mentions)}`;
+}
+function humanGateTimeout(ctx, n, pr, reason) {
+  const since = taskRecord(ctx, n).since ?? pr.createdAt;
+  if (!timedOut2(ctx, since)) return reason;
+  const alert = {
+    key: `approval-timeout-pr-${pr.number}`,
+    kind: "approval-timeout",
+    issue: n,
+    headline: `The human gate's approval of PR #${pr.number} (#${n}) timed out`,
+    what: `It has waited for an approval since ${formatTime(since)}, longer than alerts.approvalTimeoutHours: ${reason}`,
+    todo: `Someone with write access: review the pull request and approve it (every gate then merges it) or request changes; \`/autopilot skip #${n}\` leaves the task.`,
+    mentions: recipients(
+      ctx,
+      approversOf(ctx, n),
+      pr.reviews.map((r) => r.author)
+    )
+  };
+  return `${timeOut(ctx, n, alert, since)}: ${reason}`;
+}
+function timeOutPlanApprovals(ctx) {
+  for (const [n, record2] of Object.entries(ctx.state.tasks)) {
+    const task = Number(n);
+    const plan = record2.plan;
+    if (!plan || ctx.issues.get(task)?.state !== "open" || !planWaits(ctx, task, record2)) continue;
+    if (!timedOut2(ctx, plan.at)) continue;
+    const alert = {
+      key: `approval-timeout-plan-${task}-${plan.digest.slice(0, 12)}`,
+      kind: "approval-timeout",
+      issue: task,
+      headline: `The approval of #${task}'s plan timed out`,
+      what: `The plan posted ${formatTime(plan.at)} has waited longer than alerts.approvalTimeoutHours for a writer.`,
+      todo: `Someone with write access: read the plan on this issue; \`/autopilot approve #${task}\` lets a worker implement it, a comment with what to change gets a new plan, \`/autopilot skip #${task}\` leaves the task.`,
+      mentions: recipients(ctx, approversOf(ctx, task))
+    };
+    record2.reason = `plan proposed: ${timeOut(ctx, task, alert, plan.at)}; \`/autopilot approve #${task}\` or a comment with changes`;
+  }
+}
+
 // src/core/reconcile/pulls/reviews.ts
 function processReviews(ctx) {
   const lines = /* @__PURE__ */ new Map();
@@ -63653,7 +63886,8 @@ function processReview(ctx, n, issue3, handed) {
     case "wait": {
       const gate = humanGateOpen && verdict.kind !== "human-gate" ? "; the human gate also needs an approval of the latest commit" : "";
       const waited = `${verdict.reason}${gate}`;
-      const reason = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
+      const reminded = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
+      const reason = humanGateOpen ? humanGateTimeout(ctx, n, pr, reminded) : reminded;
       if (record2.merge?.via === "update-branch" && record2.merge.sha !== pr.headSha)
         return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
       return line(reason, pr.number);
@@ -64053,6 +64287,42 @@ function pickExtreme(a, b, better) {
   return better(b.iterations, a.iterations) ? b : a;
 }
 
+// src/core/reconcile/runs/agent-switches.ts
+function slotAgent(ctx, n, current) {
+  const reported = current ? ctx.snapshot.workerAgents?.[n] : void 0;
+  if (!reported) return {};
+  if (reported.fallback) return { agent: reported.agent, fallback: reported.fallback };
+  const primary = agentLabel(ctx.config.agents.primary);
+  const onFallback = ctx.state.tasks[n]?.bestOf === void 0 && reported.agent !== primary;
+  return {
+    agent: reported.agent,
+    fallback: onFallback ? `not on ${primary}; the reason is no longer in the worker's report` : null
+  };
+}
+function noteAgentSwitches(ctx) {
+  for (const [key, reported] of Object.entries(ctx.snapshot.workerAgents ?? {})) {
+    const n = Number(key);
+    const record2 = ctx.state.tasks[n];
+    const result = ctx.results.get(n);
+    if (!record2 || !result || result.dispatchId !== record2.dispatchId) continue;
+    if (!reported.fallback || !reported.from) continue;
+    const id = `${n}-agent-switched-a${record2.attempt}-${reported.from}-${reported.agent}`.slice(0, 200);
+    if (record2.agentSwitch === id) continue;
+    taskRecord(ctx, n).agentSwitch = id;
+    ctx.events.push({
+      key: id,
+      kind: "agent-switched",
+      issue: n,
+      headline: `#${n} switched from ${reported.from} to ${reported.agent}`,
+      actor: "autopilot",
+      from: reported.from,
+      to: reported.agent,
+      reason: reported.fallback
+    });
+    note(ctx, `#${n}: the worker switched from ${reported.from} to ${reported.agent} (${reported.fallback})`);
+  }
+}
+
 // src/core/reconcile/build-view.ts
 function buildView(ctx, pool, reviewLines) {
   const { config: config2, state } = ctx;
@@ -64107,7 +64377,8 @@ function buildView(ctx, pool, reviewLines) {
       runId: live.run?.id ?? null,
       runUrl: live.run?.url ?? null,
       phase: live.phase ?? "running",
-      candidate: candidateSlotText(record2)
+      candidate: candidateSlotText(record2),
+      ...slotAgent(ctx, n, current !== null)
     });
   }
   let open2 = 0;
@@ -64748,6 +65019,7 @@ function decide(input2) {
   processClosedIssues(ctx);
   processTaskText(ctx);
   processWorkers(ctx);
+  noteAgentSwitches(ctx);
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   processBestOf(ctx);
@@ -64760,6 +65032,7 @@ function decide(input2) {
   pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);
   raiseTaskAlerts(ctx);
+  timeOutPlanApprovals(ctx);
   const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,
@@ -64767,7 +65040,11 @@ function decide(input2) {
     checkboxesTicked: checkboxes.ticked,
     sessionEnd
   });
-  const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  const withAlerts = {
+    ...decision,
+    ...ctx.alerts.length > 0 ? { alerts: ctx.alerts } : {},
+    ...ctx.events.length > 0 ? { events: ctx.events } : {}
+  };
   const dispatchesItself = ctx.config.mode === "auto" && isDispatching(ctx.state.session.status) || input2.configHeld === true;
   const anyReady = [...ctx.issues].some(
     ([n, issue3]) => issue3.state === "open" && statusOf2(ctx, n) === "ready"
@@ -65996,6 +66273,32 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
+// src/core/tasks/worker-agent.ts
+var AGENT_ROW = /^\| Agent \| ([^|\n]{1,120}) \|$/m;
+var SWITCHED = /^> ⚠️ (\S{1,60}) is (rate limited|at its usage limit|overloaded); switching to (\S{1,60}) \((.{0,200})\)$/;
+var RETURNED = /^> ⚠️ \S{1,60}'s limit has lifted; back to it from \S{1,60} \(recoverPrimary\)$/;
+function plain(text4) {
+  return text4.replace(/\\\|/g, "|").replace(/@\u200b/g, "@").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+function readWorkerAgent(body) {
+  const agent = plain(AGENT_ROW.exec(body)?.[1]?.trim() ?? "");
+  if (!agent || agent === "none") return null;
+  let fallback = null;
+  let from = null;
+  for (const line of body.split("\n")) {
+    const switched = SWITCHED.exec(line);
+    if (switched) {
+      from = switched[1];
+      fallback = plain(`${from} is ${switched[2]}: ${switched[4]}`);
+      if (!agent.startsWith(switched[3])) fallback = null;
+    } else if (RETURNED.test(line)) {
+      fallback = null;
+      from = null;
+    }
+  }
+  return { agent, fallback, from: fallback ? from : null };
+}
+
 // src/github/snapshot/snapshot-nodes.ts
 function byApp(author, viewerDidAuthor, appId) {
   if (viewerDidAuthor === true) return true;
@@ -66104,7 +66407,7 @@ function latestWorkerResults(comments, log) {
     if (!result || result.issue !== c.issue) continue;
     const previous3 = best.get(result.issue)?.result;
     if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
-      best.set(result.issue, { result, nodeId: c.nodeId });
+      best.set(result.issue, { result, nodeId: c.nodeId, body: c.body });
     }
   }
   const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
@@ -66112,6 +66415,12 @@ function latestWorkerResults(comments, log) {
     results: chosen.map((c) => c.result),
     resultComments: Object.fromEntries(
       chosen.flatMap((c) => c.nodeId ? [[c.result.issue, c.nodeId]] : [])
+    ),
+    agents: Object.fromEntries(
+      chosen.flatMap((c) => {
+        const agent = readWorkerAgent(c.body);
+        return agent ? [[c.result.issue, agent]] : [];
+      })
     )
   };
 }
@@ -66637,7 +66946,11 @@ async function takeSnapshot(ctx, request2) {
   }
   memory.workerWorkflow = settings.workerWorkflow;
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const { results: workerResults, resultComments } = latestWorkerResults(allComments, ctx.log);
+  const {
+    results: workerResults,
+    resultComments,
+    agents: workerAgents
+  } = latestWorkerResults(allComments, ctx.log);
   const trackingNode = tracking ? {
     number: tracking.number,
     body: tracking.body,
@@ -66658,6 +66971,7 @@ async function takeSnapshot(ctx, request2) {
     comments,
     workerResults,
     resultComments,
+    workerAgents,
     permissions: {},
     trackingIssue: trackingNode,
     configText
@@ -67950,6 +68264,15 @@ function addPoints(sum, rateLimit) {
 function circuitOf(options) {
   return options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com");
 }
+function carryCircuit(circuit, state, at2, log) {
+  const kept = state?.circuit;
+  if (kept && circuit.recallOpening({ at: Date.parse(kept.openedAt), failure: kept.failure }, at2.getTime()))
+    log.info(
+      `GitHub's circuit opened at ${kept.openedAt} in an earlier job (${kept.failure ?? "no failure recorded"}): on probation until it has answered ${circuit.options.successThreshold} times`
+    );
+  const own4 = circuit.lastOpening;
+  return own4 ? { openedAt: new Date(own4.at).toISOString(), failure: own4.failure } : null;
+}
 function limitWaitFor(options, nowMs) {
   const host = recentLimitWait(options.baseUrl, nowMs);
   const pause = circuitOf(options).lastWritePause(repoKey(options.repo));
@@ -68012,6 +68335,7 @@ async function reconcileOnce(options, log) {
     );
   }
   const at2 = now();
+  const circuitOpened = options.persistCircuit ? carryCircuit(circuitOf(options), state, at2, log) : void 0;
   const limitWait = limitWaitFor(options, at2.getTime());
   const decision = decide({
     snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at2) : world,
@@ -68023,15 +68347,24 @@ async function reconcileOnce(options, log) {
     now: at2,
     dispatchIdSeed: at2.getTime().toString(36),
     start: options.start ?? null,
-    githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null
+    githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null,
+    ...circuitOpened ? { circuitOpened } : {}
   });
   for (const line of decision.log) log.debug(line);
   const inForce = effective(fileConfig, decision.state.overrides);
   gateway.dryRun = (options.dryRun ?? false) || inForce.dryRun;
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
-  if (decision.alerts?.length && !report.conflict && stateWritten(report.outcomes)) {
-    if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
-    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at2);
+  const outgoing = (decision.alerts?.length ?? 0) + (decision.events?.length ?? 0);
+  if (outgoing > 0 && !report.conflict && stateWritten(report.outcomes)) {
+    if (gateway.dryRun) log.info(`would send up to ${outgoing} alert(s) and event(s) to alerts.webhook`);
+    else
+      options.alerts?.send(
+        inForce.alerts.webhook,
+        decision.alerts ?? [],
+        options.repo,
+        at2,
+        decision.events ?? []
+      );
   }
   const activity = repoActivity({
     snapshot: world,
@@ -68472,6 +68805,7 @@ async function runController(options = {}) {
         botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: inputs.overrides.dryRun === true,
         alerts,
+        persistCircuit: true,
         endingRunId: endingRun,
         ...inputs.operationLimit !== null ? { operationLimit: inputs.operationLimit } : {},
         start: startSession ? sessionStart(inputs) : null

@@ -22291,13 +22291,21 @@ var init_iteration_limit = __esm({
 });
 
 // src/core/config/alerts-schema.ts
-var NOTIFY_ENTRY, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
+var NOTIFY_ENTRY, WEBHOOK_EVENT_KINDS, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
 var init_alerts_schema = __esm({
   "src/core/config/alerts-schema.ts"() {
     "use strict";
     init_zod();
     init_config_constants();
     NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+    WEBHOOK_EVENT_KINDS = [
+      "alert",
+      "started",
+      "paused",
+      "resumed",
+      "completed",
+      "agent-switched"
+    ];
     ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
     envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
       description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
@@ -22308,9 +22316,13 @@ var init_alerts_schema = __esm({
       secretEnv: envName(
         "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
         "AUTOPILOT_ALERT_WEBHOOK_SECRET"
-      )
+      ),
+      events: external_exports.array(external_exports.enum(WEBHOOK_EVENT_KINDS)).min(1).default(["alert"]).meta({
+        description: "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, `completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
+        [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k2) => `\`${k2}\``).join(", ")}`
+      })
     }).describe(
-      "An outgoing webhook every alert is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
+      "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
     );
     AlertsSchema = external_exports.strictObject({
       notify: external_exports.array(
@@ -22320,10 +22332,13 @@ var init_alerts_schema = __esm({
         [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
       }),
       webhook: AlertWebhookSchema.nullable().default(null).describe(
-        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its URL and secret come from the controller's environment, never from this file."
+        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` (default `[alert]`). Its URL and secret come from the controller's environment, never from this file."
       ),
       reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
         "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+      ),
+      approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
+        "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
       )
     }).prefault({}).describe(
       "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
@@ -49033,42 +49048,6 @@ var init_private_git = __esm({
         const { stdout, code: code18 } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
         return code18 === 0 ? Number(stdout.trim()) || 0 : 0;
       }
-      /**
-       * The diff of the task branch (`to`, HEAD by default) against where it left the default branch, every file as
-       * text: without Autopilot's own notes and cut at 2 MiB unless told otherwise (the push guard reads it all).
-       */
-      async diffFrom(base, options = {}) {
-        const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
-        const { stdout } = await this.run([
-          "diff",
-          "--no-color",
-          "--no-ext-diff",
-          // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
-          "--text",
-          "--no-textconv",
-          // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
-          "--no-renames",
-          base,
-          options.to ?? "HEAD",
-          ...options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]
-        ]);
-        return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
-      }
-      async changedPaths(base, to = "HEAD") {
-        const { stdout } = await this.run([
-          "diff",
-          "--name-only",
-          "--no-renames",
-          // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
-          "-z",
-          base,
-          to,
-          "--",
-          ".",
-          ":(exclude).autopilot"
-        ]);
-        return stdout.split("\0").filter(Boolean);
-      }
     };
   }
 });
@@ -49788,6 +49767,38 @@ async function deletedFileContent(git, file2) {
 async function inHead(git, file2) {
   return (await git.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
 }
+async function branchDiff(git, base, options = {}) {
+  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const { stdout } = await git.run([
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
+    "--text",
+    "--no-textconv",
+    // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
+    "--no-renames",
+    base,
+    options.to ?? "HEAD",
+    ...options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]
+  ]);
+  return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
+}
+async function changedPaths(git, base, to = "HEAD") {
+  const { stdout } = await git.run([
+    "diff",
+    "--name-only",
+    "--no-renames",
+    // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
+    "-z",
+    base,
+    to,
+    "--",
+    ".",
+    ":(exclude).autopilot"
+  ]);
+  return stdout.split("\0").filter(Boolean);
+}
 var init_git_objects = __esm({
   "src/worker/checkout/git-objects.ts"() {
     "use strict";
@@ -50118,10 +50129,10 @@ var init_task_checkout = __esm({
         };
       }
       async diffFrom(base) {
-        return this.git.diffFrom(base);
+        return branchDiff(this.git, base);
       }
       async changedPaths(base) {
-        return this.git.changedPaths(base);
+        return changedPaths(this.git, base);
       }
       /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */
       async gateHits(base) {
@@ -89149,7 +89160,7 @@ async function guardPush(guard, push2, gate) {
   return { fired: rules2.length > 0, rules: rules2.slice(0, HUMAN_GATE_MAX_HITS) };
 }
 function gitPushDiff(git) {
-  return (base, head) => git.diffFrom(base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
+  return (base, head) => branchDiff(git, base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
 }
 var SecretPushRefused;
 var init_push_guard = __esm({
@@ -89158,6 +89169,7 @@ var init_push_guard = __esm({
     init_secret_leak();
     init_human_gate();
     init_secret_patterns();
+    init_git_objects();
     SecretPushRefused = class extends Error {
       constructor(leaks, branch) {
         super(
@@ -89372,7 +89384,9 @@ var init_dashboard_state = __esm({
       /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
       /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
-      approvedBy: external_exports.string().max(40).optional()
+      approvedBy: external_exports.string().max(40).optional(),
+      /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+      agentSwitch: external_exports.string().max(200).optional()
     });
     HistoryEntrySchema = external_exports.object({
       issue: external_exports.number().int().positive(),
@@ -89488,6 +89502,12 @@ var init_dashboard_state = __esm({
        * earliest reset reported (src/core/reconcile/task-alerts.ts).
        */
       agentsLimitedUntil: isoTime.nullable().default(null),
+      /**
+       * When the circuit breaker in front of GitHub last opened, and on what failure (src/github/transport/circuit.ts):
+       * a controller job inside Actions, a new process, starts on probation after a recent opening (design document
+       * 003's persisted breaker states). Absent until the breaker first opens.
+       */
+      circuit: external_exports.object({ openedAt: isoTime, failure: external_exports.string().max(200).nullable() }).optional(),
       /** The tracking issue a pin was requested for (0: the one being created). */
       pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
       /**
@@ -89540,8 +89560,11 @@ function parseDashboard(body) {
 function visibleMarks(text4, stateStart) {
   const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
+  const sessionBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
+    const box = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:session-(pause|resume|stop)\s*-->/.exec(line)?.[1];
+    if (box && !sessionBoxes.includes(box)) sessionBoxes.push(box);
     const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
     if (!m) continue;
     const key = `${m[1]}#${m[2]}`;
@@ -89551,7 +89574,7 @@ function visibleMarks(text4, stateStart) {
   }
   const status2 = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
+  return { checkedBoxes, sessionBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 var STATE_OPEN, STATE_CLOSE, SESSION_MARKER;
 var init_state_block = __esm({

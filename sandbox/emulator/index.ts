@@ -15,12 +15,8 @@
  */
 import { manifestPages } from "./server/app-setup.js";
 import { createSandboxApp } from "./server/auth.js";
-import {
-  type Sandbox,
-  type SandboxOptions,
-  SandboxServer,
-  assertNoValidationFailures as assertNone,
-} from "./server/api-server.js";
+import { type Sandbox, type SandboxOptions, SandboxServer } from "./server/api-server.js";
+import { assertNoValidationFailures as assertNone } from "./server/accounting.js";
 import { SandboxStore } from "./store.js";
 import { startWebView } from "./web/web-view.js";
 export { repoSettings } from "./server/app-setup.js";

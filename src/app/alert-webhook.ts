@@ -1,6 +1,7 @@
 /**
  * The outgoing alert webhook (`alerts.webhook`, docs/CONFIGURATION.md): every alert a reconcile raised
- * (`Decision.alerts`, src/core/reconcile/task-alerts.ts) is POSTed as a Slack-compatible JSON body, signed with
+ * (`Decision.alerts`, src/core/reconcile/task-alerts.ts), and the lifecycle events its `events` lists
+ * (`Decision.events`, src/core/session/webhook-events.ts), is POSTed as a Slack-compatible JSON body, signed with
  * HMAC-SHA256 of the body in `X-Autopilot-Signature-256: sha256=<hex>` (the scheme of GitHub's own
  * `X-Hub-Signature-256`), from a bounded queue with retries and backoff.
  *
@@ -24,7 +25,13 @@ import {
   ExponentialBackoff,
   type IBackoff,
 } from "cockatiel";
-import { type Alert, alertPayload } from "../core/session/alerts.js";
+import type { Alert } from "../core/session/alerts.js";
+import {
+  alertPayload,
+  type LifecycleEvent,
+  lifecyclePayload,
+  type WebhookEventKind,
+} from "../core/session/webhook-events.js";
 import type { AutopilotConfig } from "../core/config/index.js";
 import type { GatewayLog, RepoRef } from "../github/transport/octokit-surface.js";
 
@@ -46,6 +53,13 @@ interface AlertWebhookOptions {
   maxDelayMs?: number;
   /** One attempt's time limit (default 10 s). */
   timeoutMs?: number;
+}
+
+/** One delivery: its key (`X-Autopilot-Delivery`), its kind (`X-Autopilot-Event`) and its body. */
+interface Outgoing {
+  key: string;
+  kind: string;
+  body: () => string;
 }
 
 /** An answer worth another attempt: the receiver's or the network's trouble, not a refusal of the request. */
@@ -101,15 +115,41 @@ export class AlertWebhook {
     this.queueLimit = options.queueLimit ?? 100;
   }
 
-  /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
-  send(settings: AlertWebhookSettings | null, alerts: readonly Alert[], repo: RepoRef, at: Date): void {
-    if (!settings || alerts.length === 0 || this.stopper.signal.aborted) return;
+  /**
+   * Queues the alerts and the lifecycle events `settings.events` lists for delivery and returns at once;
+   * unconfigured, or missing URL or secret: logs why.
+   */
+  send(
+    settings: AlertWebhookSettings | null,
+    alerts: readonly Alert[],
+    repo: RepoRef,
+    at: Date,
+    events: readonly LifecycleEvent[] = [],
+  ): void {
+    if (!settings || this.stopper.signal.aborted) return;
+    const chosen = new Set<WebhookEventKind>(settings.events);
+    const when = at.toISOString();
+    const outgoing: Outgoing[] = [
+      ...(chosen.has("alert") ? alerts : []).map((alert) => ({
+        key: alert.key,
+        kind: alert.kind,
+        body: () => JSON.stringify(alertPayload(alert, repo, when)),
+      })),
+      ...events
+        .filter((event) => chosen.has(event.kind))
+        .map((event) => ({
+          key: event.key,
+          kind: event.kind,
+          body: () => JSON.stringify(lifecyclePayload(event, repo, when)),
+        })),
+    ];
+    if (outgoing.length === 0) return;
     const url = this.env[settings.urlEnv]?.trim() ?? "";
     const secret = this.env[settings.secretEnv] ?? "";
     if (!url || !secret) {
       this.log.error(
         `alerts.webhook: ${!url ? settings.urlEnv : settings.secretEnv} is not set in the controller's environment; ` +
-          `${alerts.length} alert(s) not sent (set both ${settings.urlEnv} and ${settings.secretEnv} from secrets)`,
+          `${outgoing.length} delivery(ies) not sent (set both ${settings.urlEnv} and ${settings.secretEnv} from secrets)`,
       );
       return;
     }
@@ -118,12 +158,13 @@ export class AlertWebhook {
       this.log.error(`alerts.webhook: the URL in ${settings.urlEnv} ${problem}; alerts not sent`);
       return;
     }
-    for (const alert of alerts) {
-      const id = `${repo.owner}/${repo.name}#${alert.key}`;
+    for (const item of outgoing) {
+      const id = `${repo.owner}/${repo.name}#${item.key}`;
       if (this.seen.has(id)) continue;
       this.remember(id);
-      const body = JSON.stringify(alertPayload(alert, repo, at.toISOString()));
-      const delivery = this.deliver(url, secret, body, alert).finally(() => this.pending.delete(delivery));
+      const delivery = this.deliver(url, secret, item.body(), item).finally(() =>
+        this.pending.delete(delivery),
+      );
       this.pending.add(delivery);
     }
   }
@@ -153,7 +194,12 @@ export class AlertWebhook {
     this.seen.set(id, true);
   }
 
-  private async deliver(url: string, secret: string, body: string, alert: Alert): Promise<void> {
+  private async deliver(
+    url: string,
+    secret: string,
+    body: string,
+    alert: Pick<Outgoing, "key" | "kind">,
+  ): Promise<void> {
     try {
       await this.queueFor(url).execute(
         ({ signal }) => this.withRetries((attempt) => this.post(url, secret, body, alert, attempt), signal),
@@ -191,7 +237,7 @@ export class AlertWebhook {
     url: string,
     secret: string,
     body: string,
-    alert: Alert,
+    alert: Pick<Outgoing, "key" | "kind">,
     signal: AbortSignal,
   ): Promise<void> {
     let response: Response;

@@ -49,6 +49,11 @@ export const GITHUB_ACTIONS_BOT = "github-actions[bot]";
 
 export interface ReconcileOptions {
   octokit: OctokitSurface;
+  /**
+   * Keep the circuit breaker's last opening in the tracking issue's state, and start on probation after a recent
+   * one the state recorded (the controller inside Actions, a new process per job: src/github/transport/circuit.ts).
+   */
+  persistCircuit?: boolean;
   repo: RepoRef;
   log?: GatewayLog;
   now?: () => Date;
@@ -139,6 +144,25 @@ function addPoints(
 
 function circuitOf(options: ReconcileOptions): GitHubCircuit {
   return options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com");
+}
+
+/**
+ * The breaker's state between processes: a recent opening the tracking issue's state recorded puts this
+ * process's circuit on probation; this process's own last opening goes to the state.
+ */
+function carryCircuit(
+  circuit: GitHubCircuit,
+  state: DashboardState | null,
+  at: Date,
+  log: GatewayLog,
+): { openedAt: string; failure: string | null } | null {
+  const kept = state?.circuit;
+  if (kept && circuit.recallOpening({ at: Date.parse(kept.openedAt), failure: kept.failure }, at.getTime()))
+    log.info(
+      `GitHub's circuit opened at ${kept.openedAt} in an earlier job (${kept.failure ?? "no failure recorded"}): on probation until it has answered ${circuit.options.successThreshold} times`,
+    );
+  const own = circuit.lastOpening;
+  return own ? { openedAt: new Date(own.at).toISOString(), failure: own.failure } : null;
 }
 
 /**
@@ -241,6 +265,7 @@ async function reconcileOnce(
   }
 
   const at = now();
+  const circuitOpened = options.persistCircuit ? carryCircuit(circuitOf(options), state, at, log) : undefined;
   const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
     snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at) : world,
@@ -253,6 +278,7 @@ async function reconcileOnce(
     dispatchIdSeed: at.getTime().toString(36),
     start: options.start ?? null,
     githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null,
+    ...(circuitOpened ? { circuitOpened } : {}),
   });
   for (const line of decision.log) log.debug(line);
 
@@ -261,9 +287,17 @@ async function reconcileOnce(
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
   // Alerts leave only with the state that records them: a conflict decides them again (with the same keys), and
   // a tracking write that was queued or failed leaves them to the reconcile that does write it.
-  if (decision.alerts?.length && !report.conflict && stateWritten(report.outcomes)) {
-    if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
-    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
+  const outgoing = (decision.alerts?.length ?? 0) + (decision.events?.length ?? 0);
+  if (outgoing > 0 && !report.conflict && stateWritten(report.outcomes)) {
+    if (gateway.dryRun) log.info(`would send up to ${outgoing} alert(s) and event(s) to alerts.webhook`);
+    else
+      options.alerts?.send(
+        inForce.alerts.webhook,
+        decision.alerts ?? [],
+        options.repo,
+        at,
+        decision.events ?? [],
+      );
   }
   const activity = repoActivity({
     snapshot: world,

@@ -12,15 +12,17 @@ import { AlertWebhook, SIGNATURE_HEADER, webhookUrlProblem } from "../../src/app
 import { stateWritten } from "../../src/app/reconcile-repo.js";
 import type { Effect } from "../../src/core/effects.js";
 import type { Alert } from "../../src/core/session/alerts.js";
+import { type LifecycleEvent, WebhookPayloadSchema } from "../../src/core/session/webhook-events.js";
 
 const SECRET = "s3cret-for-tests";
-const SETTINGS = { urlEnv: "HOOK_URL", secretEnv: "HOOK_SECRET" };
+const SETTINGS = { urlEnv: "HOOK_URL", secretEnv: "HOOK_SECRET", events: ["alert" as const] };
 const REPO = { owner: "acme", name: "app" };
 
 interface Received {
   body: string;
   signature: string | undefined;
   delivery: string | undefined;
+  event: string | undefined;
 }
 
 let server: Server;
@@ -40,6 +42,7 @@ beforeEach(async () => {
         body: Buffer.concat(chunks).toString("utf8"),
         signature: req.headers[SIGNATURE_HEADER] as string | undefined,
         delivery: req.headers["x-autopilot-delivery"] as string | undefined,
+        event: req.headers["x-autopilot-event"] as string | undefined,
       });
       res.writeHead(answers.shift() ?? 200).end();
     });
@@ -146,7 +149,7 @@ describe("alert webhook", () => {
       timeoutMs: 60_000,
       maxAttempts: 1,
     });
-    hook.send({ urlEnv: "DEAD_URL", secretEnv: "HOOK_SECRET" }, [alert("to-dead")], REPO, new Date());
+    hook.send({ ...SETTINGS, urlEnv: "DEAD_URL" }, [alert("to-dead")], REPO, new Date());
     hook.send(SETTINGS, [alert("to-live")], REPO, new Date());
     await expect.poll(() => received.map((r) => r.delivery), { timeout: 5_000 }).toEqual(["to-live"]);
     await hook.stop();
@@ -177,6 +180,50 @@ describe("alert webhook", () => {
     await hook.stop();
     expect(received).toHaveLength(1);
     expect(logs.join("\n")).toMatch(/stopped before z was delivered/);
+  });
+});
+
+describe("the webhook's lifecycle events (`alerts.webhook.events`)", () => {
+  const paused: LifecycleEvent = {
+    key: "session-paused-2026-11-22T10:00:00.000Z",
+    kind: "paused",
+    issue: null,
+    headline: "Autopilot paused by @dev",
+    actor: "dev",
+    reason: "user_pause",
+  };
+  const switched: LifecycleEvent = {
+    key: "7-agent-switched-a1-claude-codex",
+    kind: "agent-switched",
+    issue: 7,
+    headline: "#7 switched from claude to codex",
+    actor: "autopilot",
+    from: "claude",
+    to: "codex",
+    reason: "claude is rate limited",
+  };
+
+  it("carries only the kinds the configuration lists, each body valid against the documented schema", async () => {
+    const { hook } = webhook();
+    const at = new Date("2026-11-22T10:00:00Z");
+    hook.send(SETTINGS, [alert("a1")], REPO, at, [paused, switched]);
+    await hook.idle();
+    expect(received.map((r) => r.event)).toEqual(["blocked"]);
+
+    received = [];
+    const chosen = { ...SETTINGS, events: ["paused" as const, "agent-switched" as const] };
+    hook.send(chosen, [alert("a2")], REPO, at, [paused, switched]);
+    await hook.idle();
+    expect(received.map((r) => [r.event, r.delivery])).toEqual([
+      ["paused", paused.key],
+      ["agent-switched", switched.key],
+    ]);
+    expect(received.every(verified)).toBe(true);
+    const bodies = received.map((r) => WebhookPayloadSchema.parse(JSON.parse(r.body)));
+    expect(bodies[0]!.autopilot).toMatchObject({ event: "paused", actor: "dev", issue: null });
+    expect(bodies[1]!.autopilot).toMatchObject({ event: "agent-switched", from: "claude", to: "codex" });
+    expect(bodies[1]!.text).toBe("[acme/app] #7 switched from claude to codex");
+    await hook.stop();
   });
 });
 

@@ -289,3 +289,47 @@ describe("reconcile", () => {
     expect(lines).toContain("[dry run] would dispatch a worker for #5 (attempt 1)");
   });
 });
+
+describe("the circuit breaker between controller jobs (Actions: a new process each)", () => {
+  const outage = () =>
+    Promise.reject(
+      Object.assign(new Error("Bad Gateway"), { name: "HttpError", status: 502, response: { headers: {} } }),
+    );
+
+  /** One reconcile of `body` with `circuit`, as a controller job runs it; returns what it wrote. */
+  async function job(circuit: GitHubCircuit, body: string, now: Date): Promise<string> {
+    const scope = nock(API);
+    replySnapshot(scope, snapshotPage({ tracking: gqlTracking({ number: 1, body }) }));
+    replyRuns(scope, []);
+    scope.get(`${R}/issues/1`).optionally().reply(200, restIssue(1, body));
+    const writes = recordWrites(nock(API));
+    await run({ circuit, persistCircuit: true, now: () => now });
+    nock.cleanAll();
+    resetMemories();
+    return String(writes.find((w) => w.method === "PATCH" && w.path === `${R}/issues/1`)?.body.body ?? body);
+  }
+
+  it("keeps the last opening in the state; the next job starts on probation, so one outage opens it", async () => {
+    // The first job's circuit opened on three outages and recovered (no wait: resetMs 0).
+    const first = new GitHubCircuit({ resetMs: 0 });
+    for (let i = 0; i < 3; i++) await first.run(outage).catch(() => undefined);
+    const written = await job(first, idleBody(), NOW);
+    const kept = parseDashboard(written).state?.circuit;
+    expect(kept?.failure).toMatch(/502/);
+    expect(first.state).toBe("closed");
+
+    // The next job, minutes later, in a new process.
+    const soon = new Date(Date.parse(kept!.openedAt) + 5 * 60_000);
+    const next = new GitHubCircuit();
+    await job(next, written, soon);
+    expect(next.state).toBe("half-open");
+    await next.run(outage).catch(() => undefined);
+    expect(next.state).toBe("open");
+
+    // Without the kept opening (or long after it), a job needs three outages as before.
+    const fresh = new GitHubCircuit();
+    await job(fresh, written, new Date(Date.parse(kept!.openedAt) + 60 * 60_000));
+    await fresh.run(outage).catch(() => undefined);
+    expect(fresh.state).toBe("closed");
+  });
+});

@@ -88,7 +88,7 @@ timeline:
 `);
     expect(message).toContain("timeline[0].when.labeled: labeled needs `issue: N`");
     expect(message).toContain(
-      "an action does exactly one of comment, label, unlabel, close, reopen, editBody, corruptState, delete, review, resolveThreads, replyThreads, forkPr, push (found comment, close)",
+      "an action does exactly one of comment, label, unlabel, close, reopen, editBody, tick, corruptState, delete, review, resolveThreads, replyThreads, forkPr, push (found comment, close)",
     );
     expect(message).toContain("timeline[1].when.pr: `pr: N` needs one of opened, pushed, merged, checks");
   });

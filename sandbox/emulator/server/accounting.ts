@@ -178,3 +178,14 @@ export function rateLimitHeaders(state: RateState): Record<string, string> {
     "x-ratelimit-resource": state.resource,
   };
 }
+
+/** Throws an Error listing every validation failure (for tests: the product made only valid calls). */
+export function assertNoValidationFailures(failures: readonly ValidationFailure[]): void {
+  if (failures.length === 0) return;
+  const lines = failures.map(
+    (f) => `- [${f.kind}] ${f.method} ${f.path}${f.endpoint ? ` (${f.endpoint})` : ""}: ${f.message}`,
+  );
+  throw new Error(
+    `The sandbox rejected ${failures.length} request(s) against GitHub's published API:\n${lines.join("\n")}`,
+  );
+}

@@ -11,6 +11,7 @@ import {
   RateLimiter,
   RequestAccounting,
   type ValidationFailure,
+  assertNoValidationFailures,
   rateLimitHeaders,
 } from "./accounting.js";
 import { setupHandlers } from "./app-setup.js";
@@ -27,13 +28,13 @@ import {
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { CONTENT_LIMIT_MESSAGE, graphqlCreatesContent, restCreatesContent } from "./content-limit.js";
 import { FaultController } from "./faults.js";
-import { installationLimit } from "./installation-limit.js";
+import { primaryLimit } from "./installation-limit.js";
 import { graphqlRequestCost, loadGraphqlSchema, runGraphql } from "../graphql.js";
 import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
 import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "../rest/index.js";
 import type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
 import { type Json, Shapes } from "../shapes.js";
-import { type SandboxStore, StoreError, type TokenKind } from "../store.js";
+import { type SandboxStore, StoreError } from "../store.js";
 import { WebhookDispatcher } from "./webhooks.js";
 
 export type { Sandbox, SandboxOptions } from "./sandbox-api.js";
@@ -253,27 +254,7 @@ export class SandboxServer {
   }
 
   limitFor(identity: Identity, resource: RateResource): number {
-    // Installation tokens share their installation's limit (their bucket is the installation, auth.ts), which
-    // grows with a declared installation's repositories; the default installation keeps the base.
-    const installation =
-      identity.kind === "installation" && identity.token?.installationId != null
-        ? this.store.getInstallation(identity.token.installationId)
-        : undefined;
-    if (installation && !installation.coversEveryOwner) {
-      const base = resource === "graphql" ? this.limits.graphql : this.limits.installation;
-      return installationLimit(base, this.store.installationRepos(installation.id).length);
-    }
-    if (resource === "graphql")
-      return identity.kind === "worker"
-        ? Math.min(this.limits.graphql, this.limits.worker)
-        : this.limits.graphql;
-    const byKind: Record<TokenKind, number> = {
-      app: this.limits.app,
-      installation: this.limits.installation,
-      worker: this.limits.worker,
-      user: this.limits.user,
-    };
-    return byKind[identity.kind];
+    return primaryLimit(identity, resource, this.limits, this.store);
   }
 
   /**
@@ -606,15 +587,4 @@ export class SandboxServer {
     this.record(endpoint, method, url.pathname, identity, 200, gate.charged, cost, graphqlRepo);
     sendReply(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
   }
-}
-
-/** Throws an Error listing every validation failure (for tests: the product made only valid calls). */
-export function assertNoValidationFailures(failures: readonly ValidationFailure[]): void {
-  if (failures.length === 0) return;
-  const lines = failures.map(
-    (f) => `- [${f.kind}] ${f.method} ${f.path}${f.endpoint ? ` (${f.endpoint})` : ""}: ${f.message}`,
-  );
-  throw new Error(
-    `The sandbox rejected ${failures.length} request(s) against GitHub's published API:\n${lines.join("\n")}`,
-  );
 }

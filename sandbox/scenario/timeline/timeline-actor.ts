@@ -215,6 +215,18 @@ export class TimelineActor {
         target,
         `@${a.as} edited the issue's body: ${a.editBody.split("\n")[0]!.slice(0, 100)}`,
       );
+    } else if (a.tick !== undefined) {
+      const { data } = await client.rest.issues.get({ owner, repo: name, issue_number: target });
+      const box = `- [ ] <!-- autopilot:${a.tick} -->`;
+      const body = data.body ?? "";
+      if (!body.includes(box)) throw new Error(`@${a.as} found no box "${a.tick}" to tick on #${target}`);
+      await client.rest.issues.update({
+        owner,
+        repo: name,
+        issue_number: target,
+        body: body.replace(box, `- [x] <!-- autopilot:${a.tick} -->`),
+      });
+      progress("human", target, `@${a.as} ticked the box ${a.tick}`);
     } else if (a.corruptState) {
       const { data } = await client.rest.issues.get({ owner, repo: name, issue_number: target });
       const body = data.body ?? "";

@@ -96,6 +96,7 @@ const ISSUE_VERBS = [
   "close",
   "reopen",
   "editBody",
+  "tick",
   "corruptState",
   "delete",
 ] as const;
@@ -152,6 +153,15 @@ export const ActionSchema = z
     faults: FaultsSchema.optional(),
     /** The person replaces the target issue's body with this text (REST `PATCH`, recorded in its edit history). */
     editBody: z.string().optional(),
+    /**
+     * The person ticks a box of the target's body (`on: tracking`: the dashboard), the one whose hidden marker is
+     * `<!-- autopilot:<tick> -->` (`session-pause`, `retry #3`, …), as GitHub's web page does: an edit of the
+     * body (REST `PATCH`) that GitHub records with its editor and sends as `issues` `edited`.
+     */
+    tick: z
+      .string()
+      .regex(/^[a-z-]+( #\d+)?$/)
+      .optional(),
     /** A person edits the target's (`on: tracking`) hidden state block into unreadable JSON. */
     corruptState: z.literal(true).optional(),
     /** A person (admin) deletes the target issue for good (`on: tracking`: the dashboard). */

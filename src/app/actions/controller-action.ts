@@ -92,6 +92,7 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         botLogin: core.getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: inputs.overrides.dryRun === true,
         alerts,
+        persistCircuit: true,
         endingRunId: endingRun,
         ...(inputs.operationLimit !== null ? { operationLimit: inputs.operationLimit } : {}),
         start: startSession ? sessionStart(inputs) : null,

@@ -9,6 +9,19 @@ import { EXPECTED } from "./config-constants.js";
 /** A GitHub login (`alice`) or a team (`my-org/reviewers`), as GitHub spells them. */
 export const NOTIFY_ENTRY =
   /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+/**
+ * What the outgoing webhook may carry: alerts, the session's lifecycle and a worker's switch of agents
+ * (src/core/session/webhook-events.ts builds each body).
+ */
+export const WEBHOOK_EVENT_KINDS = [
+  "alert",
+  "started",
+  "paused",
+  "resumed",
+  "completed",
+  "agent-switched",
+] as const;
+
 /** An environment variable name. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
 
@@ -30,10 +43,21 @@ const AlertWebhookSchema = z
       "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
       "AUTOPILOT_ALERT_WEBHOOK_SECRET",
     ),
+    events: z
+      .array(z.enum(WEBHOOK_EVENT_KINDS))
+      .min(1)
+      .default(["alert"])
+      .meta({
+        description:
+          "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, " +
+          "`completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
+        [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k) => `\`${k}\``).join(", ")}`,
+      }),
   })
   .describe(
-    "An outgoing webhook every alert is also POSTed to: a Slack-compatible JSON body (`text`), signed with " +
-      "HMAC-SHA256, retried with backoff, never holding a reconcile up.",
+    "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a " +
+      "Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a " +
+      "reconcile up.",
   );
 
 export const AlertsSchema = z
@@ -56,8 +80,9 @@ export const AlertsSchema = z
     webhook: AlertWebhookSchema.nullable()
       .default(null)
       .describe(
-        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its URL and " +
-          "secret come from the controller's environment, never from this file.",
+        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` " +
+          "list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` " +
+          "(default `[alert]`). Its URL and secret come from the controller's environment, never from this file.",
       ),
     reviewReminderHours: z
       .number()
@@ -68,6 +93,18 @@ export const AlertsSchema = z
       .describe(
         "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder " +
           "mentions them; the dashboard then shows it as waiting on people. null: no reminder.",
+      ),
+    approvalTimeoutHours: z
+      .number()
+      .positive()
+      .max(2_160)
+      .nullable()
+      .default(72)
+      .describe(
+        "Hours an approval may wait — the human gate's approval of a task's pull request, or a proposed plan " +
+          "(the plan gate) — before it is reported as timed out and handed to a person: one alert that " +
+          "mentions them, and the dashboard line says so. The default, three days, comes after the review " +
+          "reminder (`reviewReminderHours`). null: no timeout.",
       ),
   })
   .prefault({})

@@ -15,6 +15,7 @@ import { formatDuration } from "../time/duration.js";
 import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../tasks/worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
+import type { SessionBox } from "./state-block.js";
 import { counted } from "../text/plural.js";
 import { blockedNextStep, needsHumanNextStep } from "../session/alerts.js";
 
@@ -57,6 +58,24 @@ function markers({ state, view }: Page): string {
   const lines = [TRACKING_MARKER, `<!-- autopilot:session ${state.session.status} -->`];
   if (view.budget?.marker) lines.push(view.budget.marker);
   return lines.join("\n");
+}
+
+/**
+ * The session's controls (000 §4.2's pause, resume and stop): a writer who ticks one acts as with the command
+ * (src/core/reconcile/commands/checkboxes.ts); the rewrite unticks it. Only the boxes the status allows.
+ */
+function sessionControls({ state }: Page): string | null {
+  const box = (action: SessionBox, words: string) => `- [ ] <!-- autopilot:session-${action} --> ${words}`;
+  const status = state.session.status;
+  const pause = box(
+    "pause",
+    "**pause**: start no task; running workers stop at their next iteration boundary",
+  );
+  const resume = box("resume", status === "pausing" ? "**resume**: cancel the pause" : "**resume**");
+  const stop = box("stop", "**stop**: end the session once running workers have stopped");
+  if (status === "running") return [pause, stop].join("\n");
+  if (status === "pausing" || status === "paused") return [resume, stop].join("\n");
+  return null;
 }
 
 function heading({ state }: Page): string {
@@ -171,9 +190,17 @@ function running({ view, now }: Page): string {
     slot.candidate ? `${slot.attempt} (${escapeInline(slot.candidate, 100)})` : String(slot.attempt),
     slot.iteration === null ? "—" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
     now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "—",
+    agentCell(slot),
     runCell(slot),
   ]);
-  return `${title}\n\n${table(["task", "attempt", "iteration", "elapsed", "run"], rows)}`;
+  return `${title}\n\n${table(["task", "attempt", "iteration", "elapsed", "agent", "run"], rows)}`;
+}
+
+/** The agent the worker reports, and why it fell back from the primary (000 §3.2's activeAgent, fallbackReason). */
+function agentCell(slot: SlotLine): string {
+  if (!slot.agent) return "—";
+  const agent = escapeInline(slot.agent, 80);
+  return slot.fallback ? `${agent} (fell back: ${escapeInline(slot.fallback, 160)})` : agent;
 }
 
 function queue({ view, limits }: Page): string {
@@ -323,6 +350,7 @@ const SECTIONS: readonly Section[] = [
   markers,
   heading,
   session,
+  sessionControls,
   agentAccess,
   agentNetwork,
   githubLimitWait,

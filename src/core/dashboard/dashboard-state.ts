@@ -187,6 +187,8 @@ const TaskRecordSchema = z.object({
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
   approvedBy: z.string().max(40).optional(),
+  /** The last agent switch sent as an `agent-switched` event (src/core/reconcile/runs/agent-switches.ts). */
+  agentSwitch: z.string().max(200).optional(),
 });
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 
@@ -339,6 +341,12 @@ export const DashboardStateSchema = z.object({
    * earliest reset reported (src/core/reconcile/task-alerts.ts).
    */
   agentsLimitedUntil: isoTime.nullable().default(null),
+  /**
+   * When the circuit breaker in front of GitHub last opened, and on what failure (src/github/transport/circuit.ts):
+   * a controller job inside Actions, a new process, starts on probation after a recent opening (design document
+   * 003's persisted breaker states). Absent until the breaker first opens.
+   */
+  circuit: z.object({ openedAt: isoTime, failure: z.string().max(200).nullable() }).optional(),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: z.number().int().nonnegative().nullable().default(null),
   /**

@@ -20,12 +20,18 @@ interface CheckedBox {
   issue: number;
 }
 
+/** The session's own boxes on the dashboard (000 §4.2's pause, resume and stop buttons). */
+export const SESSION_BOXES = ["pause", "resume", "stop"] as const;
+export type SessionBox = (typeof SESSION_BOXES)[number];
+
 interface ParsedDashboard {
   state: DashboardState | null;
   /** The body has no state block, or its JSON or schema is invalid. */
   corrupt: boolean;
   /** Checkboxes a person ticked in the visible part. */
   checkedBoxes: CheckedBox[];
+  /** The session's boxes a person ticked, in the order shown. */
+  sessionBoxes: SessionBox[];
   /** The session status shown in the visible part (survives a damaged state block). */
   visibleStatus: SessionState["status"] | null;
   /** The body carries the tracking-issue marker. */
@@ -65,8 +71,11 @@ export function readDashboardMarks(body: string | null | undefined): DashboardMa
 function visibleMarks(text: string, stateStart: number): DashboardMarks {
   const visible = stateStart >= 0 ? text.slice(0, stateStart) : text;
   const checkedBoxes: CheckedBox[] = [];
+  const sessionBoxes: SessionBox[] = [];
   const seen = new Set<string>();
   for (const line of visible.split("\n")) {
+    const box = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:session-(pause|resume|stop)\s*-->/.exec(line)?.[1];
+    if (box && !sessionBoxes.includes(box as SessionBox)) sessionBoxes.push(box as SessionBox);
     const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
     if (!m) continue;
     const key = `${m[1]}#${m[2]}`;
@@ -78,7 +87,7 @@ function visibleMarks(text: string, stateStart: number): DashboardMarks {
   const visibleStatus = (SESSION_STATUSES as readonly string[]).includes(status ?? "")
     ? (status as SessionState["status"])
     : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text.includes(TRACKING_MARKER) };
+  return { checkedBoxes, sessionBoxes, visibleStatus, hasMarker: text.includes(TRACKING_MARKER) };
 }
 
 /** Leaves out fields at their defaults so the JSON stays small (zod puts them back on parse). */

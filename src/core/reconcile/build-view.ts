@@ -11,6 +11,7 @@ import { statusOf } from "./task-labels.js";
 import { viewStatistics } from "./view-statistics.js";
 import { liveIssues, liveState } from "./runs/worker-runs.js";
 import { candidateSlotText, holdsInProgress } from "./runs/best-of.js";
+import { slotAgent } from "./runs/agent-switches.js";
 
 export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines): DashboardView {
   const { config, state } = ctx;
@@ -70,6 +71,7 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
       runUrl: live.run?.url ?? null,
       phase: live.phase ?? "running",
       candidate: candidateSlotText(record),
+      ...slotAgent(ctx, n, current !== null),
     });
   }
   let open = 0;

@@ -7,6 +7,7 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Alert } from "../session/alerts.js";
+import type { LifecycleEvent } from "../session/webhook-events.js";
 import type { SessionStatistics } from "../session/stats.js";
 import type { Effect } from "../effects.js";
 import type { TaskStatus } from "../tasks/task.js";
@@ -20,6 +21,11 @@ export interface DecideInput {
   state: DashboardState | null;
   /** The configuration in force: the file's, or the last good one when the file is bad. */
   config: AutopilotConfig;
+  /**
+   * When the controller's circuit breaker last opened (Actions mode: kept in the state for the next job's
+   * process); absent, or older than the state's, leaves the state's.
+   */
+  circuitOpened?: { openedAt: string; failure: string | null } | null;
   /** The file's problems when `.github/autopilot.yml` is bad (shown on the dashboard). */
   configError?: ConfigError | null;
   /**
@@ -50,6 +56,8 @@ export interface Decision {
   log: string[];
   /** What this reconcile alerted people about, for the outgoing webhook (src/app/alert-webhook.ts). */
   alerts?: Alert[];
+  /** The session's and the tasks' events this reconcile saw, for the outgoing webhook's `events`. */
+  events?: LifecycleEvent[];
   /**
    * The earliest moment (epoch ms) a step that only time brings falls due here — the stale-branch sweep of a
    * branch not yet stale enough. A hosted controller that leaves idle repositories to its occasional safety
@@ -99,6 +107,8 @@ export interface Reconciling {
   readonly offRamps: Set<number>;
   /** The alerts raised, in order (src/core/reconcile/task-alerts.ts). */
   readonly alerts: Alert[];
+  /** The lifecycle events seen, in order (session-events.ts, runs/agent-switches.ts). */
+  readonly events: LifecycleEvent[];
   /** When time alone brings a step due (epoch ms), as the phases found them: `Decision.wakeAtMs` is the earliest. */
   readonly wakes: number[];
   /**

@@ -38,10 +38,12 @@ import { processPool } from "./runs/pool-dispatch.js";
 import { processReviews } from "./pulls/reviews.js";
 import { checkBudget, finishSession } from "./session-end.js";
 import { raiseTaskAlerts } from "./task-alerts.js";
+import { timeOutPlanApprovals } from "./approval-timeouts.js";
 import { sweepStaleBranches } from "./pulls/stale-branches.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./runs/workers.js";
+import { noteAgentSwitches } from "./runs/agent-switches.js";
 import { processBestOf } from "./runs/best-of.js";
 import { isDispatching } from "../session/session.js";
 
@@ -55,6 +57,7 @@ export function decide(input: DecideInput): Decision {
   processClosedIssues(ctx);
   processTaskText(ctx);
   processWorkers(ctx);
+  noteAgentSwitches(ctx);
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   processBestOf(ctx);
@@ -67,6 +70,7 @@ export function decide(input: DecideInput): Decision {
   pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);
   raiseTaskAlerts(ctx);
+  timeOutPlanApprovals(ctx);
   const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,
@@ -74,7 +78,11 @@ export function decide(input: DecideInput): Decision {
     checkboxesTicked: checkboxes.ticked,
     sessionEnd,
   });
-  const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  const withAlerts = {
+    ...decision,
+    ...(ctx.alerts.length > 0 ? { alerts: ctx.alerts } : {}),
+    ...(ctx.events.length > 0 ? { events: ctx.events } : {}),
+  };
   // The pool's pending work (ready tasks not started, or a wait for a time) moves on with time only where
   // Autopilot dispatches by itself: src/core/scheduling/repo-activity.ts.
   // A configuration held back (one that does not load, perhaps before any session started) counts too: its fix

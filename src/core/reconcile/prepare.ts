@@ -39,6 +39,9 @@ export function prepare(input: DecideInput): Reconciling {
     if (bootstrap.log) log.push(bootstrap.log);
   }
   if (input.lastGoodConfig !== undefined) state.lastGoodConfig = input.lastGoodConfig;
+  const opened = input.circuitOpened;
+  if (opened && !(state.circuit && Date.parse(state.circuit.openedAt) >= Date.parse(opened.openedAt)))
+    state.circuit = { openedAt: opened.openedAt, failure: opened.failure?.slice(0, 200) ?? null };
   const overridden = withOverrides(input.config, state);
   const baseLabels = new Map<number, readonly string[]>();
   let ctx: Reconciling = {
@@ -60,6 +63,7 @@ export function prepare(input: DecideInput): Reconciling {
     readyBy,
     offRamps: new Set(),
     alerts: [],
+    events: [],
     wakes: [],
     statusByIssue: new Map(),
   };

@@ -1,6 +1,7 @@
 /** Feeds a session event to the session's state machine (src/core/session/session.ts) and carries out what it asks. */
 import type { Effect } from "../effects.js";
 import { reduceSession, type SessionEvent } from "../session/session.js";
+import { sessionLifecycleEvent } from "../session/webhook-events.js";
 import { note, type Reconciling } from "./context.js";
 
 interface SessionOutcome {
@@ -23,6 +24,8 @@ export function sessionEvent(ctx: Reconciling, event: SessionEvent, quiet = fals
     return { refused: t.refused.reason };
   }
   const from = ctx.state.session.status;
+  const lifecycle = sessionLifecycleEvent(ctx.state.session, t.state);
+  if (lifecycle) ctx.events.push(lifecycle);
   ctx.state.session = t.state;
   note(ctx, `session: ${from} → ${t.state.status} (${event.type})`);
   const outcome: SessionOutcome = {};

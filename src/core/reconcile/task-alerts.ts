@@ -42,11 +42,11 @@ export function recordApprover(ctx: Reconciling, n: number): void {
 }
 
 /** The writer who approved task `n`, as recorded when it was dispatched (recordApprover). */
-function approversOf(ctx: Reconciling, n: number): (string | null)[] {
+export function approversOf(ctx: Reconciling, n: number): (string | null)[] {
   return [ctx.state.tasks[n]?.approvedBy ?? null];
 }
 
-function recipients(
+export function recipients(
   ctx: Reconciling,
   approvers: readonly (string | null)[],
   reviewers: readonly (string | null)[] = [],

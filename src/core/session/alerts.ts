@@ -24,7 +24,8 @@ export type AlertKind =
   | "consecutive-failures"
   | "session-aborted"
   | "agents-limited"
-  | "review-waiting";
+  | "review-waiting"
+  | "approval-timeout";
 
 export interface Alert {
   /** The same event always has the same key: a comment and a webhook delivery are made once per key. */
@@ -138,31 +139,6 @@ export function renderAlertComment(alert: Alert): string {
  */
 export function slackEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** The JSON body POSTed to `alerts.webhook`: Slack-compatible `text`, and the alert's fields for other receivers. */
-export function alertPayload(
-  alert: Alert,
-  repo: { owner: string; name: string },
-  at: string,
-): { text: string; autopilot: Record<string, unknown> } {
-  const where = `${repo.owner}/${repo.name}`;
-  const mentions = alert.mentions.length ? ` (for ${alert.mentions.map((m) => `@${m}`).join(", ")})` : "";
-  const text = slackEscape(
-    `[${where}] ${alert.headline}${mentions}\n${alert.what.trim().slice(0, 1_000)}\nWhat to do: ${alert.todo}`,
-  );
-  return {
-    text,
-    autopilot: {
-      key: alert.key,
-      kind: alert.kind,
-      repository: where,
-      issue: alert.issue,
-      headline: alert.headline,
-      mentions: alert.mentions,
-      at,
-    },
-  };
 }
 
 /** For a log line: `#4 is blocked → @alice, @org/team`. */

@@ -8,6 +8,7 @@ import { mentionsWorkerResult } from "../../core/contract.js";
 import { parseMergeRefusal } from "../../core/gates/merge-refusal.js";
 import type { TextEdit } from "../../core/tasks/task-text.js";
 import { parseWorkerResult, type WorkerResult } from "../../core/tasks/worker-result.js";
+import { readWorkerAgent, type WorkerAgent } from "../../core/tasks/worker-agent.js";
 import type { CheckNode, CommentNode, IssueNode, PullNode, ReviewNode } from "../../core/world.js";
 import type { GatewayLog } from "../transport/octokit-surface.js";
 import type { SnapshotSettings } from "./snapshot-context.js";
@@ -151,8 +152,12 @@ export function toComment(
 export function latestWorkerResults(
   comments: CommentNode[],
   log?: GatewayLog,
-): { results: WorkerResult[]; resultComments: Record<number, string> } {
-  const best = new Map<number, { result: WorkerResult; nodeId: string | undefined }>();
+): {
+  results: WorkerResult[];
+  resultComments: Record<number, string>;
+  agents: Record<number, WorkerAgent>;
+} {
+  const best = new Map<number, { result: WorkerResult; nodeId: string | undefined; body: string }>();
   for (const c of comments) {
     if (!mentionsWorkerResult(c.body)) continue;
     if (!c.fromApp) {
@@ -169,7 +174,7 @@ export function latestWorkerResults(
       result.attempt > previous.attempt ||
       (result.attempt === previous.attempt && result.updatedAt > previous.updatedAt)
     ) {
-      best.set(result.issue, { result, nodeId: c.nodeId });
+      best.set(result.issue, { result, nodeId: c.nodeId, body: c.body });
     }
   }
   const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
@@ -177,6 +182,12 @@ export function latestWorkerResults(
     results: chosen.map((c) => c.result),
     resultComments: Object.fromEntries(
       chosen.flatMap((c) => (c.nodeId ? [[c.result.issue, c.nodeId] as const] : [])),
+    ),
+    agents: Object.fromEntries(
+      chosen.flatMap((c) => {
+        const agent = readWorkerAgent(c.body);
+        return agent ? [[c.result.issue, agent] as const] : [];
+      }),
     ),
   };
 }

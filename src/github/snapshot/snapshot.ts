@@ -485,7 +485,11 @@ export async function takeSnapshot<S extends SnapshotSettings>(
   memory.workerWorkflow = settings.workerWorkflow;
 
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const { results: workerResults, resultComments } = latestWorkerResults(allComments, ctx.log);
+  const {
+    results: workerResults,
+    resultComments,
+    agents: workerAgents,
+  } = latestWorkerResults(allComments, ctx.log);
 
   const trackingNode: TrackingIssueNode | null = tracking
     ? {
@@ -510,6 +514,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     comments,
     workerResults,
     resultComments,
+    workerAgents,
     permissions: {},
     trackingIssue: trackingNode,
     configText,

@@ -14,6 +14,12 @@
  * Only outages count (5xx, network errors, rate limits: see `isOutage`); every other answer from GitHub — a
  * 404, a 422 — is GitHub working and counts as a success.
  *
+ * A controller job inside Actions is a new process each time: it would start every circuit closed, three outages
+ * from opening, however recently the last job saw GitHub fail. So the last opening is kept in the tracking issue's
+ * state (`circuit`, written by the reconcile that follows it), and a job that reads an opening less than
+ * `RECENT_OPENING_MS` old starts on probation (`recallOpening`): its first outage opens the circuit at once, and
+ * it is closed only after `successThreshold` successes (design document 003's persisted breaker states).
+ *
  * One circuit per GitHub host, shared by every gateway in the process; the write queue is kept per repository,
  * in memory and in order (a controller run inside Actions ends with it, and the next reconcile re-derives the
  * same effects from the world: level-triggered).
@@ -71,6 +77,13 @@ interface WritePause {
   /** Refusals in a row without a write getting through (1 for the first). */
   strikes: number;
 }
+
+/**
+ * How recent a persisted opening must be for a new process to start on probation: a controller job in Actions
+ * follows the last one within minutes while there is work (the wake variable's schedule), and an outage GitHub
+ * had a quarter of an hour ago is still likely to flap.
+ */
+const RECENT_OPENING_MS = 15 * 60_000;
 
 /** How long after its end a pause with nothing held is still remembered (for its run of refusals). */
 const ENDED_PAUSE_KEPT_MS = 60 * 60_000;
@@ -160,6 +173,25 @@ export class GitHubCircuit {
 
   get lastFailureMessage(): string | null {
     return this.lastFailure;
+  }
+
+  /** When this process saw the circuit open last, and on what failure; null if it never opened here. */
+  get lastOpening(): { at: number; failure: string | null } | null {
+    return this.openedAt === null ? null : { at: this.openedAt, failure: this.lastFailure };
+  }
+
+  /**
+   * A persisted opening (the tracking issue's state) from before this process: less than `RECENT_OPENING_MS`
+   * ago, and with no opening seen here, the circuit goes on probation — its next failure opens it, and
+   * `successThreshold` successes close it. Returns whether it did.
+   */
+  recallOpening(opening: { at: number; failure: string | null }, now = Date.now()): boolean {
+    if (this.openedAt !== null || this.breaker.onProbation) return false;
+    if (!(now - opening.at >= 0 && now - opening.at < RECENT_OPENING_MS)) return false;
+    this.breaker.state = { failures: 0, probation: this.options.successThreshold };
+    this.lastFailure ??= opening.failure;
+    this.notify();
+    return true;
   }
 
   /** Called with the new reported state whenever it changes (after a call). */

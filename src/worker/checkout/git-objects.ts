@@ -1,6 +1,6 @@
 /**
- * Reads of the worker's repository's objects (private-git.ts runs the processes): what changed between two trees,
- * object sizes and contents, a commit's top-level files, a file a commit deleted. Never the agent's directory.
+ * Reads of the worker's repository's objects (private-git.ts runs the processes): a blob's content, a commit's
+ * top-level files, a file a commit deleted, the branch's diff and changed paths. Never the agent's directory.
  */
 import type { Git } from "./private-git.js";
 
@@ -37,4 +37,47 @@ export async function deletedFileContent(git: GitRunner, file: string): Promise<
 /** Whether a file is in HEAD's tree. */
 export async function inHead(git: GitRunner, file: string): Promise<boolean> {
   return (await git.run(["cat-file", "-e", `HEAD:${file}`], { allowFail: true })).code === 0;
+}
+
+/**
+ * The diff of the task branch (`to`, HEAD by default) against where it left the default branch, every file as
+ * text: without Autopilot's own notes and cut at 2 MiB unless told otherwise (the push guard reads it all).
+ */
+export async function branchDiff(
+  git: GitRunner,
+  base: string,
+  options: { to?: string; maxBytes?: number; withNotes?: boolean } = {},
+): Promise<string> {
+  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const { stdout } = await git.run([
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
+    "--text",
+    "--no-textconv",
+    // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
+    "--no-renames",
+    base,
+    options.to ?? "HEAD",
+    ...(options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]),
+  ]);
+  return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
+}
+
+/** The paths the branch (`to`, HEAD by default) changed since `base`, without Autopilot's own notes. */
+export async function changedPaths(git: GitRunner, base: string, to = "HEAD"): Promise<string[]> {
+  const { stdout } = await git.run([
+    "diff",
+    "--name-only",
+    "--no-renames",
+    // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
+    "-z",
+    base,
+    to,
+    "--",
+    ".",
+    ":(exclude).autopilot",
+  ]);
+  return stdout.split("\0").filter(Boolean);
 }

@@ -562,45 +562,4 @@ export class Git {
     const { stdout, code } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
     return code === 0 ? Number(stdout.trim()) || 0 : 0;
   }
-
-  /**
-   * The diff of the task branch (`to`, HEAD by default) against where it left the default branch, every file as
-   * text: without Autopilot's own notes and cut at 2 MiB unless told otherwise (the push guard reads it all).
-   */
-  async diffFrom(
-    base: string,
-    options: { to?: string; maxBytes?: number; withNotes?: boolean } = {},
-  ): Promise<string> {
-    const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
-    const { stdout } = await this.run([
-      "diff",
-      "--no-color",
-      "--no-ext-diff",
-      // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
-      "--text",
-      "--no-textconv",
-      // Each new file whole, not paired by a similarity heuristic with a deleted one and shown as its changes.
-      "--no-renames",
-      base,
-      options.to ?? "HEAD",
-      ...(options.withNotes ? [] : ["--", ".", ":(exclude).autopilot"]),
-    ]);
-    return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
-  }
-
-  async changedPaths(base: string, to = "HEAD"): Promise<string[]> {
-    const { stdout } = await this.run([
-      "diff",
-      "--name-only",
-      "--no-renames",
-      // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
-      "-z",
-      base,
-      to,
-      "--",
-      ".",
-      ":(exclude).autopilot",
-    ]);
-    return stdout.split("\0").filter(Boolean);
-  }
 }

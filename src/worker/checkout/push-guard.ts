@@ -22,6 +22,7 @@ import {
 import { HUMAN_GATE_MAX_HITS } from "../../core/gates/human-gate.js";
 import type { HumanGateHit, WorkerResult } from "../../core/tasks/worker-result.js";
 import { credentialPatternHits, SECRET_PATTERN_RULE } from "./secret-patterns.js";
+import { branchDiff } from "./git-objects.js";
 import type { Git } from "./private-git.js";
 
 /** A push refused because the change carries a held secret's value. Its message names files and secrets only. */
@@ -111,7 +112,7 @@ export async function guardPush(
 }
 
 /** What the worker's own git supplies: `base..head`, nothing excluded (not even the notes), none of it cut. */
-export function gitPushDiff(git: Pick<Git, "diffFrom">): PushDiff {
+export function gitPushDiff(git: Pick<Git, "run">): PushDiff {
   return (base, head) =>
-    git.diffFrom(base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
+    branchDiff(git, base, { to: head, maxBytes: Number.POSITIVE_INFINITY, withNotes: true });
 }

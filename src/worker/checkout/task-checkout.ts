@@ -14,7 +14,14 @@ import { bringCommitObjects, type CommitObjects } from "./agent-objects.js";
 import { canCommitWithFastImport, commitFiles } from "./files-commit.js";
 import { checkHandback } from "./handback-check.js";
 import { adoptPublished, type PublishPlan, publishPlan } from "./publish-plan.js";
-import { blobText, deletedFileContent, inHead, topLevelFiles } from "./git-objects.js";
+import {
+  blobText,
+  branchDiff,
+  changedPaths,
+  deletedFileContent,
+  inHead,
+  topLevelFiles,
+} from "./git-objects.js";
 import type { BranchSetup, Git } from "./private-git.js";
 import { readTreeFile, removeTreeFile, treeEntryExists, writeTreeFile } from "./tree-files.js";
 import type { ProjectFiles } from "../processes/project-files.js";
@@ -398,11 +405,11 @@ export class TaskCheckout {
   }
 
   async diffFrom(base: string): Promise<string> {
-    return this.git.diffFrom(base);
+    return branchDiff(this.git, base);
   }
 
   async changedPaths(base: string): Promise<string[]> {
-    return this.git.changedPaths(base);
+    return changedPaths(this.git, base);
   }
 
   /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */

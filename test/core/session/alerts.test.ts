@@ -6,11 +6,11 @@
 import { describe, expect, it } from "vitest";
 import {
   type Alert,
-  alertPayload,
   alertRecipients,
   renderAlertComment,
   slackEscape,
 } from "../../../src/core/session/alerts.js";
+import { alertPayload } from "../../../src/core/session/webhook-events.js";
 import { parseConfig } from "../../../src/core/config/index.js";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import type { Effect } from "../../../src/core/effects.js";

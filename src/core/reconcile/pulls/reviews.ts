@@ -26,6 +26,7 @@ import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { notice } from "../messages.js";
 import { verifiedGate } from "./pull-diff-verdicts.js";
 import { remindReview } from "../task-alerts.js";
+import { humanGateTimeout } from "../approval-timeouts.js";
 import { askRevertAgain, rollbackAbandoned, rollbackMerged } from "../commands/rollback.js";
 import { taskDone } from "../runs/task-exit.js";
 import { startAskedFix } from "../commands/fix-follow-up.js";
@@ -219,7 +220,9 @@ function processReview(
           : "";
       const waited = `${verdict.reason}${gate}`;
       // A wait on people gets one reminder after `alerts.reviewReminderHours` (task-alerts.ts).
-      const reason = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
+      const reminded = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
+      // The human gate's approval waits with a timeout (design document 003): approval-timeouts.ts.
+      const reason = humanGateOpen ? humanGateTimeout(ctx, n, pr, reminded) : reminded;
       if (record.merge?.via === "update-branch" && record.merge.sha !== pr.headSha)
         return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
       return line(reason, pr.number);
