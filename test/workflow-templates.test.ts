@@ -88,7 +88,10 @@ describe("workflow templates", () => {
     // Only after a worker step that succeeded (GitHub's default): a failed or cancelled run starts a controller
     // run of its own, and a second reconcile here would be the same work twice.
     expect(last.if).toBeUndefined();
-    expect(steps.at(-2)?.uses).toBe("OWNER/autopilot@v1");
+    // Between the worker and the reconcile only the transcript's upload, whatever the worker's outcome.
+    expect(steps.at(-2)?.name).toBe("Keep the agent's transcript");
+    expect(steps.at(-2)?.if).toContain("always()");
+    expect(steps.at(-3)?.uses).toBe("OWNER/autopilot@v1");
 
     const hosted = stepsOf(withoutEndReconcile(text));
     expect(hosted.map((st) => st.uses ?? st.name)).toEqual(

@@ -57448,6 +57448,9 @@ var ConfigSchema = external_exports.strictObject({
     description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
     [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`"
   }),
+  commits: external_exports.enum(["unsigned", "signed"]).default("unsigned").describe(
+    "How the worker publishes the task branch's commits: `unsigned` (the default) pushes them with git; `signed` creates them through GitHub's Git Database API as the App, so GitHub signs them and shows them Verified, which a branch that requires signed commits accepts (docs/WORKER.md)."
+  ),
   dryRun: external_exports.boolean().default(false).describe(
     "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
   ),

@@ -22080,6 +22080,92 @@ var init_inputs = __esm({
   }
 });
 
+// src/core/text/transcript.ts
+function maskSecrets(text4, values) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const value of values) {
+    if (value.length < MIN_SECRET_LENGTH) continue;
+    const bytes = Buffer.from(value, "utf8");
+    for (const form of [
+      value,
+      bytes.toString("base64"),
+      bytes.toString("base64").replace(/=+$/, ""),
+      bytes.toString("base64url"),
+      encodeURIComponent(value)
+    ])
+      if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
+  }
+  let masked = text4;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) masked = masked.split(form).join("***");
+  return masked;
+}
+function transcriptSection(run3) {
+  const fence = (text4) => {
+    const longest = Math.max(2, ...[...text4.matchAll(/`+/g)].map((m) => m[0].length));
+    const ticks = "`".repeat(longest + 1);
+    return `${ticks}text
+${text4}${text4.endsWith("\n") ? "" : "\n"}${ticks}`;
+  };
+  return [
+    `## Iteration ${run3.iteration}: ${run3.agent}`,
+    "",
+    `${run3.at} \xB7 ${Math.round(run3.durationMs / 1e3)} s \xB7 ${run3.exit}`,
+    "",
+    "### Prompt",
+    "",
+    fence(run3.prompt),
+    "",
+    "### Output",
+    "",
+    fence(run3.output),
+    ""
+  ].join("\n");
+}
+var MIN_SECRET_LENGTH;
+var init_transcript = __esm({
+  "src/core/text/transcript.ts"() {
+    "use strict";
+    MIN_SECRET_LENGTH = 8;
+  }
+});
+
+// src/worker/job/transcript.ts
+import { appendFile as appendFile2, writeFile as writeFile2 } from "node:fs/promises";
+async function createTranscript(options) {
+  await writeFile2(options.file, `# Agent transcript: ${options.artifact}
+
+`, { mode: 384 });
+  return {
+    file: options.file,
+    artifact: options.artifact,
+    append: (text4) => appendFile2(options.file, maskSecrets(text4, options.secretValues))
+  };
+}
+async function recordAgentRun(ctx, run3) {
+  const transcript = ctx.deps.transcript;
+  if (!transcript) return;
+  const { result } = run3;
+  const exit4 = result.spawnError ? `not started: ${result.spawnError}` : result.timedOut ? "timed out" : `exit ${result.exitCode ?? result.signal ?? "unknown"}`;
+  const section = transcriptSection({
+    iteration: run3.iteration,
+    agent: run3.agent,
+    at: new Date(ctx.now()).toISOString(),
+    durationMs: result.durationMs,
+    exit: exit4,
+    prompt: run3.prompt,
+    output: result.rawOutput
+  });
+  await transcript.append(section).catch((error63) => {
+    ctx.warn(`the transcript could not be written: ${error63.message}`);
+  });
+}
+var init_transcript2 = __esm({
+  "src/worker/job/transcript.ts"() {
+    "use strict";
+    init_transcript();
+  }
+});
+
 // src/core/config/config-constants.ts
 var CONFIG_PATH, PROMPT_FILE_PLACEHOLDER, FORBIDDEN_AGENT_ENV, EXPECTED;
 var init_config_constants = __esm({
@@ -38277,6 +38363,9 @@ var init_config_schema = __esm({
         description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
         [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`"
       }),
+      commits: external_exports.enum(["unsigned", "signed"]).default("unsigned").describe(
+        "How the worker publishes the task branch's commits: `unsigned` (the default) pushes them with git; `signed` creates them through GitHub's Git Database API as the App, so GitHub signs them and shows them Verified, which a branch that requires signed commits accepts (docs/WORKER.md)."
+      ),
       dryRun: external_exports.boolean().default(false).describe(
         "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
       ),
@@ -46420,12 +46509,85 @@ var init_worker_github = __esm({
   }
 });
 
+// src/github/worker-signed-commits.ts
+function utf8Text(base644) {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(Buffer.from(base644, "base64"));
+  } catch {
+    return null;
+  }
+}
+function createSignedCommitWriter(octokit, options) {
+  const { owner, repo } = options;
+  async function treeEntry(entry) {
+    const { path: path21, type } = entry;
+    const mode = entry.mode;
+    if (entry.sha === null || entry.base64 === void 0) return { path: path21, mode, type, sha: entry.sha };
+    const text4 = utf8Text(entry.base64);
+    if (text4 !== null) return { path: path21, mode, type, content: text4 };
+    const { data: data2 } = await octokit.rest.git.createBlob({
+      owner,
+      repo,
+      content: entry.base64,
+      encoding: "base64"
+    });
+    if (data2.sha !== entry.sha)
+      throw new Error(`GitHub stored ${path21} as blob ${data2.sha}, not the worker's ${entry.sha}`);
+    return { path: path21, mode, type, sha: data2.sha };
+  }
+  return {
+    async publish(input2) {
+      const made = /* @__PURE__ */ new Map();
+      let verified = true;
+      for (const commit of input2.commits) {
+        let tree = commit.tree;
+        if (commit.entries.length > 0) {
+          const entries = [];
+          for (const entry of commit.entries) entries.push(await treeEntry(entry));
+          const { data: data3 } = await octokit.rest.git.createTree({
+            owner,
+            repo,
+            base_tree: commit.baseTree,
+            tree: entries
+          });
+          if (data3.sha !== commit.tree)
+            throw new Error(
+              `GitHub built tree ${data3.sha} for the worker's commit ${commit.sha}, whose tree is ${commit.tree}: nothing was published`
+            );
+          tree = data3.sha;
+        }
+        const { data: data2 } = await octokit.rest.git.createCommit({
+          owner,
+          repo,
+          message: commit.message,
+          tree,
+          parents: commit.parents.map((parent) => made.get(parent) ?? parent)
+        });
+        made.set(commit.sha, data2.sha);
+        verified &&= data2.verification?.verified === true;
+      }
+      const head = made.get(input2.head) ?? input2.head;
+      const ref = `heads/${input2.branch}`;
+      if (input2.remoteHead === null)
+        await octokit.rest.git.createRef({ owner, repo, ref: `refs/${ref}`, sha: head });
+      else if (input2.remoteHead !== head)
+        await octokit.rest.git.updateRef({ owner, repo, ref, sha: head, force: false });
+      return { head, made, verified };
+    }
+  };
+}
+var init_worker_signed_commits = __esm({
+  "src/github/worker-signed-commits.ts"() {
+    "use strict";
+  }
+});
+
 // src/worker/network/egress-forwarder.ts
-import { writeFile as writeFile2 } from "node:fs/promises";
+import { writeFile as writeFile3 } from "node:fs/promises";
 import path from "node:path";
 async function writeForwarder(dir) {
   const file2 = path.join(dir, FORWARDER_FILE);
-  await writeFile2(file2, FORWARDER_SOURCE, { mode: 420 });
+  await writeFile3(file2, FORWARDER_SOURCE, { mode: 420 });
   return file2;
 }
 var FORWARDER_FILE, FORWARDER_SOURCE;
@@ -48182,7 +48344,7 @@ var init_agent_reach = __esm({
 });
 
 // src/worker/job/agent-iteration.ts
-import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
+import { chmod as chmod2, mkdir, writeFile as writeFile4 } from "node:fs/promises";
 import path8 from "node:path";
 function createAgentRunner(options) {
   const reached = /* @__PURE__ */ new Set();
@@ -48197,7 +48359,7 @@ function createAgentRunner(options) {
     await mkdir(tmpdir, { recursive: true });
     const promptFile = path8.join(options.scratchDir, `prompt-${request2.iteration}.md`);
     const mode = options.boundary?.user.isolated ? 420 : 384;
-    await writeFile3(promptFile, request2.prompt, { mode });
+    await writeFile4(promptFile, request2.prompt, { mode });
     await chmod2(promptFile, mode);
     const invocation = preset.buildInvocation({
       prompt: request2.prompt,
@@ -48447,7 +48609,7 @@ var init_object_batch = __esm({
 
 // src/worker/checkout/private-git.ts
 import { execFile as execFile3, spawn as spawn2 } from "node:child_process";
-import { copyFile, mkdir as mkdir2, readFile, writeFile as writeFile4 } from "node:fs/promises";
+import { copyFile, mkdir as mkdir2, readFile, writeFile as writeFile5 } from "node:fs/promises";
 import path9 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
@@ -48585,10 +48747,11 @@ var init_private_git = __esm({
           const child = execFile3(
             this.gitPath,
             line.args,
-            { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+            { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "buffer" },
             (error63, stdout, stderr) => {
               const code18 = error63 ? typeof error63.code === "number" ? error63.code : 1 : 0;
-              const result = { code: code18, stdout: String(stdout), stderr: this.redact(String(stderr)) };
+              const out = stdout.toString(options.base64 ? "base64" : "utf8");
+              const result = { code: code18, stdout: out, stderr: this.redact(stderr.toString()) };
               if (code18 !== 0 && !options.allowFail) reject(new GitError(args, result));
               else resolve(result);
             }
@@ -48654,7 +48817,7 @@ var init_private_git = __esm({
           } catch {
           }
         }
-        if (!copied) await writeFile4(this.globalConfig, "");
+        if (!copied) await writeFile5(this.globalConfig, "");
         const removed = [];
         const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
         const keys = [
@@ -48674,7 +48837,7 @@ var init_private_git = __esm({
         await this.run(["config", "--local", "user.email", this.userEmail]);
         const info2 = path9.join(this.gitDir, "info");
         await mkdir2(info2, { recursive: true });
-        await writeFile4(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await writeFile5(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
         await this.snapshotConfig();
         return removed;
       }
@@ -48700,7 +48863,7 @@ var init_private_git = __esm({
         }
         if (current === this.configSnapshot) return false;
         await mkdir2(path9.dirname(file2), { recursive: true });
-        await writeFile4(file2, this.configSnapshot);
+        await writeFile5(file2, this.configSnapshot);
         return true;
       }
       async remoteBranchExists(branch) {
@@ -48830,7 +48993,7 @@ var init_private_git = __esm({
           }
           const at = path9.join(this.overlayTree, file2);
           await mkdir2(path9.dirname(at), { recursive: true, mode: 448 });
-          await writeFile4(at, content3);
+          await writeFile5(at, content3);
           added.push(file2);
         }
         if (added.length) await withIndex(["update-index", "--add", "--", ...added]);
@@ -48890,7 +49053,7 @@ var init_private_git = __esm({
 });
 
 // src/worker/checkout/agent-side-git.ts
-import { chmod as chmod3, writeFile as writeFile5 } from "node:fs/promises";
+import { chmod as chmod3, writeFile as writeFile6 } from "node:fs/promises";
 import path10 from "node:path";
 import { PassThrough, Transform } from "node:stream";
 var PREAMBLE, SYNC_SCRIPT, CAPTURE_SCRIPT, RESET_SCRIPT, AgentGitError, NEEDS_SYNC, AgentSideGit, HeaderSplit;
@@ -48958,7 +49121,7 @@ var init_agent_side_git = __esm({
       }
       /** Writes the worker's excludes (scratch never committed) where the agent's side reads them. */
       async setExcludes(patterns) {
-        await writeFile5(this.excludesFile, `${patterns.join("\n")}
+        await writeFile6(this.excludesFile, `${patterns.join("\n")}
 `, { mode: 420 });
         await chmod3(this.excludesFile, 420);
       }
@@ -49492,6 +49655,92 @@ var init_handback_check = __esm({
   }
 });
 
+// src/worker/checkout/publish-plan.ts
+async function treeChanges2(git, from, to) {
+  const { stdout } = await git.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+  const fields = stdout.split("\0");
+  const changes = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const meta3 = fields[i];
+    if (!meta3.startsWith(":")) break;
+    const [oldMode = "", newMode = "", , newObject = "", status2 = ""] = meta3.slice(1).split(" ");
+    changes.push({ status: status2, oldMode, newMode, newObject, path: fields[i + 1] });
+  }
+  return changes;
+}
+async function readCommit(git, sha) {
+  const { stdout } = await git.run(["cat-file", "commit", sha]);
+  const split = stdout.indexOf("\n\n");
+  const headers = (split < 0 ? stdout : stdout.slice(0, split)).split("\n");
+  const tree = headers.find((line) => line.startsWith("tree "))?.slice(5) ?? "";
+  const parents = headers.filter((line) => line.startsWith("parent ")).map((line) => line.slice(7));
+  if (!OBJECT_ID4.test(tree)) throw new Error(`commit ${sha} has no tree the worker can read`);
+  return { tree, parents, message: split < 0 ? "" : stdout.slice(split + 2) };
+}
+async function remoteHeadOf(git, branch) {
+  const { stdout } = await git.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"]);
+  for (const line of stdout.split("\n")) {
+    const [sha = "", ref = ""] = line.split(" ");
+    if (/^refs\/remotes\/[^/]+\//.test(ref) && ref.replace(/^refs\/remotes\/[^/]+\//, "") === branch)
+      return sha;
+  }
+  return null;
+}
+async function publishPlan(git, branch, head) {
+  const remoteHead = await remoteHeadOf(git, branch);
+  const listed = await git.run(["rev-list", "--reverse", "--topo-order", head, "--not", "--remotes"]);
+  const commits = [];
+  for (const sha of listed.stdout.split("\n").filter(Boolean)) {
+    const commit = await readCommit(git, sha);
+    const first = commit.parents[0];
+    if (!first) throw new Error(`commit ${sha} has no parent: the worker publishes only commits on a branch`);
+    const { tree: baseTree } = await readCommit(git, first);
+    const entries = [];
+    for (const change of await treeChanges2(git, baseTree, commit.tree)) {
+      if (change.status === "D") {
+        const type = change.oldMode === "160000" ? "commit" : "blob";
+        entries.push({ path: change.path, mode: change.oldMode, type, sha: null });
+      } else if (change.newMode === "160000") {
+        entries.push({ path: change.path, mode: change.newMode, type: "commit", sha: change.newObject });
+      } else {
+        const { stdout } = await git.run(["cat-file", "blob", change.newObject], { base64: true });
+        entries.push({
+          path: change.path,
+          mode: change.newMode,
+          type: "blob",
+          sha: change.newObject,
+          base64: stdout
+        });
+      }
+    }
+    commits.push({
+      sha,
+      message: commit.message,
+      parents: commit.parents,
+      tree: commit.tree,
+      baseTree,
+      entries
+    });
+  }
+  return { remoteHead, commits };
+}
+async function adoptPublished(git, options) {
+  await git.fetchBranch(options.branch);
+  const [theirs, ours] = await Promise.all([git.treeOf(options.published), git.treeOf(options.local)]);
+  if (theirs !== ours)
+    throw new Error(
+      `GitHub's commit ${options.published} on ${options.branch} does not hold the tree the worker committed (${ours})`
+    );
+  await git.pointHead(options.branch, options.published);
+}
+var OBJECT_ID4;
+var init_publish_plan = __esm({
+  "src/worker/checkout/publish-plan.ts"() {
+    "use strict";
+    OBJECT_ID4 = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+  }
+});
+
 // src/worker/checkout/git-objects.ts
 async function blobText(git, object2) {
   return (await git.run(["cat-file", "blob", object2])).stdout;
@@ -49568,6 +49817,7 @@ var init_task_checkout = __esm({
     init_agent_objects();
     init_files_commit();
     init_handback_check();
+    init_publish_plan();
     init_git_objects();
     init_tree_files();
     TaskCheckout = class {
@@ -49817,6 +50067,15 @@ var init_task_checkout = __esm({
       }
       async push(branch, head) {
         return this.git.push(branch, head);
+      }
+      /** What `commits: signed` publishes: the commits up to `head` the remote lacks (publish-plan.ts). */
+      async publishPlan(branch, head) {
+        return publishPlan(this.git, branch, head);
+      }
+      /** The branch moved onto GitHub's copy of `local` (same tree); the agent's `.git` follows at the next sync. */
+      async adoptPublished(branch, published, local) {
+        await adoptPublished(this.git, { branch, published, local });
+        this.moved(published, await this.treeOf(local));
       }
       /** Files back to HEAD, by the agent's side in its sandbox. */
       async resetWorkTree() {
@@ -66181,7 +66440,7 @@ function prepare(secrets) {
   const tooShort = [];
   for (const [value, names] of byValue) {
     const name = names.join(" / ");
-    if (value.length < MIN_SECRET_LENGTH) tooShort.push(name);
+    if (value.length < MIN_SECRET_LENGTH2) tooShort.push(name);
     else prepared.push({ name, needles: needlesOf(value), decoded: latin1OfUtf8(value), plain: value });
   }
   return { prepared, tooShort };
@@ -66242,12 +66501,12 @@ function describeSecretLeak(leak) {
   const form = leak.form === "plain" ? "" : ` (${leak.form})`;
   return `${where}: the value of ${leak.secret}${form}`;
 }
-var MIN_SECRET_LENGTH, MAX_SECRET_LEAKS, JoinedLines;
+var MIN_SECRET_LENGTH2, MAX_SECRET_LEAKS, JoinedLines;
 var init_secret_leak = __esm({
   "src/core/gates/secret-leak.ts"() {
     "use strict";
     init_human_gate();
-    MIN_SECRET_LENGTH = 8;
+    MIN_SECRET_LENGTH2 = 8;
     MAX_SECRET_LEAKS = 20;
     JoinedLines = class {
       text;
@@ -67933,7 +68192,7 @@ var init_module2 = __esm({
       debug2(`options: %O`, options);
       const rules2 = options.config.rules;
       const locale = options.locale ?? "en";
-      const maskSecrets = options.maskSecrets ?? false;
+      const maskSecrets2 = options.maskSecrets ?? false;
       const contextEvents = createContextEvents();
       const runningEvents = createRunningEvents();
       const reportedMessages = [];
@@ -67987,7 +68246,7 @@ var init_module2 = __esm({
             reportedMessages,
             ignoredMessages,
             allowMessageIds: runningEvents.collectAllowMessageIds(),
-            maskSecrets
+            maskSecrets: maskSecrets2
           })
         };
       }).finally(() => {
@@ -89842,17 +90101,32 @@ var init_completion_mode = __esm({
   }
 });
 
+// src/core/gates/signed-push-refusal.ts
+function signedPushRefusal(gitOutput, issue3) {
+  const match = REFUSAL.exec(gitOutput);
+  if (!match || !SIGNATURES.test(gitOutput)) return null;
+  return `GitHub refused the push (${match[0]}): the task branch requires signed commits and the worker pushes unsigned ones. Set \`commits: signed\` in \`.github/autopilot.yml\` (the worker then has GitHub make and sign its commits), then comment \`/autopilot retry #${issue3}\`.`;
+}
+var REFUSAL, SIGNATURES;
+var init_signed_push_refusal = __esm({
+  "src/core/gates/signed-push-refusal.ts"() {
+    "use strict";
+    REFUSAL = /GH006: Protected branch update failed for [^\s:]{1,300}|Commits must have (?:valid|verified) signatures/;
+    SIGNATURES = /(?:must have (?:valid|verified) signatures|signed commits)/i;
+  }
+});
+
 // src/core/gates/workflow-push-refusal.ts
 function workflowPushRefusal(gitOutput, issue3) {
-  const match = REFUSAL.exec(gitOutput);
+  const match = REFUSAL2.exec(gitOutput);
   if (!match) return null;
   return `GitHub refused the push (${match[0]}): a workflow's token may never create or change workflow files. Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue3}\`.`;
 }
-var REFUSAL;
+var REFUSAL2;
 var init_workflow_push_refusal = __esm({
   "src/core/gates/workflow-push-refusal.ts"() {
     "use strict";
-    REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
+    REFUSAL2 = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
   }
 });
 
@@ -90811,6 +91085,31 @@ var init_iteration_signal = __esm({
   }
 });
 
+// src/worker/job/publish-branch.ts
+async function publishBranch(ctx, head) {
+  const { git, signedCommits } = ctx.deps;
+  if (ctx.config.commits !== "signed") return git.push(ctx.branch, head);
+  if (!signedCommits)
+    throw new Error("commits: signed needs the worker's GitHub client for the Git Database API");
+  const local = head ?? await git.headSha();
+  const plan = await git.publishPlan(ctx.branch, local);
+  const published = await signedCommits.publish({ branch: ctx.branch, ...plan, head: local });
+  if (!published.verified && !warnedUnverified.has(ctx)) {
+    warnedUnverified.add(ctx);
+    ctx.warn(`GitHub did not report every commit it made on ${ctx.branch} as verified`);
+  }
+  if (published.head !== local) await git.adoptPublished(ctx.branch, published.head, local);
+  ctx.state.knownHead = published.head;
+  return published.head;
+}
+var warnedUnverified;
+var init_publish_branch = __esm({
+  "src/worker/job/publish-branch.ts"() {
+    "use strict";
+    warnedUnverified = /* @__PURE__ */ new WeakSet();
+  }
+});
+
 // src/worker/job/commit.ts
 function committed(ctx, sha) {
   if (sha !== null) ctx.state.knownHead = sha;
@@ -90836,7 +91135,7 @@ async function pushBranch(ctx, options = {}) {
     return;
   }
   const run3 = guardedPush(ctx, ctx.state.knownHead ?? void 0);
-  if (!options.background) return run3;
+  if (!options.background || ctx.config.commits === "signed") return run3;
   run3.catch(() => {
   });
   ctx.state.pendingPush = run3;
@@ -90853,7 +91152,7 @@ async function guardedPush(ctx, head) {
   const push2 = { branch: ctx.branch, base: state.setup?.base, head };
   state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
   const [pushed, commits] = await Promise.all([
-    git.push(ctx.branch, head),
+    publishBranch(ctx, head),
     state.setup ? git.countCommits(state.setup.base, head) : null
   ]);
   state.result.headSha = pushed;
@@ -90875,8 +91174,7 @@ async function checkpoint(ctx, why2) {
   if (sha || head !== state.setup.head) {
     const push2 = { branch: ctx.branch, base: state.setup.base, head };
     state.result.humanGate = await guardPush(ctx.deps.pushGuard, push2, state.result.humanGate);
-    await git.push(ctx.branch, head);
-    state.result.headSha = head;
+    state.result.headSha = await publishBranch(ctx, head);
     state.result.commits = await git.countCommits(state.setup.base);
   }
 }
@@ -90885,6 +91183,7 @@ var init_commit = __esm({
     "use strict";
     init_push_guard();
     init_iteration_signal();
+    init_publish_branch();
   }
 });
 
@@ -91104,6 +91403,11 @@ function renderProgressComment(view) {
     ["Cost", formatCost(result.costUsd, result.tokens)]
   ];
   if (view.agent) rows.push(["Agent", cellText(view.agent)]);
+  if (view.transcript && view.runUrl)
+    rows.push([
+      "Transcript",
+      `\`${codeCellText(view.transcript)}\` in the [run's artifacts](${view.runUrl}#artifacts)`
+    ]);
   if (result.prNumber) rows.push(["Pull request", `#${result.prNumber}`]);
   if (result.humanGate.fired) {
     rows.push(["Human gate", `fired: ${result.humanGate.rules.map((r) => cellText(r.rule, 60)).join(", ")}`]);
@@ -91246,7 +91550,8 @@ function progressBody(ctx) {
     elapsedMs: ctx.now() - ctx.startedAt,
     runUrl: ctx.inputs.runUrl ?? null,
     agent: agent ? agentLabel(agent) : "none",
-    warnings: ctx.state.warnings
+    warnings: ctx.state.warnings,
+    transcript: ctx.deps.transcript?.artifact ?? null
   });
 }
 async function updateProgress(ctx) {
@@ -91482,6 +91787,12 @@ async function runAgent(ctx, turn) {
     directory: state.workspace?.directory ?? null,
     ...ctx.deps.signal ? { signal: ctx.deps.signal } : {}
   });
+  await recordAgentRun(ctx, {
+    iteration: turn.iteration,
+    agent: turn.agent.preset,
+    prompt: text4,
+    result: run3
+  });
   for (const refused of run3.refusedEnv) ctx.warn(`agent env: ${refused.name} not passed (${refused.why})`);
   if (run3.directoryRefused) ctx.warn(run3.directoryRefused);
   if (await git.restoreConfig()) ctx.warn("the agent changed .git/config; it was restored");
@@ -91607,6 +91918,7 @@ var LIMIT_WORDS2;
 var init_agent_turn = __esm({
   "src/worker/job/agent-turn.ts"() {
     "use strict";
+    init_transcript2();
     init_agent_exit();
     init_classify();
     init_iteration();
@@ -92809,7 +93121,8 @@ async function endOnError(ctx, error63) {
     return finish(ctx, "paused", `the job was cancelled; ${kept}`);
   }
   ctx.log.error(`worker failed: ${errorMessage2(error63)}`);
-  const refused = workflowPushRefusal(errorMessage2(error63), ctx.inputs.issue);
+  const text4 = errorMessage2(error63);
+  const refused = workflowPushRefusal(text4, ctx.inputs.issue) ?? signedPushRefusal(text4, ctx.inputs.issue);
   return finish(ctx, "failed", refused ?? `worker error: ${errorMessage2(error63)}`);
 }
 var init_job = __esm({
@@ -92818,6 +93131,7 @@ var init_job = __esm({
     init_completion_mode();
     init_signals();
     init_config();
+    init_signed_push_refusal();
     init_workflow_push_refusal();
     init_push_guard();
     init_agent_failure_text();
@@ -93018,9 +93332,19 @@ async function runWith(start, coreLog) {
   if (egress.access) coreLog.warning(describeEgress(egress));
   else coreLog.info(describeEgress(egress));
   for (const warning2 of egress.warnings) coreLog.warning(warning2);
+  const candidate = workerInputs.candidate ? `-candidate-${workerInputs.candidate}` : "";
+  const artifact = `autopilot-transcript-${inputs.issue}-${inputs.attempt}${candidate}`;
+  const transcript = await createTranscript({
+    file: path20.join(scratch, `${artifact}.md`),
+    artifact,
+    secretValues: heldSecrets(env, inputs.githubToken).map((secret) => secret.value)
+  });
+  setOutput("transcript-file", transcript.file);
+  setOutput("transcript-artifact", artifact);
   let run3;
   try {
     run3 = await runWorker(workerInputs, config2, {
+      transcript,
       git: parts.git,
       agent: parts.agent,
       quality: parts.quality,
@@ -93037,6 +93361,8 @@ async function runWith(start, coreLog) {
         parts.setAuthor(author.userName, author.userEmail);
       },
       network: { access: egress.access, refused: egress.refused },
+      // `commits: signed`: through the same client, so its requests are counted with the job's.
+      ...config2.commits === "signed" ? { signedCommits: createSignedCommitWriter(octokit, { owner, repo }) } : {},
       // Before every push: no value of the token, a model key or another secret of the environment goes out.
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),
@@ -93098,12 +93424,14 @@ var FAILING_OUTCOMES;
 var init_run_job = __esm({
   "src/worker/run-job.ts"() {
     "use strict";
+    init_transcript2();
     init_core();
     init_config();
     init_config_at_commit();
     init_octokit();
     init_worker_result();
     init_worker_github();
+    init_worker_signed_commits();
     init_agent_egress();
     init_agent_user();
     init_boundary();

@@ -6,6 +6,7 @@
  * goes through job-log.ts (the agent's output inside stop-commands blocks, everything escaped: log-text.ts). worker-action.ts loads this file only after the inputs are read and the secrets masked,
  * so the action's first line is not held up by code it does not need yet.
  */
+import { createTranscript } from "./job/transcript.js";
 import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ import { readConfigAt } from "../github/snapshot/config-at-commit.js";
 import { createOctokit } from "../github/transport/octokit.js";
 import { weakerIsolationText } from "../core/tasks/worker-result.js";
 import { createWorkerGitHub } from "../github/worker-github.js";
+import { createSignedCommitWriter } from "../github/worker-signed-commits.js";
 import { describeEgress, networkEnforced, startAgentEgress } from "./network/agent-egress.js";
 import { setupAgentUser } from "./isolation/agent-user.js";
 import { type Boundary, createIsolatedParts } from "./isolation/boundary.js";
@@ -198,9 +200,22 @@ async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
   else coreLog.info(describeEgress(egress));
   for (const warning of egress.warnings) coreLog.warning(warning);
 
+  // The agent's transcript, masked, in the worker's private directory (0700, never in the agent's reach): the
+  // worker workflow keeps it as an artifact under this name.
+  const candidate = workerInputs.candidate ? `-candidate-${workerInputs.candidate}` : "";
+  const artifact = `autopilot-transcript-${inputs.issue}-${inputs.attempt}${candidate}`;
+  const transcript = await createTranscript({
+    file: path.join(scratch, `${artifact}.md`),
+    artifact,
+    secretValues: heldSecrets(env, inputs.githubToken).map((secret) => secret.value),
+  });
+  core.setOutput("transcript-file", transcript.file);
+  core.setOutput("transcript-artifact", artifact);
+
   let run: WorkerRun;
   try {
     run = await runWorker(workerInputs, config, {
+      transcript,
       git: parts.git,
       agent: parts.agent,
       quality: parts.quality,
@@ -217,6 +232,10 @@ async function runWith(start: JobStart, coreLog: JobLog): Promise<WorkerRun> {
         parts.setAuthor(author.userName, author.userEmail);
       },
       network: { access: egress.access, refused: egress.refused },
+      // `commits: signed`: through the same client, so its requests are counted with the job's.
+      ...(config.commits === "signed"
+        ? { signedCommits: createSignedCommitWriter(octokit, { owner, repo }) }
+        : {}),
       // Before every push: no value of the token, a model key or another secret of the environment goes out.
       pushGuard: createPushGuard({
         secrets: heldSecrets(env, inputs.githubToken),

@@ -4,6 +4,7 @@
  */
 import type { WorkerResult } from "../core/tasks/worker-result.js";
 import type { WorkerGitHub } from "../github/worker-github.js";
+import type { SignedCommitWriter } from "../github/worker-signed-commits.js";
 import type { AgentRunner } from "./job/agent-iteration.js";
 import type { BranchSetup } from "./checkout/private-git.js";
 import type { WorkState } from "./checkout/task-checkout.js";
@@ -11,6 +12,8 @@ import type { HumanGateHit } from "../core/tasks/worker-result.js";
 import type { QualityCommandResult } from "./processes/quality.js";
 import type { CoverageSpec } from "./processes/coverage-gate.js";
 import type { PushGuard } from "./checkout/push-guard.js";
+import type { PublishPlan } from "./checkout/publish-plan.js";
+import type { Transcript } from "./job/transcript.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
 export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
@@ -55,6 +58,10 @@ export interface WorkerGit {
   commitAll(message: string): Promise<string | null>;
   /** Pushes HEAD (or `head`, its commit when the caller knows it) to the task branch; returns the commit pushed. */
   push(branch: string, head?: string): Promise<string>;
+  /** `commits: signed`: the commits up to `head` the remote lacks, each with what it changes. */
+  publishPlan(branch: string, head: string): Promise<PublishPlan>;
+  /** `commits: signed`: the branch and HEAD moved onto GitHub's copy (`published`) of the commit `local`. */
+  adoptPublished(branch: string, published: string, local: string): Promise<void>;
   /** Puts the work tree back to HEAD (after the quality commands left build output behind). */
   resetWorkTree(): Promise<void>;
   countCommits(from: string, to?: string): Promise<number>;
@@ -123,6 +130,13 @@ export interface WorkerDeps {
    * patterns fire the human gate. run-job.ts always sets it; absent (most tests), pushes are not checked.
    */
   pushGuard?: PushGuard;
+  /**
+   * `commits: signed`: GitHub makes the task branch's commits as the App (src/github/worker-signed-commits.ts).
+   * run-job.ts sets it when the configuration asks for signed commits.
+   */
+  signedCommits?: SignedCommitWriter;
+  /** The agent's transcript, masked (src/worker/job/transcript.ts); run-job.ts sets it, most tests do not. */
+  transcript?: Transcript;
   /** The agent's network (src/worker/network/agent-egress.ts): what its proxy refused, and what the result says of it. */
   network?: {
     /** Set when the network is not the enforced firewall (`network: open`, or no network namespace). */

@@ -235,6 +235,7 @@ export const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: st
   { path: "setup", bad: "npm ci", expected: "a list of shell commands" },
   { path: "setupTimeoutMinutes", bad: 0, expected: "an integer from 1 to 240" },
   { path: "dryRun", bad: "no", expected: "true or false" },
+  { path: "commits", bad: "gpg", expected: '"unsigned"' },
   { path: "isolation", bad: "off", expected: '"namespace"' },
   { path: "network", bad: "closed", expected: '"open" or a mapping { allow: [hosts] }' },
 ];

@@ -284,7 +284,7 @@ class FakeGit implements WorkerGit {
     return [];
   }
   async headSha() {
-    return `sha${this.head}`;
+    return this.adoptedHead ?? `sha${this.head}`;
   }
   /** Set to make the next hand-back refused (what the tree check says of it). */
   refused: string[] = [];
@@ -295,6 +295,7 @@ class FakeGit implements WorkerGit {
     this.calls.push("commit");
     // Notes always change; a commit happens every iteration. "dirty" marks the agent's own work.
     this.head++;
+    this.adoptedHead = null;
     this.commits.push(message);
     this.dirty = false;
     return `sha${this.head}`;
@@ -311,6 +312,21 @@ class FakeGit implements WorkerGit {
   async resetWorkTree() {
     this.calls.push("resetWorkTree");
   }
+  async publishPlan(_branch: string, head: string) {
+    this.calls.push("publishPlan");
+    return {
+      remoteHead: null,
+      commits: [{ sha: head, message: "m", parents: ["base"], tree: "t", baseTree: "b", entries: [] }],
+    };
+  }
+  async adoptPublished(_branch: string, published: string) {
+    this.calls.push("adoptPublished");
+    this.adopted.push(published);
+    this.adoptedHead = published;
+  }
+  /** GitHub's commits the branch was moved onto (`commits: signed`); the last is HEAD until the next commit. */
+  adopted: string[] = [];
+  private adoptedHead: string | null = null;
   async countCommits() {
     return this.commits.length;
   }

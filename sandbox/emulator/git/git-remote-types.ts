@@ -7,6 +7,11 @@ export interface GitPrincipal {
   write: boolean;
   /** May push changes to `.github/workflows/` (sandbox/emulator/git/workflow-push-hook.ts); default true. */
   workflows?: boolean;
+  /**
+   * The branch names of the repository that require signed commits, as one extended regular expression
+   * (sandbox/emulator/git/signed-commits-hook.ts); absent: none does.
+   */
+  signedBranches?: string;
 }
 
 export interface PushUpdate {

@@ -14,6 +14,7 @@ import { GitRemoteError } from "./git-remote-error.js";
 import type { GitPrincipal, PushUpdate } from "./git-remote-types.js";
 import { gitEnv, systemGit } from "../proc.js";
 import { WORKFLOWS_DENIED_VARIABLE } from "./workflow-push-hook.js";
+import { SIGNED_BRANCHES_VARIABLE } from "./signed-commits-hook.js";
 
 /** What the protocol needs of the repositories it serves (the git remote). */
 interface SmartHttpRepos {
@@ -99,7 +100,10 @@ export class GitSmartHttp {
       // sees the new head, as on GitHub.
       const { before, after } = await this.repos.withRepoLock(owner, repo, async () => {
         const before = await this.repos.refSnapshot(owner, repo);
-        await this.cgi(req, res, pathInfo, url, principal!.login, true, principal!.workflows === false);
+        await this.cgi(req, res, pathInfo, url, principal!.login, true, {
+          ...(principal!.workflows === false ? { [WORKFLOWS_DENIED_VARIABLE]: "1" } : {}),
+          ...(principal!.signedBranches ? { [SIGNED_BRANCHES_VARIABLE]: principal!.signedBranches } : {}),
+        });
         return { before, after: await this.repos.refSnapshot(owner, repo) };
       });
       try {
@@ -162,7 +166,8 @@ export class GitSmartHttp {
     url: URL,
     user: string,
     keepOpen = false,
-    workflowsDenied = false,
+    /** What the pre-receive hook enforces for this push (workflow-push-hook.ts, signed-commits-hook.ts). */
+    hookEnv: Record<string, string> = {},
   ): Promise<void> {
     return new Promise((resolve, reject) => {
       const env = gitEnv({
@@ -177,7 +182,7 @@ export class GitSmartHttp {
         GATEWAY_INTERFACE: "CGI/1.1",
         SERVER_PROTOCOL: "HTTP/1.1",
         ...(req.headers["git-protocol"] ? { GIT_PROTOCOL: String(req.headers["git-protocol"]) } : {}),
-        ...(workflowsDenied ? { [WORKFLOWS_DENIED_VARIABLE]: "1" } : {}),
+        ...hookEnv,
       });
       const child = spawn(systemGit(), ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
       this.repos.children.add(child);

@@ -7,7 +7,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ZERO_SHA } from "./git-constants.js";
 import { fullRef } from "./git-ref-names.js";
 import { installationGrants } from "../server/app-setup.js";
+import { signedBranchPattern } from "../merge/branch-rules-state.js";
 import { GitRemote } from "./git-remote.js";
+import { isVerified, unverifiedCommits, writeBlob, writeCommit, writeTree } from "./git-database-writes.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { Author, CommitInfo } from "./git-remote-types.js";
 import { gitEnv, run } from "../proc.js";
@@ -132,6 +134,16 @@ function storeBackend(remote: GitRemote): StoreGitBackend {
           size: e.size ?? 0,
         }));
       }),
+    database: {
+      blob: (repo, bytes) => wrap(() => writeBlob(remote.repoPath(repo.owner, repo.name), bytes)),
+      tree: (repo, base, entries) =>
+        wrap(() => writeTree(remote.repoPath(repo.owner, repo.name), base, entries)),
+      commit: (repo, input, signed) =>
+        wrap(() => writeCommit(remote.repoPath(repo.owner, repo.name), input, signed)),
+      verified: (repo, sha) => isVerified(remote.repoPath(repo.owner, repo.name), sha),
+      unverified: (repo, sha, since) =>
+        wrap(() => unverifiedCommits(remote.repoPath(repo.owner, repo.name), sha, since)),
+    },
     treeEntries: (repo, ref) =>
       wrap(async () => {
         const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : await remote.resolveRef(repo.owner, repo.name, ref);
@@ -162,14 +174,17 @@ export async function attachGit(host: GitHost, options: { root?: string } = {}):
       if (!store.tokenReaches(info, record.fullName)) return null;
       // A workflow's GITHUB_TOKEN never has `workflows`; an installation token only when granted
       // (sandbox/emulator/git/workflow-push-hook.ts).
-      if (info.kind === "worker") return { login: info.login, write: true, workflows: false };
+      // Branches that require signed commits, whoever pushes (sandbox/emulator/git/signed-commits-hook.ts).
+      const signed = signedBranchPattern(store, record);
+      const rules = signed ? { signedBranches: signed } : {};
+      if (info.kind === "worker") return { login: info.login, write: true, workflows: false, ...rules };
       if (info.kind === "installation") {
         const granted = installationGrants(store)?.permissions.workflows === "write";
-        return { login: info.login, write: true, workflows: granted };
+        return { login: info.login, write: true, workflows: granted, ...rules };
       }
       const permission = store.getPermission(record.fullName, info.login);
       if (record.private && !permissionAtLeast(permission, "read")) return null;
-      return { login: info.login, write: permissionAtLeast(permission, "write") };
+      return { login: info.login, write: permissionAtLeast(permission, "write"), ...rules };
     },
     onPush: async (update) => {
       const forced =

@@ -8,16 +8,20 @@
  *
  * The sandbox's remote enforces it with a `pre-receive` hook in each bare repository: the smart-HTTP handler
  * sets WORKFLOWS_DENIED_VARIABLE for a principal without the permission, and the hook looks at every commit
- * the push brings that no ref had yet.
+ * the push brings that no ref had yet. The same hook first refuses unsigned commits on a branch that requires
+ * signed ones (signed-commits-hook.ts): the push's lines are read once and given to both checks.
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SIGNED_COMMITS_CHECK } from "./signed-commits-hook.js";
 
 export const WORKFLOWS_DENIED_VARIABLE = "SANDBOX_WORKFLOWS_DENIED";
 
 const HOOK = `#!/bin/sh
-[ "$${WORKFLOWS_DENIED_VARIABLE}" = "1" ] || exit 0
 zero=0000000000000000000000000000000000000000
+input=$(cat)
+${SIGNED_COMMITS_CHECK}
+[ "$${WORKFLOWS_DENIED_VARIABLE}" = "1" ] || exit 0
 status=0
 while read old new ref; do
   [ "$new" = "$zero" ] && continue
@@ -29,7 +33,9 @@ while read old new ref; do
       break
     fi
   done
-done
+done <<EOF
+$input
+EOF
 exit $status
 `;
 

@@ -16,6 +16,8 @@ export interface BranchProtection {
   strict?: boolean;
   /** "Require merge queue". */
   mergeQueue?: boolean;
+  /** "Require signed commits" (sandbox/emulator/git/signed-commits-hook.ts). */
+  requiredSignatures?: boolean;
 }
 
 /** One rule of a ruleset, in the shape of `GET /repos/{o}/{r}/rules/branches/{branch}`. */
@@ -89,4 +91,30 @@ export function protectionOf(
       .filter((ruleset) => appliesTo(ruleset, branch, repo.defaultBranch))
       .flatMap((ruleset) => ruleset.rules),
   };
+}
+
+/**
+ * The branch names that require signed commits (a protection rule's `requiredSignatures`, a ruleset's
+ * `required_signatures` rule), as one extended regular expression for the push hook; null when none does.
+ */
+export function signedBranchPattern(store: SandboxStore, repo: Repo): string | null {
+  const state = branchRulesOf(store);
+  const patterns: string[] = [];
+  const prefix = `${repoKey(repo.fullName)}#`;
+  const literal = (name: string) => name.replace(/[.+?^${}()|[\]\\*]/g, "\\$&");
+  for (const [key, protection] of state.protection)
+    if (key.startsWith(prefix) && protection.requiredSignatures)
+      patterns.push(literal(key.slice(prefix.length)));
+  for (const ruleset of state.rulesets.get(repoKey(repo.fullName)) ?? []) {
+    if (!ruleset.rules.some((rule) => rule.type === "required_signatures")) continue;
+    for (const pattern of ruleset.branches)
+      patterns.push(
+        pattern === "~ALL"
+          ? ".*"
+          : pattern === "~DEFAULT_BRANCH"
+            ? literal(repo.defaultBranch)
+            : globToRegExp(pattern).source.slice(1, -1),
+      );
+  }
+  return patterns.length ? `(${patterns.join("|")})` : null;
 }

@@ -8,6 +8,7 @@ import {
   servedDiffFiles,
   TREE_MAX_ENTRIES,
 } from "./git-shapes.js";
+import { refuseUnsignedRef } from "./git-database-endpoints.js";
 import { bodyObject, commitShaOf, fail, list, type RestHandler, repoOf, str } from "./rest-helpers.js";
 
 export const gitDataEndpoints: Record<string, RestHandler> = {
@@ -61,10 +62,11 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     }
     const additions = files.reduce((n, f) => n + Number(f.additions ?? 0), 0);
     const deletions = files.reduce((n, f) => n + Number(f.deletions ?? 0), 0);
+    const verified = (await req.store.getGitBackend()?.database?.verified(repo, sha)) ?? false;
     return {
       status: 200,
       body: {
-        ...commitJson(req, repo, sha, info),
+        ...commitJson(req, repo, sha, info, verified),
         stats: { total: additions + deletions, additions, deletions },
         files,
       },
@@ -171,6 +173,7 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     // The ref must point at an object the repository has (a commit here): any other SHA is refused.
     if (!/^[0-9a-f]{40}$/.test(sha) || !(await req.store.hasCommit(repo.fullName, sha)))
       fail(422, "Object does not exist");
+    if (req.store.getGitBackend()?.database) await refuseUnsignedRef(req, repo, ref, sha);
     await req.store.createRef(repo.fullName, ref, sha, req.identity.login);
     return {
       status: 201,
@@ -184,6 +187,8 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     const b = bodyObject(req);
     const name = `refs/${(req.params.ref ?? "").replace(/^refs\//, "")}`;
     const sha = str(b, "sha") ?? "";
+    if (req.store.getGitBackend()?.database && (await req.store.hasCommit(repo.fullName, sha)))
+      await refuseUnsignedRef(req, repo, name, sha);
     await req.store.updateRef(repo.fullName, name, sha, b.force === true, req.identity.login);
     return { status: 200, body: refJson(req, repo, name, sha) };
   },

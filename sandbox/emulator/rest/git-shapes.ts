@@ -4,11 +4,26 @@ import type { JsonObject } from "../shapes.js";
 import type { Repo, SandboxStore } from "../store.js";
 import type { RestRequest } from "./rest-helpers.js";
 
+/** The `verification` object of a commit (https://docs.github.com/en/rest/git/commits#signature-verification-object). */
+export function verificationJson(verified: boolean, date: string | null): JsonObject {
+  return verified
+    ? {
+        verified: true,
+        reason: "valid",
+        signature: "-----BEGIN PGP SIGNATURE-----\n\nsandbox\n-----END PGP SIGNATURE-----\n",
+        payload: "sandbox",
+        verified_at: date,
+      }
+    : { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null };
+}
+
 export function commitJson(
   req: RestRequest,
   repo: Repo,
   sha: string,
   info: Awaited<ReturnType<SandboxStore["getCommit"]>>,
+  /** GitHub signed the commit (git-database-endpoints.ts); the sandbox signs nothing else. */
+  verified = false,
 ): JsonObject {
   const api = req.shapes.repoApi(repo);
   const author = {
@@ -33,13 +48,7 @@ export function commitJson(
       message: info?.message ?? "",
       comment_count: 0,
       tree: { sha: info?.tree ?? sha, url: `${api}/git/trees/${info?.tree ?? sha}` },
-      verification: {
-        verified: false,
-        reason: "unsigned",
-        signature: null,
-        payload: null,
-        verified_at: null,
-      },
+      verification: verificationJson(verified, info?.committerDate ?? author.date),
     },
     author: null,
     committer: null,

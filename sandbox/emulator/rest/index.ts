@@ -8,6 +8,7 @@ import { appEndpoints } from "./app-endpoints.js";
 import { checkEndpoints } from "./check-endpoints.js";
 import { commentEndpoints } from "./comment-endpoints.js";
 import { gitDataEndpoints } from "./git-data-endpoints.js";
+import { gitDatabaseEndpoints } from "./git-database-endpoints.js";
 import { issueEndpoints } from "./issue-endpoints.js";
 import { pullEndpoints } from "./pull-endpoints.js";
 import { repoEndpoints } from "./repo-endpoints.js";
@@ -24,6 +25,7 @@ export const restHandlers: Record<string, RestHandler> = {
   ...issueEndpoints,
   ...commentEndpoints,
   ...gitDataEndpoints,
+  ...gitDatabaseEndpoints,
   ...pullEndpoints,
   ...checkEndpoints,
   ...actionsEndpoints,

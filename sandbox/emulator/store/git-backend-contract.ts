@@ -92,6 +92,8 @@ export interface GitBackend {
     path: string,
   ): Promise<Array<{ name: string; path: string; type: "file" | "dir"; sha: string; size: number }> | null>;
   getCommit?(repo: RepoKey, sha: string): Promise<CommitInfo | null>;
+  /** The Git Database API's writes and GitHub's signatures (sandbox/emulator/git/git-database-writes.ts). */
+  database?: GitDatabase;
   /** Every tree entry below a commit or tree (a SHA or a ref) with its git mode; null when there is none. */
   treeEntries?(repo: RepoKey, ref: string): Promise<TreeEntry[] | null>;
 }
@@ -104,4 +106,32 @@ export interface TreeEntry {
   type: "blob" | "tree" | "commit";
   sha: string;
   size?: number;
+}
+
+/** One entry of a tree written through the Git Database API (`POST /repos/{owner}/{repo}/git/trees`). */
+export interface DatabaseTreeEntry {
+  path: string;
+  mode: string;
+  type: "blob" | "tree" | "commit";
+  sha?: string | null;
+  content?: string;
+}
+
+/** Blobs, trees and commits written as GitHub's Git Database API writes them; which commits GitHub signed. */
+export interface GitDatabase {
+  blob(repo: RepoKey, bytes: Buffer): Promise<string>;
+  tree(repo: RepoKey, base: string | null, entries: readonly DatabaseTreeEntry[]): Promise<string>;
+  commit(
+    repo: RepoKey,
+    input: {
+      message: string;
+      tree: string;
+      parents: readonly string[];
+      author: { name: string; email: string };
+    },
+    signed: boolean,
+  ): Promise<string>;
+  verified(repo: RepoKey, sha: string): Promise<boolean>;
+  /** The commits `sha` brings onto a branch at `since` (null: a new branch) that GitHub did not sign. */
+  unverified(repo: RepoKey, sha: string, since: string | null): Promise<string[]>;
 }

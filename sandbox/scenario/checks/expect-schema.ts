@@ -91,6 +91,8 @@ export const IssueExpectationSchema = z.strictObject({
       pushedAfterChangesRequested: z.boolean().optional(),
       /** The head's checks failed on some push, and the final head's passed. */
       checksFailedThenPassed: z.boolean().optional(),
+      /** Every commit the PR brings is one GitHub signed (verified), or (false) none is. */
+      verified: z.boolean().optional(),
     })
     .optional(),
   /** Files on the default branch at the end: path → pattern its content matches (null: absent). */
@@ -159,6 +161,11 @@ export const RunExpectationShape = {
    * (`PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge: 1`); a missing endpoint counts 0.
    */
   requests: z.record(z.string().min(1), CountSchema).optional(),
+  /**
+   * Artifacts kept by the repository's workflow runs at the end: name → patterns its files' text must each
+   * match, and `!pattern` one it must not (the agent's transcript: `autopilot-transcript-1-1`).
+   */
+  artifacts: z.record(z.string().min(1), PatternsSchema).optional(),
 };
 type RunExpectation = {
   [K in keyof typeof RunExpectationShape]?: z.infer<(typeof RunExpectationShape)[K]>;

@@ -8,6 +8,7 @@
  * worker result, every dispatch), so nothing that happened between two looks is missed; `checkExpectations`
  * compares all of it with the scenario at the end and returns one readable line per unmet expectation.
  */
+import { isVerified } from "../../emulator/git/git-database-writes.js";
 import { scheduledRunsInStretch } from "./idle-schedule.js";
 import { parseDashboard, TRACKING_MARKER } from "../../../src/core/dashboard/index.js";
 import { parseWorkerResult } from "../../../src/core/tasks/worker-result.js";
@@ -320,7 +321,8 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
           p.merged !== false ||
           p.approvedAfterLastPush ||
           p.pushedAfterChangesRequested ||
-          p.checksFailedThenPassed
+          p.checksFailedThenPassed ||
+          p.verified !== undefined
         )
           fail("expected a pull request, found none");
       } else {
@@ -350,6 +352,18 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
           else if (asked.commitId === head)
             fail(`nothing was pushed to PR #${pull.number} after changes were requested`);
         }
+        if (p.verified !== undefined) {
+          // GitHub's signature (sandbox/emulator/git/git-database-writes.ts) on each commit base..head.
+          const commits = (await store.compare(repoFull, pull.pull.base.sha, head)).commits ?? [];
+          const verified = await Promise.all(
+            commits.map((c) => isVerified(ctx.remote.repoPath(ctx.repo.owner, ctx.repo.name), c.sha)),
+          );
+          const unmet = commits.filter((_, i) => verified[i] !== p.verified).map((c) => c.sha.slice(0, 7));
+          if (commits.length === 0 || unmet.length)
+            fail(
+              `expected every commit of PR #${pull.number} ${p.verified ? "verified" : "unsigned"}; not: ${unmet.join(", ") || "no commits"}`,
+            );
+        }
         if (p.checksFailedThenPassed) {
           const heads = recorder.heads.get(pull.number) ?? [head];
           const conclusion = (sha: string) => {
@@ -370,6 +384,18 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
 
   const run = runExpectations(scenario.expect);
   const body = ctx.tracking()?.body ?? "";
+  for (const [name, patterns] of Object.entries(run.artifacts ?? {})) {
+    const kept = store.listArtifacts(repoFull, { name });
+    const text = kept.flatMap((a) => Object.values(a.files).map((file) => file.toString("utf8"))).join("\n");
+    if (!kept.length) unmet.push(`artifact ${name}: none was kept`);
+    for (const pattern of patterns) {
+      const negated = pattern.startsWith("!");
+      if (kept.length && matches(negated ? pattern.slice(1) : pattern, text) === negated)
+        unmet.push(
+          `artifact ${name}: ${negated ? "matches" : "does not match"} /${negated ? pattern.slice(1) : pattern}/`,
+        );
+    }
+  }
   for (const pattern of run.dashboard ?? [])
     if (!matches(pattern, body)) unmet.push(`dashboard: does not match /${pattern}/`);
   for (const pattern of run.noDashboard ?? [])

@@ -219,6 +219,14 @@ export const ConfigSchema = z
         description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
         [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`",
       }),
+    commits: z
+      .enum(["unsigned", "signed"])
+      .default("unsigned")
+      .describe(
+        "How the worker publishes the task branch's commits: `unsigned` (the default) pushes them with git; " +
+          "`signed` creates them through GitHub's Git Database API as the App, so GitHub signs them and shows them " +
+          "Verified, which a branch that requires signed commits accepts (docs/WORKER.md).",
+      ),
     dryRun: z
       .boolean()
       .default(false)

@@ -206,17 +206,19 @@ export class Git {
   /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
   run(
     args: string[],
-    options: { network?: boolean; allowFail?: boolean; input?: string } = {},
+    options: { network?: boolean; allowFail?: boolean; input?: string; base64?: boolean } = {},
   ): Promise<GitResult> {
     const line = this.commandLine(args, options.network ?? false);
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.gitPath,
         line.args,
-        { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+        { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "buffer" },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-          const result = { code, stdout: String(stdout), stderr: this.redact(String(stderr)) };
+          // `base64`: the exact bytes (a binary blob), which a UTF-8 string would not keep.
+          const out = stdout.toString(options.base64 ? "base64" : "utf8");
+          const result = { code, stdout: out, stderr: this.redact(stderr.toString()) };
           if (code !== 0 && !options.allowFail) reject(new GitError(args, result));
           else resolve(result);
         },

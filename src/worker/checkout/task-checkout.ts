@@ -13,6 +13,7 @@ import { AgentGitError, type AgentSideGit, NEEDS_SYNC } from "./agent-side-git.j
 import { bringCommitObjects, type CommitObjects } from "./agent-objects.js";
 import { canCommitWithFastImport, commitFiles } from "./files-commit.js";
 import { checkHandback } from "./handback-check.js";
+import { adoptPublished, type PublishPlan, publishPlan } from "./publish-plan.js";
 import {
   blobText,
   branchDiff,
@@ -334,6 +335,17 @@ export class TaskCheckout {
 
   async push(branch: string, head?: string): Promise<string> {
     return this.git.push(branch, head);
+  }
+
+  /** What `commits: signed` publishes: the commits up to `head` the remote lacks (publish-plan.ts). */
+  async publishPlan(branch: string, head: string): Promise<PublishPlan> {
+    return publishPlan(this.git, branch, head);
+  }
+
+  /** The branch moved onto GitHub's copy of `local` (same tree); the agent's `.git` follows at the next sync. */
+  async adoptPublished(branch: string, published: string, local: string): Promise<void> {
+    await adoptPublished(this.git, { branch, published, local });
+    this.moved(published, await this.treeOf(local));
   }
 
   /** Files back to HEAD, by the agent's side in its sandbox. */

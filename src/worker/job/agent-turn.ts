@@ -3,6 +3,7 @@
  * repository undone and its spend counted; then how its run ended: a limit (wait, switch agents, or end), an
  * error that ends the job, a refused hand-back, or a real iteration.
  */
+import { recordAgentRun } from "./transcript.js";
 import { decideAgentExit } from "../../core/agent/agent-exit.js";
 import { classifyAgentOutput, withDefaultReset } from "../../core/agent/classify.js";
 import { decideRateLimit, limitWait } from "../../core/agent/iteration.js";
@@ -127,6 +128,12 @@ export async function runAgent(
     cap: runCap(ctx),
     directory: state.workspace?.directory ?? null,
     ...(ctx.deps.signal ? { signal: ctx.deps.signal } : {}),
+  });
+  await recordAgentRun(ctx, {
+    iteration: turn.iteration,
+    agent: turn.agent.preset,
+    prompt: text,
+    result: run,
   });
   for (const refused of run.refusedEnv) ctx.warn(`agent env: ${refused.name} not passed (${refused.why})`);
   if (run.directoryRefused) ctx.warn(run.directoryRefused);

@@ -6,6 +6,7 @@ import type { Signal } from "../../core/agent/signals.js";
 // Secret guard (push-guard.ts): the hook is the lines marked "Secret guard" below.
 import { guardPush } from "../checkout/push-guard.js";
 import { describeSignal } from "./iteration-signal.js";
+import { publishBranch } from "./publish-branch.js";
 import type { JobContext } from "./job-context.js";
 
 /** A commit the worker made is the new HEAD; no commit leaves HEAD where it was. */
@@ -41,7 +42,8 @@ export async function pushBranch(ctx: JobContext, options: { background?: boolea
     return;
   }
   const run = guardedPush(ctx, ctx.state.knownHead ?? undefined);
-  if (!options.background) return run;
+  // `commits: signed` moves HEAD onto GitHub's commits (publish-branch.ts): done before the next turn starts.
+  if (!options.background || ctx.config.commits === "signed") return run;
   // Its failure is met where it is settled, not as an unhandled rejection while the agent runs.
   run.catch(() => {});
   ctx.state.pendingPush = run;
@@ -63,7 +65,7 @@ async function guardedPush(ctx: JobContext, head: string | undefined): Promise<v
   state.result.humanGate = await guardPush(ctx.deps.pushGuard, push, state.result.humanGate);
   // Counting reads what the push sends and changes nothing: the two git processes run side by side.
   const [pushed, commits] = await Promise.all([
-    git.push(ctx.branch, head),
+    publishBranch(ctx, head),
     state.setup ? git.countCommits(state.setup.base, head) : null,
   ]);
   state.result.headSha = pushed;
@@ -88,8 +90,7 @@ export async function checkpoint(ctx: JobContext, why: string): Promise<void> {
     // Secret guard: as in pushBranch.
     const push = { branch: ctx.branch, base: state.setup.base, head };
     state.result.humanGate = await guardPush(ctx.deps.pushGuard, push, state.result.humanGate);
-    await git.push(ctx.branch, head);
-    state.result.headSha = head;
+    state.result.headSha = await publishBranch(ctx, head);
     state.result.commits = await git.countCommits(state.setup.base);
   }
 }

@@ -9,6 +9,7 @@
 import { completionClaim } from "../../core/agent/completion-mode.js";
 import { parseSignal } from "../../core/agent/signals.js";
 import { type AutopilotConfig, DEFAULT_CONFIG } from "../../core/config/index.js";
+import { signedPushRefusal } from "../../core/gates/signed-push-refusal.js";
 import { workflowPushRefusal } from "../../core/gates/workflow-push-refusal.js";
 import type { WorkerComment } from "../../github/worker-github-data.js";
 import { SecretPushRefused } from "../checkout/push-guard.js";
@@ -221,6 +222,7 @@ async function endOnError(ctx: JobContext, error: unknown): Promise<WorkerRun> {
     return finish(ctx, "paused", `the job was cancelled; ${kept}`);
   }
   ctx.log.error(`worker failed: ${errorMessage(error)}`);
-  const refused = workflowPushRefusal(errorMessage(error), ctx.inputs.issue);
+  const text = errorMessage(error);
+  const refused = workflowPushRefusal(text, ctx.inputs.issue) ?? signedPushRefusal(text, ctx.inputs.issue);
   return finish(ctx, "failed", refused ?? `worker error: ${errorMessage(error)}`);
 }

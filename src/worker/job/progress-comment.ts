@@ -73,6 +73,8 @@ interface ProgressView {
   runUrl?: string | null;
   agent?: string;
   warnings?: string[];
+  /** The artifact that keeps the agent's transcript (src/worker/job/transcript.ts); null: none is kept. */
+  transcript?: string | null;
 }
 
 /** The hosts the egress proxy refused, `host:port (n), …`, and where to allow them. */
@@ -102,6 +104,11 @@ export function renderProgressComment(view: ProgressView): string {
     ["Cost", formatCost(result.costUsd, result.tokens)],
   ];
   if (view.agent) rows.push(["Agent", cellText(view.agent)]);
+  if (view.transcript && view.runUrl)
+    rows.push([
+      "Transcript",
+      `\`${codeCellText(view.transcript)}\` in the [run's artifacts](${view.runUrl}#artifacts)`,
+    ]);
   if (result.prNumber) rows.push(["Pull request", `#${result.prNumber}`]);
   if (result.humanGate.fired) {
     rows.push(["Human gate", `fired: ${result.humanGate.rules.map((r) => cellText(r.rule, 60)).join(", ")}`]);

@@ -24,6 +24,7 @@ export function progressBody(ctx: JobContext): string {
     runUrl: ctx.inputs.runUrl ?? null,
     agent: agent ? agentLabel(agent) : "none",
     warnings: ctx.state.warnings,
+    transcript: ctx.deps.transcript?.artifact ?? null,
   });
 }
 
