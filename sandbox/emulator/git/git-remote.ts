@@ -35,6 +35,8 @@ import {
 } from "./git-output.js";
 import { gitEnv, KeyedLock, run, systemGit } from "../proc.js";
 import { installWorkflowPushHook } from "./workflow-push-hook.js";
+import { buildTree, type RepoGit } from "./tree-building.js";
+import { replayCommits, revertCommit } from "./worktree-replays.js";
 
 export class GitRemote implements GitBackend {
   readonly root: string;
@@ -107,6 +109,11 @@ export class GitRemote implements GitBackend {
     return result.stdout;
   }
 
+  /** `git` bound to one repository (tree-building.ts). */
+  private repoGit(owner: string, repo: string): RepoGit {
+    return (args, options) => this.git(owner, repo, args, options);
+  }
+
   async createRepo(owner: string, repo: string, defaultBranch = "main"): Promise<void> {
     const path = this.repoPath(owner, repo);
     mkdirSync(dirname(path), { recursive: true });
@@ -132,7 +139,7 @@ export class GitRemote implements GitBackend {
     const branch = options.branch ?? (await this.defaultBranch(owner, repo));
     return this.lock.with(this.key(owner, repo), async () => {
       const parent = await this.resolveRef(owner, repo, fullRef(branch));
-      const tree = await this.buildTree(owner, repo, parent, files, []);
+      const tree = await buildTree(this.repoGit(owner, repo), this.root, parent, files, []);
       const sha = await this.commitTree(owner, repo, tree, parent ? [parent] : [], {
         message: options.message ?? "Initial commit",
         author: options.author,
@@ -150,47 +157,6 @@ export class GitRemote implements GitBackend {
 
   async setDefaultBranch(owner: string, repo: string, branch: string): Promise<void> {
     await this.git(owner, repo, ["symbolic-ref", "HEAD", fullRef(branch)]);
-  }
-
-  /** Builds a tree from a parent commit's tree with files added, replaced or (null) removed. */
-  private async buildTree(
-    owner: string,
-    repo: string,
-    parent: string | null,
-    files: Record<string, string | Buffer | null>,
-    executable: string[],
-  ): Promise<string> {
-    const indexFile = join(this.root, `.index-${process.pid}-${Math.random().toString(36).slice(2)}`);
-    const env = { GIT_INDEX_FILE: indexFile };
-    try {
-      if (parent) await this.git(owner, repo, ["read-tree", parent], { env });
-      else await this.git(owner, repo, ["read-tree", "--empty"], { env });
-      const lines: string[] = [];
-      for (const [path, content] of Object.entries(files)) {
-        const clean = path.replace(/^\/+/, "");
-        if (!clean || clean.split("/").some((part) => part === ".." || part === "." || part === ".git")) {
-          throw new GitRemoteError(`invalid path: ${path}`);
-        }
-        if (content === null) {
-          lines.push(`0 ${ZERO_SHA}\t${clean}`);
-          continue;
-        }
-        const blob = (
-          await this.git(owner, repo, ["hash-object", "-w", "--stdin"], { input: content })
-        ).trim();
-        const mode = executable.includes(clean) || /\.sh$/.test(clean) ? "100755" : "100644";
-        lines.push(`${mode} ${blob}\t${clean}`);
-      }
-      if (lines.length > 0) {
-        await this.git(owner, repo, ["update-index", "--index-info"], {
-          env,
-          input: `${lines.join("\n")}\n`,
-        });
-      }
-      return (await this.git(owner, repo, ["write-tree"], { env })).trim();
-    } finally {
-      rmSync(indexFile, { force: true });
-    }
   }
 
   private async commitTree(
@@ -435,7 +401,15 @@ export class GitRemote implements GitBackend {
     const ref = fullRef(request.branch);
     return this.lock.with(this.key(owner, repo), async () => {
       const parent = await this.resolveRef(owner, repo, ref);
-      const tree = await this.buildTree(owner, repo, parent, { [request.path]: request.content }, []);
+      const tree = await buildTree(
+        this.repoGit(owner, repo),
+        this.root,
+        parent,
+        {
+          [request.path]: request.content,
+        },
+        [],
+      );
       const sha = await this.commitTree(owner, repo, tree, parent ? [parent] : [], {
         message: request.message,
         author: request.author,
@@ -551,51 +525,15 @@ export class GitRemote implements GitBackend {
         .trim()
         .split(" ")
         .slice(1);
-      const worktree = mkdtempSync(join(tmpdir(), "autopilot-revert-"));
-      const bare = this.requireRepo(owner, repo);
-      const env = gitEnv(
-        request.author
-          ? {
-              GIT_AUTHOR_NAME: request.author.name,
-              GIT_AUTHOR_EMAIL: request.author.email,
-              GIT_COMMITTER_NAME: request.author.name,
-              GIT_COMMITTER_EMAIL: request.author.email,
-            }
-          : undefined,
-      );
-      try {
-        await this.git(owner, repo, ["worktree", "add", "--detach", "--force", worktree, ontoSha]);
-        const mainline = parents.length > 1 ? ["-m", "1"] : [];
-        const reverted = await run("git", ["revert", "--no-commit", ...mainline, request.commit], {
-          cwd: worktree,
-          env,
-        });
-        if (reverted.code !== 0) {
-          const status = await run("git", ["diff", "--name-only", "--diff-filter=U"], { cwd: worktree, env });
-          await run("git", ["revert", "--abort"], { cwd: worktree, env });
-          return {
-            ok: false,
-            conflicts: status.stdout.split("\n").filter(Boolean),
-            message: reverted.stderr.trim() || "the revert does not apply",
-          };
-        }
-        const committed = await run("git", ["commit", "--allow-empty", "-q", "-F", "-"], {
-          cwd: worktree,
-          env,
-          input: request.message,
-        });
-        if (committed.code !== 0) throw new GitRemoteError(`git commit failed: ${committed.stderr.trim()}`);
-        const sha = (await run("git", ["rev-parse", "HEAD"], { cwd: worktree, env })).stdout.trim();
-        return { ok: true, sha };
-      } finally {
-        await run("git", ["worktree", "remove", "--force", worktree], { cwd: bare, env: gitEnv() });
-        rmSync(worktree, { recursive: true, force: true });
-        await run("git", ["worktree", "prune"], { cwd: bare, env: gitEnv() });
-      }
+      return revertCommit(this.requireRepo(owner, repo), {
+        ...request,
+        onto: ontoSha,
+        isMerge: parents.length > 1,
+      });
     });
   }
 
-  /** Replays head's commits (not on base, merges skipped) onto base in a temporary worktree. */
+  /** Replays head's commits (not on base, merges skipped) onto base (worktree-replays.ts). */
   private async rebaseOnto(
     owner: string,
     repo: string,
@@ -607,36 +545,7 @@ export class GitRemote implements GitBackend {
     )
       .split("\n")
       .filter(Boolean);
-    if (commits.length === 0) return { ok: true, sha: baseSha };
-    const worktree = mkdtempSync(join(tmpdir(), "autopilot-rebase-"));
-    const bare = this.requireRepo(owner, repo);
-    try {
-      await this.git(owner, repo, ["worktree", "add", "--detach", "--force", worktree, baseSha]);
-      for (const commit of commits) {
-        const picked = await run(
-          "git",
-          ["cherry-pick", "--allow-empty", "--keep-redundant-commits", commit],
-          {
-            cwd: worktree,
-            env: gitEnv(),
-          },
-        );
-        if (picked.code !== 0) {
-          const status = await run("git", ["diff", "--name-only", "--diff-filter=U"], {
-            cwd: worktree,
-            env: gitEnv(),
-          });
-          await run("git", ["cherry-pick", "--abort"], { cwd: worktree, env: gitEnv() });
-          return { ok: false, conflicts: status.stdout.split("\n").filter(Boolean) };
-        }
-      }
-      const sha = (await run("git", ["rev-parse", "HEAD"], { cwd: worktree, env: gitEnv() })).stdout.trim();
-      return { ok: true, sha };
-    } finally {
-      await run("git", ["worktree", "remove", "--force", worktree], { cwd: bare, env: gitEnv() });
-      rmSync(worktree, { recursive: true, force: true });
-      await run("git", ["worktree", "prune"], { cwd: bare, env: gitEnv() });
-    }
+    return replayCommits(this.requireRepo(owner, repo), baseSha, commits);
   }
 
   /**
