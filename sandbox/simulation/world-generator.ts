@@ -135,8 +135,13 @@ function generateTimeline(rng: SimRandom, taskCount: number): RuleInput[] {
   const rules: RuleInput[] = [];
   const events = rng.int(0, 8);
   for (let i = 0; i < events; i++) {
-    const at = rng.int(10, 2 * 3600);
+    const drawn = rng.int(10, 2 * 3600);
     const action = generateAction(rng, taskCount);
+    // A session of a few tasks is often over within its first half hour, and a command to a session that is over
+    // changes nothing: outsiders' commands come in the first twenty minutes, so that one reaches a running
+    // session (a missing permission check is caught then: `npm run simulate -- --mutant command-permission`).
+    // The same draw, folded: every other event of every seed stays where it was.
+    const at = outsiders(action) ? 10 + (drawn % 1200) : drawn;
     // A push can race the merge: it comes the moment the task's PR has passed its checks.
     const racing = action.push && rng.chance(0.5);
     rules.push({
@@ -148,6 +153,12 @@ function generateTimeline(rng: SimRandom, taskCount: number): RuleInput[] {
   }
   const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
   return rules.sort((a, b) => at(a) - at(b));
+}
+
+function outsiders(action: ActionInput): boolean {
+  return (
+    action.as !== undefined && NON_WRITERS.includes(action.as) && /^\/autopilot\b/.test(action.comment ?? "")
+  );
 }
 
 function generateAction(rng: SimRandom, taskCount: number): ActionInput {

@@ -56,6 +56,30 @@ export const MUTANTS: readonly Mutant[] = [
     find: "if (!by || !(sameLogin(by, snapshot.botLogin) || hasWriteAccess(snapshot.permissions, by))) {",
     replace: "if (!by) {",
   },
+  {
+    name: "human-gate-approval",
+    subject: "the human gate's need of a writer's approval of the head",
+    caughtBy: "mergeOnlyWithEveryGate",
+    file: "src/core/gates/gates.ts",
+    find: "const humanApproved = approvers.length > 0;",
+    replace: "const humanApproved = true;",
+  },
+  {
+    name: "reviewer-permission",
+    subject: "the write-access check on reviewers (a reader's approval counting)",
+    caughtBy: "mergeOnlyWithEveryGate",
+    file: "src/core/gates/gates.ts",
+    find: "if (!hasWriteAccess(options.permissions, review.author)) continue;",
+    replace: "",
+  },
+  {
+    name: "stale-changes-request",
+    subject: "the wait for a writer whose changes request was on an earlier commit",
+    caughtBy: "mergeOnlyWithEveryGate",
+    file: "src/core/gates/gates.ts",
+    find: "} else if (staleChangesRequested.length > 0) {",
+    replace: "} else if (staleChangesRequested.length < 0) {",
+  },
 ];
 
 const ROOT = new URL("../../../", import.meta.url);
