@@ -206,9 +206,12 @@ async function simulate(
     }
   });
 
-  // Rules armed on a PR's passing checks fire between two requests, at a moment the seed chooses.
+  // Rules armed on a PR's passing checks fire between two requests, at a moment the seed chooses: most likely
+  // just before a merge request, the race they stand for (a push between Autopilot's read of the head and its
+  // merge, which only the merge's pinned head SHA stops: `npm run simulate -- --mutant merge-head-sha`).
   const armed = scenario.timeline.filter((r) => r.when.pr !== undefined && r.when.checks === "success");
-  const fireArmed = async () => {
+  const fireArmed = async (method: string, url: string) => {
+    const merging = method === "PUT" && /\/pulls\/\d+\/merge$/.test(url);
     for (const rule of [...armed]) {
       const head = store
         .listPulls(repo)
@@ -219,7 +222,7 @@ async function simulate(
         !store.listCheckRuns(repo, head).some((r) => r.name === "ci" && r.conclusion === "success")
       )
         continue;
-      if (!rng.chance(0.5)) continue;
+      if (!rng.chance(merging ? 0.5 : 0.1)) continue;
       armed.splice(armed.indexOf(rule), 1);
       for (const action of rule.do) await playAction(action, timelineCtx);
     }
@@ -227,8 +230,8 @@ async function simulate(
   // The world may move between two requests of a reconcile: what is due within its window, chosen by the seed.
   let depth = 0;
   const hooks: ControllerHooks = {
-    beforeRequest: async (id) => {
-      if (armed.length) await fireArmed();
+    beforeRequest: async (id, method, url) => {
+      if (armed.length) await fireArmed(method, url);
       if (depth > 1 || !rng.chance(0.25)) return;
       const task = clock.takeWithin(clock.ms() + RECONCILE_WINDOW_MS, (t) =>
         t.label.startsWith("reconcile-")
