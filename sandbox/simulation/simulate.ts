@@ -163,10 +163,10 @@ async function batch(options: Options, mutant?: Mutant): Promise<{ failures: Fai
  */
 async function hunt(options: Options): Promise<number> {
   const chosen = options.mutant === "all" ? MUTANTS : [mutantNamed(options.mutant ?? "")];
-  if (chosen.some((m) => !m))
-    throw new InvalidArgumentError(
-      `no mutant "${options.mutant}"; there are: all, ${MUTANTS.map((m) => m.name).join(", ")}`,
-    );
+  if (chosen.some((m) => !m)) {
+    console.error(`no mutant "${options.mutant}"; there are: all, ${MUTANTS.map((m) => m.name).join(", ")}`);
+    return 2;
+  }
   const rows: string[] = [];
   let survivors = 0;
   for (const mutant of chosen as Mutant[]) {

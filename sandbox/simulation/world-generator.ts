@@ -144,10 +144,16 @@ function generateTimeline(rng: SimRandom, taskCount: number): RuleInput[] {
     const at = outsiders(action) ? 10 + (drawn % 1200) : drawn;
     // A push can race the merge: it comes the moment the task's PR has passed its checks.
     const racing = action.push && rng.chance(0.5);
+    // Half the reviews come once the task's PR has passed its checks: a review at a random time mostly finds no
+    // PR yet, or one merged already, and a reader's approval of a gated head was then almost never played
+    // (`npm run simulate -- --mutant reviewer-permission`). The same draw decides, so other events stay put.
+    const reviewing = action.review !== undefined && drawn % 2 === 0;
     rules.push({
       when: racing
         ? { pr: Number(/\d+$/.exec(action.push!.branch!)![0]), checks: "success" }
-        : { afterSeconds: at },
+        : reviewing
+          ? { pr: action.pr!, checks: "success" }
+          : { afterSeconds: at },
       do: [action],
     });
   }
