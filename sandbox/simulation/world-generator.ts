@@ -73,6 +73,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
       }
     : undefined;
   const timeline = generateTimeline(rng.fork(), taskCount);
+  readerApprovesGatedHead(issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -92,6 +93,25 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
     controllers: { mode, instances: rng.chance(0.3) ? 2 : 1 },
     limits: { maxDurationSeconds: HORIZON_SECONDS },
   };
+}
+
+/**
+ * A reader's approval is the one a human gate must not take, and it only tests that on a gated head: it goes to a
+ * gated task's PR, and when no task is gated, a plain task of its own becomes so (`npm run simulate -- --mutant
+ * reviewer-permission` survived 100 seeds without this). Decided from draws already made: no other event moves.
+ */
+function readerApprovesGatedHead(issues: IssueInput[], timeline: RuleInput[]): void {
+  const gated = () => issues.flatMap((issue, i) => (issue.agent?.behavior === "gated" ? [i + 1] : []));
+  for (const rule of timeline) {
+    const action = rule.do[0]!;
+    if (action.review !== "approve" || action.as !== "rita" || action.pr === undefined) continue;
+    const agent = issues[action.pr - 1]?.agent;
+    if (gated().length === 0 && agent?.behavior === "complete") agent.behavior = "gated";
+    const now = gated();
+    if (now.length && !now.includes(action.pr)) action.pr = now[action.pr % now.length]!;
+    // A review armed on its PR's passing checks waits for the PR it reviews.
+    if ("pr" in rule.when) rule.when = { pr: action.pr, checks: "success" };
+  }
 }
 
 function round(x: number): number {
