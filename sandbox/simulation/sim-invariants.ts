@@ -103,11 +103,15 @@ export function iterationLimitByWritersWord(
 /**
  * A pull request Autopilot merges is its own, from the task branch, with CI passed at the merged head, no
  * writer's changes request standing, and, when the human gate fired at that head, a writer's approval of it.
+ * Reviews count as they stood when the reconcile that merged began (`beforeRead`): one submitted while that
+ * reconcile ran can have come after its read, and GitHub has no way to pin a merge to the reviews it saw (the
+ * merge is pinned to the head only, so a late push is caught here at any time).
  */
 export async function mergeOnlyWithEveryGate(
   o: SimObservation,
   number: number,
   mergedBy: string,
+  beforeRead: (reviewId: number) => boolean,
 ): Promise<Violation[]> {
   if (mergedBy.toLowerCase() !== o.bot.toLowerCase()) return [];
   const pull = o.store.getPull(o.repo, number);
@@ -126,7 +130,7 @@ export async function mergeOnlyWithEveryGate(
   const runs = o.store.listCheckRuns(o.repo, head);
   if (!runs.some((r) => r.name === "ci" && r.conclusion === "success"))
     fail(`merged head ${head.slice(0, 7)} has no passing ci`);
-  const reviews = pull.pull.reviews;
+  const reviews = pull.pull.reviews.filter((r) => r.submittedAt !== null && beforeRead(r.id));
   const latest = new Map<string, (typeof reviews)[number]>();
   for (const review of reviews)
     if (o.writers.has(review.user.toLowerCase()) && review.state !== "COMMENTED")

@@ -187,13 +187,27 @@ async function simulate(
 
   const webhookDrop = scenario.faults?.webhookDropRate ?? 0;
   const webhookDuplicate = scenario.faults?.webhookDuplicateRate ?? 0;
-  const pendingMerges: { number: number; by: string }[] = [];
+  const pendingMerges: { number: number; by: string; readAt: number }[] = [];
+  // The world's events in order (simulated time stands still within a reconcile, so it cannot order them): the
+  // event each running reconcile began after, each review's, and whose request goes out now (set once the world
+  // has moved before it). A merge was decided on what GitHub said after its reconcile began.
+  let eventSeq = 0;
+  const reviewSeq = new Map<number, number>();
+  const reconcileStarts = new Map<number, number>();
+  let requesting = 0;
   store.onEvent((event: StoreEvent) => {
     counts.events++;
+    eventSeq++;
+    if (event.name === "pull_request_review" && !reviewSeq.has(event.review.id))
+      reviewSeq.set(event.review.id, eventSeq);
     if (event.name === "pull_request" && (event.action === "opened" || event.action === "synchronize"))
       runCi(event.pull.pull!.head.sha, event.pull.pull!.head.ref);
     if (event.name === "pull_request" && event.action === "closed" && event.pull.pull?.merged)
-      pendingMerges.push({ number: event.pull.number, by: event.sender });
+      pendingMerges.push({
+        number: event.pull.number,
+        by: event.sender,
+        readAt: reconcileStarts.get(requesting) ?? eventSeq,
+      });
     if (!triggers(mode, event, bot)) return;
     if (rng.chance(webhookDrop)) {
       counts.faults++;
@@ -206,9 +220,12 @@ async function simulate(
     }
   });
 
-  // Rules armed on a PR's passing checks fire between two requests, at a moment the seed chooses.
+  // Rules armed on a PR's passing checks fire between two requests, at a moment the seed chooses: most likely
+  // just before a merge request, the race they stand for (a push between Autopilot's read of the head and its
+  // merge, which only the merge's pinned head SHA stops: `npm run simulate -- --mutant merge-head-sha`).
   const armed = scenario.timeline.filter((r) => r.when.pr !== undefined && r.when.checks === "success");
-  const fireArmed = async () => {
+  const fireArmed = async (method: string, url: string) => {
+    const merging = method === "PUT" && /\/pulls\/\d+\/merge$/.test(url);
     for (const rule of [...armed]) {
       const head = store
         .listPulls(repo)
@@ -219,7 +236,7 @@ async function simulate(
         !store.listCheckRuns(repo, head).some((r) => r.name === "ci" && r.conclusion === "success")
       )
         continue;
-      if (!rng.chance(0.5)) continue;
+      if (!rng.chance(merging ? 0.5 : 0.1)) continue;
       armed.splice(armed.indexOf(rule), 1);
       for (const action of rule.do) await playAction(action, timelineCtx);
     }
@@ -227,15 +244,17 @@ async function simulate(
   // The world may move between two requests of a reconcile: what is due within its window, chosen by the seed.
   let depth = 0;
   const hooks: ControllerHooks = {
-    beforeRequest: async (id) => {
-      if (armed.length) await fireArmed();
-      if (depth > 1 || !rng.chance(0.25)) return;
-      const task = clock.takeWithin(clock.ms() + RECONCILE_WINDOW_MS, (t) =>
-        t.label.startsWith("reconcile-")
-          ? t.label !== `reconcile-${id}` && depth === 1
-          : !t.label.startsWith("tick"),
-      );
-      if (task) await task.run();
+    beforeRequest: async (id, method, url) => {
+      if (armed.length) await fireArmed(method, url);
+      if (depth <= 1 && rng.chance(0.25)) {
+        const task = clock.takeWithin(clock.ms() + RECONCILE_WINDOW_MS, (t) =>
+          t.label.startsWith("reconcile-")
+            ? t.label !== `reconcile-${id}` && depth === 1
+            : !t.label.startsWith("tick"),
+        );
+        if (task) await task.run();
+      }
+      requesting = id;
     },
   };
 
@@ -245,6 +264,7 @@ async function simulate(
     if (state.running) return;
     depth++;
     counts.reconciles++;
+    reconcileStarts.set(id, eventSeq);
     try {
       const { result } = await controllers.reconcile(id, {
         mode,
@@ -259,6 +279,7 @@ async function simulate(
       if (result) counts.requests += Object.values(result.requests).reduce((a, b) => a + b, 0);
     } finally {
       depth--;
+      reconcileStarts.delete(id);
     }
     await afterReconcile();
   };
@@ -266,7 +287,14 @@ async function simulate(
   const afterReconcile = async () => {
     for (const merge of pendingMerges.splice(0)) {
       counts.merges++;
-      report(await invariants.mergeOnlyWithEveryGate(observation, merge.number, merge.by));
+      report(
+        await invariants.mergeOnlyWithEveryGate(
+          observation,
+          merge.number,
+          merge.by,
+          (review) => (reviewSeq.get(review) ?? 0) <= merge.readAt,
+        ),
+      );
     }
     const tracking = trackingIssueNumber(store, repo, bot);
     const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);

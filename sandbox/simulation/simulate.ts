@@ -4,6 +4,8 @@
  * and every invariant violation; a failing seed is shrunk and printed as a scenario file that replays it (and
  * written to DIR: what the scheduled workflow .github/workflows/simulate.yml uploads).
  * `npm run simulate -- --replay file.yml [--seed S]` runs one scenario file as a simulated world.
+ * `npm run simulate -- --mutant <name|all> [--seeds N]` runs seeds with one check of the product turned off
+ * (mutants/mutants.ts) until an invariant fails, and prints the first failing seed and its invariant.
  */
 import { fork } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError } from "commander";
 import { parse } from "yaml";
 import { runWorld, type WorldOutcome } from "./sim-run.js";
+import { type Mutant, MUTANTS, mutantChildOptions, mutantNamed } from "./mutants/mutants.js";
 import { shrinkWorld, worldYaml } from "./shrink.js";
 import { type ControllerMode, generateWorld, type WorldInput } from "./world-generator.js";
 
@@ -32,6 +35,7 @@ interface Options {
   failFast: boolean;
   invariant?: string;
   out?: string;
+  mutant?: string;
   child?: string;
 }
 
@@ -47,6 +51,10 @@ const program = new Command("simulate")
   .option("--fail-fast", "stop at the first failing world", false)
   .option("--invariant <name>", "count only this invariant's violations as failures (the others are printed)")
   .option("--out <dir>", "also write each failing seed's scenario file there, as seed-<seed>-<mode>.yml")
+  .option(
+    "--mutant <name>",
+    `run seeds with one check turned off until one fails: all, ${MUTANTS.map((m) => m.name).join(", ")}`,
+  )
   .option("--child <range>", "internal: run seeds a..b of one mode and report on IPC");
 
 function line(seed: number, o: WorldOutcome, ms: number): string {
@@ -66,17 +74,24 @@ async function child(range: string): Promise<void> {
   }
 }
 
-async function batch(options: Options): Promise<number> {
+interface Failure {
+  seed: number;
+  mode: ControllerMode;
+  outcome: WorldOutcome;
+}
+
+async function batch(options: Options, mutant?: Mutant): Promise<{ failures: Failure[]; worlds: number }> {
   const modes: ControllerMode[] = options.mode === "both" ? ["hosted", "actions"] : [options.mode];
   const ranges: string[] = [];
   const jobs = Math.max(1, options.jobs);
   for (const mode of modes) {
-    const per = Math.ceil(options.seeds / jobs);
+    // A mutant's hunt goes in small steps, so that the first failing seed found is one of the first seeds.
+    const per = mutant ? Math.min(5, options.seeds) : Math.ceil(options.seeds / jobs);
     for (let start = options.from; start < options.from + options.seeds; start += per)
       ranges.push(`${mode}:${start}:${Math.min(start + per, options.from + options.seeds) - 1}`);
   }
   const started = Date.now();
-  const failures: { seed: number; mode: ControllerMode; outcome: WorldOutcome }[] = [];
+  const failures: Failure[] = [];
   let worlds = 0;
   let events = 0;
   let faults = 0;
@@ -87,8 +102,11 @@ async function batch(options: Options): Promise<number> {
     const range = queue.shift();
     if (!range) return;
     await new Promise<void>((resolve, reject) => {
+      const withMutant = mutant ? mutantChildOptions(mutant) : null;
       const proc = fork(self, ["--child", range], {
-        execArgv: ["--import", "tsx"],
+        // The mutant's hook goes before tsx's, so that it rewrites the TypeScript tsx then compiles.
+        execArgv: withMutant ? ["--import", withMutant.importUrl, "--import", "tsx"] : ["--import", "tsx"],
+        ...(withMutant ? { env: withMutant.env } : {}),
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });
       procs.add(proc);
@@ -100,7 +118,7 @@ async function batch(options: Options): Promise<number> {
         if (!m.outcome.violations.some((v) => !options.invariant || v.invariant === options.invariant))
           return;
         failures.push({ seed: m.seed, mode: m.outcome.mode, outcome: m.outcome });
-        if (options.failFast) {
+        if (options.failFast || mutant) {
           queue.length = 0;
           // SIGKILL: the product's code in a child may keep it alive on SIGTERM.
           for (const other of procs) other.kill("SIGKILL");
@@ -108,7 +126,7 @@ async function batch(options: Options): Promise<number> {
       });
       proc.on("exit", (code, signal) => {
         procs.delete(proc);
-        if (code === 0 || (signal && options.failFast && failures.length)) resolve();
+        if (code === 0 || (signal && (options.failFast || mutant) && failures.length)) resolve();
         else reject(new Error(`simulation of ${range} exited with ${code ?? signal}`));
       });
     });
@@ -119,6 +137,7 @@ async function batch(options: Options): Promise<number> {
   console.log(
     `${worlds} worlds (${events} events, ${faults} faults) in ${(minutes * 60).toFixed(0)} s: ${(worlds / minutes).toFixed(1)} worlds per minute with ${jobs} side by side; ${failures.length} failed`,
   );
+  if (mutant) return { failures, worlds };
   for (const failure of failures) {
     const world = generateWorld(failure.seed, failure.mode);
     const invariant = failure.outcome.violations[0]!.invariant;
@@ -135,7 +154,35 @@ async function batch(options: Options): Promise<number> {
       writeFileSync(join(options.out, `seed-${failure.seed}-${failure.mode}.yml`), yaml);
     }
   }
-  return failures.length ? 1 : 0;
+  return { failures, worlds };
+}
+
+/**
+ * Each mutant's hunt: seeds from `--from` until an invariant fails or `--seeds` have passed. Exit code 1 when a
+ * mutant survived them all: the invariants or the generated worlds miss the check it turns off.
+ */
+async function hunt(options: Options): Promise<number> {
+  const chosen = options.mutant === "all" ? MUTANTS : [mutantNamed(options.mutant ?? "")];
+  if (chosen.some((m) => !m)) {
+    console.error(`no mutant "${options.mutant}"; there are: all, ${MUTANTS.map((m) => m.name).join(", ")}`);
+    return 2;
+  }
+  const rows: string[] = [];
+  let survivors = 0;
+  for (const mutant of chosen as Mutant[]) {
+    console.log(`\n=== mutant ${mutant.name}: ${mutant.subject} turned off (${mutant.file})`);
+    const { failures, worlds } = await batch(options, mutant);
+    const first = failures.sort((a, b) => a.seed - b.seed)[0];
+    if (!first) survivors++;
+    const v = first?.outcome.violations[0];
+    rows.push(
+      first && v
+        ? `${mutant.name}: caught at seed ${first.seed} (${first.mode}) by ${v.invariant} after ${worlds} worlds — ${v.detail}`
+        : `${mutant.name}: SURVIVED ${worlds} worlds (expected ${mutant.caughtBy})`,
+    );
+  }
+  console.log(`\n${rows.join("\n")}`);
+  return survivors ? 1 : 0;
 }
 
 async function replay(file: string, seed: number): Promise<number> {
@@ -148,4 +195,6 @@ async function replay(file: string, seed: number): Promise<number> {
 
 const options = program.parse().opts<Options>();
 if (options.child) await child(options.child);
-else process.exitCode = options.replay ? await replay(options.replay, options.seed) : await batch(options);
+else if (options.replay) process.exitCode = await replay(options.replay, options.seed);
+else if (options.mutant) process.exitCode = await hunt(options);
+else process.exitCode = (await batch(options)).failures.length ? 1 : 0;

@@ -73,6 +73,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
       }
     : undefined;
   const timeline = generateTimeline(rng.fork(), taskCount);
+  readerApprovesGatedHead(issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -92,6 +93,26 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
     controllers: { mode, instances: rng.chance(0.3) ? 2 : 1 },
     limits: { maxDurationSeconds: HORIZON_SECONDS },
   };
+}
+
+/**
+ * A reader's approval is the one a human gate must not take, and it only tests that on a gated head: it goes to a
+ * gated task's PR, and when no task is gated, a plain task of its own becomes so (the two met in 2 of the first
+ * 100 worlds, and `npm run simulate -- --mutant reviewer-permission` survived). Decided from draws already made:
+ * no other event moves.
+ */
+function readerApprovesGatedHead(issues: IssueInput[], timeline: RuleInput[]): void {
+  const gated = () => issues.flatMap((issue, i) => (issue.agent?.behavior === "gated" ? [i + 1] : []));
+  for (const rule of timeline) {
+    const action = rule.do[0]!;
+    if (action.review !== "approve" || action.as !== "rita" || action.pr === undefined) continue;
+    const agent = issues[action.pr - 1]?.agent;
+    if (gated().length === 0 && agent?.behavior === "complete") agent.behavior = "gated";
+    const now = gated();
+    if (now.length && !now.includes(action.pr)) action.pr = now[action.pr % now.length]!;
+    // A review armed on its PR's passing checks waits for the PR it reviews.
+    if ("pr" in rule.when) rule.when = { pr: action.pr, checks: "success" };
+  }
 }
 
 function round(x: number): number {
@@ -135,19 +156,36 @@ function generateTimeline(rng: SimRandom, taskCount: number): RuleInput[] {
   const rules: RuleInput[] = [];
   const events = rng.int(0, 8);
   for (let i = 0; i < events; i++) {
-    const at = rng.int(10, 2 * 3600);
+    const drawn = rng.int(10, 2 * 3600);
     const action = generateAction(rng, taskCount);
+    // A session of a few tasks is often over within its first half hour, and a command to a session that is over
+    // changes nothing: outsiders' commands come in the first twenty minutes, so that one reaches a running
+    // session (a missing permission check is caught then: `npm run simulate -- --mutant command-permission`).
+    // The same draw, folded: every other event of every seed stays where it was.
+    const at = outsiders(action) ? 10 + (drawn % 1200) : drawn;
     // A push can race the merge: it comes the moment the task's PR has passed its checks.
     const racing = action.push && rng.chance(0.5);
+    // Half the reviews come once the task's PR has passed its checks: a review at a random time mostly finds no
+    // PR yet, or one merged already, and a reader's approval of a gated head was then almost never played
+    // (`npm run simulate -- --mutant reviewer-permission`). The same draw decides, so other events stay put.
+    const reviewing = action.review !== undefined && drawn % 2 === 0;
     rules.push({
       when: racing
         ? { pr: Number(/\d+$/.exec(action.push!.branch!)![0]), checks: "success" }
-        : { afterSeconds: at },
+        : reviewing
+          ? { pr: action.pr!, checks: "success" }
+          : { afterSeconds: at },
       do: [action],
     });
   }
   const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
   return rules.sort((a, b) => at(a) - at(b));
+}
+
+function outsiders(action: ActionInput): boolean {
+  return (
+    action.as !== undefined && NON_WRITERS.includes(action.as) && /^\/autopilot\b/.test(action.comment ?? "")
+  );
 }
 
 function generateAction(rng: SimRandom, taskCount: number): ActionInput {

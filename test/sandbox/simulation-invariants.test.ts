@@ -12,8 +12,12 @@ import type { SimDispatch } from "../../sandbox/simulation/sim-worker.js";
 const REPO = "demo/shop";
 const BOT = "autopilot[bot]";
 
+const NOW = Date.parse("2026-11-02T09:00:00Z");
+/** Every review was submitted before the merging reconcile read the pull request. */
+const ALL_READ = () => true;
+
 function world(): { store: SandboxStore; o: SimObservation } {
-  const store = new SandboxStore({ now: () => new Date("2026-11-02T09:00:00Z") });
+  const store = new SandboxStore({ now: () => new Date(NOW) });
   for (const [login, permission] of [
     ["alice", "admin"],
     ["tina", "triage"],
@@ -95,9 +99,9 @@ describe("the simulation's invariants", () => {
       base: "main",
       author: BOT,
     });
-    expect((await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).map((v) => v.detail)).toEqual([
-      `PR #${pull.number}: merged head aaaaaaa has no passing ci`,
-    ]);
+    expect(
+      (await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT, ALL_READ)).map((v) => v.detail),
+    ).toEqual([`PR #${pull.number}: merged head aaaaaaa has no passing ci`]);
     store.createCheckRun(REPO, {
       name: "ci",
       appSlug: "github-actions",
@@ -105,7 +109,7 @@ describe("the simulation's invariants", () => {
       status: "completed",
       conclusion: "success",
     });
-    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toEqual([]);
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT, ALL_READ)).toEqual([]);
     // A person's merge is theirs to make.
     store.createCheckRun(REPO, {
       name: "ci",
@@ -114,7 +118,7 @@ describe("the simulation's invariants", () => {
       status: "completed",
       conclusion: "failure",
     });
-    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, "alice")).toEqual([]);
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, "alice", ALL_READ)).toEqual([]);
   });
 
   it("a head where the human gate fired merges only with a writer's approval of that head", async () => {
@@ -135,9 +139,34 @@ describe("the simulation's invariants", () => {
       conclusion: "success",
     });
     o.gatedHeads.set(pull.number, new Set([sha]));
-    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toHaveLength(1);
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT, ALL_READ)).toHaveLength(1);
     store.createReview(REPO, pull.number, { author: "alice", event: "APPROVE" });
-    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT)).toEqual([]);
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT, ALL_READ)).toEqual([]);
+  });
+
+  it("a writer's changes request stops a merge when it stood as the merging reconcile began", async () => {
+    const { store, o } = world();
+    const sha = "c".repeat(40);
+    await store.createRef(REPO, "refs/heads/autopilot/issue-1", sha, BOT);
+    const pull = await store.createPull(REPO, {
+      title: "Task",
+      head: "autopilot/issue-1",
+      base: "main",
+      author: BOT,
+    });
+    store.createCheckRun(REPO, {
+      name: "ci",
+      appSlug: "github-actions",
+      headSha: sha,
+      status: "completed",
+      conclusion: "success",
+    });
+    store.createReview(REPO, pull.number, { author: "alice", event: "REQUEST_CHANGES", body: "Add a test." });
+    expect(
+      (await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT, ALL_READ)).map((v) => v.detail),
+    ).toEqual([`PR #${pull.number}: alice's changes request stands`]);
+    // Submitted while the merging reconcile ran, after its read: no merge can be pinned to reviews.
+    expect(await invariants.mergeOnlyWithEveryGate(o, pull.number, BOT, () => false)).toEqual([]);
   });
 
   it("two open tracking issues of Autopilot's are one too many; a closed duplicate is not", () => {
