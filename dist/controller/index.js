@@ -61295,7 +61295,7 @@ function processCheckboxes(ctx) {
   const marks = readDashboardMarks(ctx.tracking.body);
   if (marks.checkedBoxes.length === 0 && marks.sessionBoxes.length === 0) return { ticked: false };
   const parsed = parseDashboard(ctx.tracking.body);
-  if (!parsed.state || parsed.state.revision > previous3.revision) return { ticked: false };
+  if (!parsed.state || parsed.state.revision !== previous3.revision) return { ticked: false };
   const editor = ctx.tracking.lastEditedBy ?? null;
   const boxes = [...parsed.sessionBoxes, ...parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`)].join(
     ", "

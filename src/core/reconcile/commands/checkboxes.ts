@@ -24,10 +24,8 @@ export function processCheckboxes(ctx: Reconciling): { ticked: boolean } {
   const marks = readDashboardMarks(ctx.tracking.body);
   if (marks.checkedBoxes.length === 0 && marks.sessionBoxes.length === 0) return { ticked: false };
   const parsed = parseDashboard(ctx.tracking.body);
-  // Ticks on a later state than this one's were handled by whoever wrote it. Ticks on an earlier one are a
-  // person's on the page they had loaded, saved over Autopilot's newer rewrite (the web page and a script both
-  // write the whole body): theirs to act on, as the last edit is a person's, not Autopilot's (below).
-  if (!parsed.state || parsed.state.revision > previous.revision) return { ticked: false };
+  // Ticks count only on the body this state came from (a later state means they were already handled).
+  if (!parsed.state || parsed.state.revision !== previous.revision) return { ticked: false };
   const editor = ctx.tracking.lastEditedBy ?? null;
   const boxes = [...parsed.sessionBoxes, ...parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`)].join(
     ", ",
