@@ -22080,272 +22080,6 @@ var init_inputs = __esm({
   }
 });
 
-// src/core/text/transcript.ts
-function maskSecrets(text4, values) {
-  const forms = /* @__PURE__ */ new Set();
-  for (const value of values) {
-    if (value.length < MIN_SECRET_LENGTH) continue;
-    const bytes = Buffer.from(value, "utf8");
-    for (const form of [
-      value,
-      bytes.toString("base64"),
-      bytes.toString("base64").replace(/=+$/, ""),
-      bytes.toString("base64url"),
-      encodeURIComponent(value)
-    ])
-      if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
-  }
-  let masked = text4;
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) masked = masked.split(form).join("***");
-  return masked;
-}
-function transcriptSection(run3) {
-  const fence = (text4) => {
-    const longest = Math.max(2, ...[...text4.matchAll(/`+/g)].map((m) => m[0].length));
-    const ticks = "`".repeat(longest + 1);
-    return `${ticks}text
-${text4}${text4.endsWith("\n") ? "" : "\n"}${ticks}`;
-  };
-  return [
-    `## Iteration ${run3.iteration}: ${run3.agent}`,
-    "",
-    `${run3.at} \xB7 ${Math.round(run3.durationMs / 1e3)} s \xB7 ${run3.exit}`,
-    "",
-    "### Prompt",
-    "",
-    fence(run3.prompt),
-    "",
-    "### Output",
-    "",
-    fence(run3.output),
-    ""
-  ].join("\n");
-}
-var MIN_SECRET_LENGTH;
-var init_transcript = __esm({
-  "src/core/text/transcript.ts"() {
-    "use strict";
-    MIN_SECRET_LENGTH = 8;
-  }
-});
-
-// src/worker/job/transcript.ts
-import { appendFile as appendFile2, writeFile as writeFile2 } from "node:fs/promises";
-async function createTranscript(options) {
-  await writeFile2(options.file, `# Agent transcript: ${options.artifact}
-
-`, { mode: 384 });
-  return {
-    file: options.file,
-    artifact: options.artifact,
-    append: (text4) => appendFile2(options.file, maskSecrets(text4, options.secretValues))
-  };
-}
-async function recordAgentRun(ctx, run3) {
-  const transcript = ctx.deps.transcript;
-  if (!transcript) return;
-  const { result } = run3;
-  const exit4 = result.spawnError ? `not started: ${result.spawnError}` : result.timedOut ? "timed out" : `exit ${result.exitCode ?? result.signal ?? "unknown"}`;
-  const section = transcriptSection({
-    iteration: run3.iteration,
-    agent: run3.agent,
-    at: new Date(ctx.now()).toISOString(),
-    durationMs: result.durationMs,
-    exit: exit4,
-    prompt: run3.prompt,
-    output: result.rawOutput
-  });
-  await transcript.append(section).catch((error63) => {
-    ctx.warn(`the transcript could not be written: ${error63.message}`);
-  });
-}
-var init_transcript2 = __esm({
-  "src/worker/job/transcript.ts"() {
-    "use strict";
-    init_transcript();
-  }
-});
-
-// src/core/config/config-constants.ts
-var CONFIG_PATH, PROMPT_FILE_PLACEHOLDER, FORBIDDEN_AGENT_ENV, EXPECTED;
-var init_config_constants = __esm({
-  "src/core/config/config-constants.ts"() {
-    "use strict";
-    CONFIG_PATH = ".github/autopilot.yml";
-    PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
-    FORBIDDEN_AGENT_ENV = [
-      "GITHUB_TOKEN",
-      "GH_TOKEN",
-      "ACTIONS_RUNTIME_TOKEN",
-      "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
-    ];
-    EXPECTED = "x-expected";
-  }
-});
-
-// src/core/config/key-paths.ts
-function isPlainObject2(value) {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-function hasPath(value, path21) {
-  let current = value;
-  for (const segment of path21) {
-    if (Array.isArray(current) && typeof segment === "number") {
-      if (segment >= current.length) return false;
-      current = current[segment];
-    } else if (isPlainObject2(current) && Object.hasOwn(current, String(segment))) {
-      current = current[String(segment)];
-    } else return false;
-  }
-  return true;
-}
-function getAt(value, path21) {
-  let current = value;
-  for (const segment of path21) {
-    if (Array.isArray(current) && typeof segment === "number") current = current[segment];
-    else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
-      current = current[String(segment)];
-    else return void 0;
-  }
-  return current;
-}
-function formatPath(path21) {
-  let out = "";
-  for (const segment of path21) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else {
-      const key = String(segment);
-      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? out ? `.${key}` : key : `[${JSON.stringify(key)}]`;
-    }
-  }
-  return out;
-}
-var init_key_paths = __esm({
-  "src/core/config/key-paths.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/config/config-error.ts
-function truncate2(text4, max = FOUND_MAX) {
-  return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
-}
-function safeJson(value) {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Array.isArray(value) ? "[\u2026]" : "{\u2026}";
-  }
-}
-function describeFound(value) {
-  if (value === void 0) return "nothing";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return value === "" ? '"" (empty string)' : `${truncate2(JSON.stringify(value))} (string)`;
-    case "number":
-    case "bigint":
-      return `${String(value)} (number)`;
-    case "boolean":
-      return `${value} (boolean)`;
-  }
-  if (Array.isArray(value)) return `${truncate2(safeJson(value))} (list)`;
-  if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
-  return Object.prototype.toString.call(value).slice(8, -1);
-}
-function problemMessage(path21, where, found, expected) {
-  return `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
-}
-var ConfigError, FOUND_MAX;
-var init_config_error = __esm({
-  "src/core/config/config-error.ts"() {
-    "use strict";
-    init_key_paths();
-    ConfigError = class extends Error {
-      name = "ConfigError";
-      problems;
-      /** Where the configuration came from, e.g. `.github/autopilot.yml`. */
-      source;
-      constructor(source, problems, options) {
-        super(
-          [`Invalid config in ${source}:`, ...problems.map((problem) => `- ${problem.message}`)].join("\n"),
-          options
-        );
-        this.source = source;
-        this.problems = problems;
-      }
-    };
-    FOUND_MAX = 40;
-  }
-});
-
-// src/core/tasks/iteration-limit.ts
-var MAX_ITERATIONS;
-var init_iteration_limit = __esm({
-  "src/core/tasks/iteration-limit.ts"() {
-    "use strict";
-    MAX_ITERATIONS = 500;
-  }
-});
-
-// src/core/config/alerts-schema.ts
-var NOTIFY_ENTRY, WEBHOOK_EVENT_KINDS, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
-var init_alerts_schema = __esm({
-  "src/core/config/alerts-schema.ts"() {
-    "use strict";
-    init_zod();
-    init_config_constants();
-    NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
-    WEBHOOK_EVENT_KINDS = [
-      "alert",
-      "started",
-      "paused",
-      "resumed",
-      "completed",
-      "agent-switched"
-    ];
-    ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
-    envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
-      description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
-      [EXPECTED]: "the NAME of an environment variable (letters, digits, `_`), never the value itself: keep the value in a secret"
-    });
-    AlertWebhookSchema = external_exports.strictObject({
-      urlEnv: envName("URL (https, or http to 127.0.0.1 for a local receiver)", "AUTOPILOT_ALERT_WEBHOOK_URL"),
-      secretEnv: envName(
-        "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
-        "AUTOPILOT_ALERT_WEBHOOK_SECRET"
-      ),
-      events: external_exports.array(external_exports.enum(WEBHOOK_EVENT_KINDS)).min(1).default(["alert"]).meta({
-        description: "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, `completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
-        [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k2) => `\`${k2}\``).join(", ")}`
-      })
-    }).describe(
-      "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
-    );
-    AlertsSchema = external_exports.strictObject({
-      notify: external_exports.array(
-        external_exports.string().regex(NOTIFY_ENTRY).meta({ [EXPECTED]: "a GitHub login (`alice`) or team (`my-org/reviewers`), without `@`" })
-      ).max(10).default([]).meta({
-        description: "Logins (`alice`) and teams (`my-org/reviewers`) mentioned in every alert besides the person who labeled the task ready. Without `@`.",
-        [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
-      }),
-      webhook: AlertWebhookSchema.nullable().default(null).describe(
-        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` (default `[alert]`). Its URL and secret come from the controller's environment, never from this file."
-      ),
-      reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
-        "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
-      ),
-      approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
-        "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
-      )
-    }).prefault({}).describe(
-      "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
-    );
-  }
-});
-
 // node_modules/re2js/build/index.js
 var RE2Flags, PublicFlags, ASCII_SIZE, ASCII_TO_UPPER, ASCII_TO_LOWER, MAX_BMP, Codepoint, UnicodeRangeTable, B64, B64_MAP, decodeVLQ, decodeRanges, decodeOrbit, LazyMap, UnicodeTables, Unicode, RE2JSException, RE2JSSyntaxException, RE2JSCompileException, RE2JSGroupException, RE2JSFlagsException, RE2JSInternalException, FAST_PATH_TABLE_SIZE, WORD_RUNE_TABLE, cachedNativeEncoder, cachedNativeDecoder, Utils, createEnum, MatcherInputBase, Utf8MatcherInput, Utf16MatcherInput, MatcherInput, MachineInputBase, MachineUTF8Input, MachineUTF16Input, MachineInput, Matcher, Inst, Queue, LookbehindState, Machine, hashState, arraysEqual, isState, NO_IDS, END_TEXT, DFAState, DFA, VISITED_BITS, MAX_BACKTRACK_PROG, INITIAL_JOB_CAPACITY, MAX_BACKTRACK_VECTOR, BitState, bitStatePool, Backtracker, QueueOnePass, mergeRuneSets, OnePassProg, onePassCopy, makeOnePass, cleanupOnePass, OnePass, Regexp, RegexpWalker, AhoCorasick, Prefilter, PrefilterTree, PatchList, Prog, ANY_RUNE_NOT_NL, ANY_RUNE, Frag, Compiler, Simplify, CharGroup, code1, code2, code3, PERL_GROUPS, code4, code5, code6, code7, code8, code9, code10, code11, code12, code13, code14, code15, code16, code17, POSIX_GROUPS, CharClass, StringIterator, Parser, RE2, RE2Set, TranslateRegExpString, execResult, RE2JS;
 var init_build = __esm({
@@ -29077,6 +28811,797 @@ var init_gate_pattern = __esm({
   "src/core/gates/gate-pattern.ts"() {
     "use strict";
     init_build();
+  }
+});
+
+// src/core/gates/human-gate.ts
+function caseVariants(part) {
+  const lower = part.toLowerCase();
+  const capital = lower[0].toUpperCase() + lower.slice(1);
+  return `(?:${lower}|${capital}|${lower.toUpperCase()})`;
+}
+function identifierWord(parts, suffix = "") {
+  const separator = "[_\\-. ]?";
+  const variants = parts.map(caseVariants);
+  const tail = variants.slice(1).map((variant) => separator + variant).join("");
+  const first = parts[0].toLowerCase();
+  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
+  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
+  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
+  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
+  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
+}
+function regexFind(re) {
+  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  return (text4) => {
+    global2.lastIndex = 0;
+    const match = global2.exec(text4);
+    return match ? match[0] : null;
+  };
+}
+function wordRule(name, parts, suffix = "") {
+  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
+}
+function forcedRemovals(text4) {
+  const found = [];
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
+      let recursive2 = false;
+      let force = false;
+      const targets = [];
+      let j2 = i + 1;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
+        if (word === "--") continue;
+        if (word === "--recursive") recursive2 = true;
+        else if (word === "--force") force = true;
+        else if (/^-[a-zA-Z]+$/.test(word)) {
+          if (/[rR]/.test(word)) recursive2 = true;
+          if (/f/.test(word)) force = true;
+        } else if (word.startsWith("--")) continue;
+        else targets.push(word.replace(/^["']|["']$/g, ""));
+      }
+      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
+      i = j2;
+    }
+  }
+  return found;
+}
+function removalRule(name, never2, target) {
+  return {
+    name,
+    never: never2,
+    find: (text4) => {
+      const hit = forcedRemovals(text4).find(
+        (removal) => !target || removal.targets.some((t) => target.test(t))
+      );
+      return hit ? hit.match : null;
+    }
+  };
+}
+function forcedPush(text4) {
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
+      let j2 = i + 1;
+      let valueMayFollow = false;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
+        if (word === "push") break;
+        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
+        else break;
+      }
+      if (words[j2] !== "push") {
+        i = j2 - 1;
+        continue;
+      }
+      for (let k2 = j2 + 1; k2 < words.length; k2++) {
+        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
+          return words.slice(i, k2 + 1).join(" ");
+      }
+      break;
+    }
+  }
+  return null;
+}
+function globBody(glob) {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        const slash = glob[i + 2] === "/";
+        out += slash ? "(?:.*/)?" : ".*";
+        i += slash ? 2 : 1;
+      } else out += "[^/]*";
+    } else if (c === "?") out += "[^/]";
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end < 0) out += "\\{";
+      else {
+        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
+        i = end;
+      }
+    } else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
+  }
+  return out;
+}
+function globToRegExp(glob) {
+  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  if (pattern.endsWith("/")) pattern += "**";
+  if (pattern.startsWith("/")) pattern = pattern.slice(1);
+  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
+  return new RegExp(`^${globBody(pattern)}$`);
+}
+function pathRule(glob, never2) {
+  return { name: glob, never: never2, test: pathGlobTest(glob) };
+}
+function pathGlobTest(glob) {
+  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
+  return (path21) => re.test(path21);
+}
+function userPatternRule(source) {
+  const compiled = compileGatePattern(source);
+  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
+  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
+}
+function unquoteGitPath(path21) {
+  const p = path21.trim();
+  if (!p.startsWith('"')) return p;
+  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
+}
+function stripPrefix(path21) {
+  const p = unquoteGitPath(path21).replace(/\t.*$/, "");
+  if (p === "/dev/null") return null;
+  return p.replace(/^[abciow]\//, "");
+}
+function parseUnifiedDiff(diff) {
+  const added = [];
+  const paths = /* @__PURE__ */ new Set();
+  let file2 = "";
+  let oldLeft = 0;
+  let newLeft = 0;
+  let newLine = 0;
+  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      const marker = line[0];
+      if (marker === "+") {
+        added.push({ file: file2, line: newLine, text: line.slice(1) });
+        newLine++;
+        newLeft--;
+      } else if (marker === "-") oldLeft--;
+      else if (marker === " " || line === "") {
+        oldLeft--;
+        newLeft--;
+        newLine++;
+      }
+      continue;
+    }
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
+    if (git) {
+      const path21 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path21) {
+        file2 = path21;
+        paths.add(path21);
+      }
+      continue;
+    }
+    const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
+    if (header2) {
+      const path21 = stripPrefix(header2[1]);
+      if (path21) {
+        paths.add(path21);
+        if (line.startsWith("+++")) file2 = path21;
+        else if (!file2) file2 = path21;
+      }
+      continue;
+    }
+    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (rename2) {
+      paths.add(unquoteGitPath(rename2[1]));
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
+      newLine = Number(hunk[2]);
+      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
+    }
+  }
+  return { added, paths: [...paths] };
+}
+function excerpt(text4, max = 120) {
+  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function normalizePath(path21) {
+  return path21.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+}
+function matchHumanGate(input2, options) {
+  const textRules = [...NEVER_TEXT_RULES];
+  const pathRules = [...NEVER_PATH_RULES];
+  if (options.enabled) {
+    textRules.push(
+      ...DEFAULT_TEXT_RULES,
+      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
+    );
+    pathRules.push(
+      ...DEFAULT_PATH_RULES,
+      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
+    );
+  }
+  const hits = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (rule, where, match) => {
+    const key = `${rule.name}\0${where}\0${match}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
+  };
+  for (const command of input2.commands) {
+    for (const rule of textRules) {
+      const found = rule.find(command);
+      if (found) add(rule, "command", excerpt(found));
+    }
+  }
+  const diff = parseUnifiedDiff(input2.diff);
+  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
+  for (const path21 of paths) {
+    for (const rule of pathRules)
+      if (rule.test(path21)) add(rule, "path", path21.length > 200 ? `${path21.slice(0, 199)}\u2026` : path21);
+  }
+  for (const line of diff.added) {
+    for (const rule of textRules) {
+      const found = rule.find(line.text);
+      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
+    }
+  }
+  const ordered = [
+    ...hits.filter((hit) => hit.neverAutoApprove),
+    ...hits.filter((hit) => !hit.neverAutoApprove)
+  ];
+  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
+}
+var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
+var init_human_gate = __esm({
+  "src/core/gates/human-gate.ts"() {
+    "use strict";
+    init_gate_pattern();
+    HUMAN_GATE_MAX_HITS = 50;
+    SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
+    ROOT_TARGET = /^\/\*?$/;
+    HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
+    GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
+      "-C",
+      "-c",
+      "--git-dir",
+      "--work-tree",
+      "--namespace",
+      "--config-env"
+    ]);
+    FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
+    FORCE_REFSPEC = /^\+[\w./-]/;
+    NEVER_TEXT_RULES = [
+      { name: "push --force", never: true, find: forcedPush },
+      removalRule("rm -rf /", true, ROOT_TARGET),
+      removalRule("rm -rf ~", true, HOME_TARGET),
+      { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
+      { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
+      {
+        name: "production deploy",
+        never: true,
+        find: regexFind(
+          /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
+        )
+      },
+      { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
+    ];
+    DEFAULT_TEXT_RULES = [
+      wordRule("deploy", ["deploy"], "s|ed|ing"),
+      { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
+      wordRule("migrate", ["migrate"], "s|d"),
+      { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
+      {
+        name: "publish",
+        never: false,
+        find: regexFind(
+          /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
+        )
+      },
+      removalRule("rm -rf", false),
+      { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
+      {
+        name: "delete from",
+        never: false,
+        // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
+        find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
+      },
+      {
+        name: "terraform apply",
+        never: false,
+        find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
+      },
+      wordRule("production", ["production"]),
+      wordRule("api.*key", ["api", "key"], "s"),
+      wordRule("secret", ["secret"], "s"),
+      wordRule("password", ["password"], "s")
+    ];
+    DEFAULT_HUMAN_GATE_PATTERNS = [
+      ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
+    ];
+    NEVER_AUTO_APPROVE = [
+      ...NEVER_TEXT_RULES.map((rule) => rule.name),
+      ".github/autopilot.{yml,yaml}"
+    ];
+    DEFAULT_HUMAN_GATE_PATHS = [
+      ".github/workflows/**",
+      // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+      // the repository's secrets and who must review: never merged without a person.
+      ".github/**",
+      "**/migrations/**",
+      "**/db/migrate/**",
+      ".env*",
+      "terraform/**",
+      "*.tf",
+      "*.tfvars",
+      "CODEOWNERS"
+    ];
+    NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
+    DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
+  }
+});
+
+// src/core/gates/secret-leak.ts
+function utf8(value) {
+  return new TextEncoder().encode(value);
+}
+function base643(bytes) {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/=+$/, "");
+}
+function base64Cores(bytes) {
+  const cores = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = new Uint8Array(offset + bytes.length);
+    padded.set(bytes, offset);
+    const start = Math.ceil(8 * offset / 6);
+    const end = Math.floor(8 * (offset + bytes.length) / 6);
+    cores.push(base643(padded).slice(start, end));
+  }
+  return cores;
+}
+function hex3(bytes) {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+function needlesOf(value) {
+  const bytes = utf8(value);
+  const cores = base64Cores(bytes);
+  const needles = [
+    { text: value, form: "plain" },
+    ...cores.map((text4) => ({ text: text4, form: "base64" })),
+    ...cores.map((text4) => ({
+      text: text4.replace(/\+/g, "-").replace(/\//g, "_"),
+      form: "base64url"
+    })),
+    { text: hex3(bytes), form: "hex" },
+    { text: hex3(bytes).toUpperCase(), form: "hex" }
+  ];
+  const seen = /* @__PURE__ */ new Set();
+  return needles.filter((needle) => {
+    if (seen.has(needle.text)) return false;
+    seen.add(needle.text);
+    return true;
+  });
+}
+function secretForms(value) {
+  return [...needlesOf(value).map((needle) => needle.text), encodeURIComponent(value)];
+}
+function percentDecode(text4, form) {
+  const spaced = form ? text4.replace(/\+/g, " ") : text4;
+  return spaced.replace(
+    /%([0-9A-Fa-f]{2})/g,
+    (_, code18) => String.fromCharCode(Number.parseInt(code18, 16))
+  );
+}
+function latin1OfUtf8(value) {
+  let out = "";
+  for (const byte of utf8(value)) out += String.fromCharCode(byte);
+  return out;
+}
+function addedByFile(diff) {
+  const parsed = parseUnifiedDiff(diff);
+  const byPath2 = /* @__PURE__ */ new Map();
+  for (const added of parsed.added) {
+    let file2 = byPath2.get(added.file);
+    if (!file2) {
+      file2 = { path: added.file, lines: [], numbers: [] };
+      byPath2.set(added.file, file2);
+    }
+    file2.lines.push(added.text);
+    file2.numbers.push(added.line);
+  }
+  return { files: [...byPath2.values()], paths: parsed.paths };
+}
+function prepare(secrets) {
+  const byValue = /* @__PURE__ */ new Map();
+  for (const secret of secrets) {
+    if (!secret.value) continue;
+    const names = byValue.get(secret.value) ?? [];
+    if (!names.includes(secret.name)) names.push(secret.name);
+    byValue.set(secret.value, names);
+  }
+  const prepared = [];
+  const tooShort = [];
+  for (const [value, names] of byValue) {
+    const name = names.join(" / ");
+    if (value.length < MIN_SECRET_LENGTH) tooShort.push(name);
+    else prepared.push({ name, needles: needlesOf(value), decoded: latin1OfUtf8(value), plain: value });
+  }
+  return { prepared, tooShort };
+}
+function findIn(plain, squeezed, decoded, secret) {
+  for (const needle of secret.needles) {
+    const within = needle.form === "base64" || needle.form === "base64url" ? squeezed : plain;
+    const index3 = within.text.indexOf(needle.text);
+    if (index3 >= 0) return { form: needle.form, line: within.lineAt(index3) };
+  }
+  for (const text4 of decoded) {
+    const index3 = text4.text.indexOf(secret.decoded);
+    if (index3 >= 0) return { form: "url-encoded", line: text4.lineAt(index3) };
+  }
+  return null;
+}
+function findSecretLeaks(diff, secrets) {
+  const { prepared, tooShort } = prepare(secrets);
+  const leaks = [];
+  if (prepared.length === 0) return { leaks, tooShort };
+  const { files, paths } = addedByFile(diff);
+  for (const file2 of files) {
+    const plain = new JoinedLines(file2.lines, "\n");
+    const squeezed = new JoinedLines(
+      file2.lines.map((line) => line.replace(/\s+/g, "")),
+      ""
+    );
+    const decoded = [false, true].filter((form) => form ? plain.text.includes("+") : plain.text.includes("%")).map(
+      (form) => new JoinedLines(
+        file2.lines.map((line) => percentDecode(line, form)),
+        "\n"
+      )
+    );
+    for (const secret of prepared) {
+      const found = findIn(plain, squeezed, decoded, secret);
+      if (found)
+        leaks.push({
+          path: file2.path,
+          line: file2.numbers[found.line],
+          secret: secret.name,
+          form: found.form
+        });
+    }
+  }
+  for (const path21 of paths) {
+    const one2 = new JoinedLines([path21], "");
+    const decoded = [new JoinedLines([percentDecode(path21, false)], "")];
+    for (const secret of prepared) {
+      const found = findIn(one2, one2, decoded, secret);
+      if (found) leaks.push({ path: path21, line: null, secret: secret.name, form: found.form });
+    }
+  }
+  return { leaks: leaks.slice(0, MAX_SECRET_LEAKS), tooShort };
+}
+function describeSecretLeak(leak) {
+  const path21 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
+  const where = leak.line === null ? `the path \`${path21}\`` : `\`${path21}\` line ${leak.line}`;
+  const form = leak.form === "plain" ? "" : ` (${leak.form})`;
+  return `${where}: the value of ${leak.secret}${form}`;
+}
+var MIN_SECRET_LENGTH, MAX_SECRET_LEAKS, JoinedLines;
+var init_secret_leak = __esm({
+  "src/core/gates/secret-leak.ts"() {
+    "use strict";
+    init_human_gate();
+    MIN_SECRET_LENGTH = 8;
+    MAX_SECRET_LEAKS = 20;
+    JoinedLines = class {
+      text;
+      starts = [];
+      constructor(lines, separator) {
+        let at = 0;
+        for (const line of lines) {
+          this.starts.push(at);
+          at += line.length + separator.length;
+        }
+        this.text = lines.join(separator);
+      }
+      /** The index (into the lines) of the line holding `index`. */
+      lineAt(index3) {
+        let low = 0;
+        let high = this.starts.length - 1;
+        while (low < high) {
+          const mid = low + high + 1 >> 1;
+          if (this.starts[mid] <= index3) low = mid;
+          else high = mid - 1;
+        }
+        return low;
+      }
+    };
+  }
+});
+
+// src/core/gates/secret-masking.ts
+function maskSecrets(text4, values) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const value of values) {
+    if (value.length < MIN_SECRET_LENGTH) continue;
+    for (const form of secretForms(value)) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
+  }
+  let masked = text4;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) masked = masked.split(form).join("***");
+  return masked;
+}
+var init_secret_masking = __esm({
+  "src/core/gates/secret-masking.ts"() {
+    "use strict";
+    init_secret_leak();
+  }
+});
+
+// src/core/text/transcript.ts
+function transcriptSection(run3) {
+  const fence = (text4) => {
+    const longest = Math.max(2, ...[...text4.matchAll(/`+/g)].map((m) => m[0].length));
+    const ticks = "`".repeat(longest + 1);
+    return `${ticks}text
+${text4}${text4.endsWith("\n") ? "" : "\n"}${ticks}`;
+  };
+  return [
+    `## Iteration ${run3.iteration}: ${run3.agent}`,
+    "",
+    `${run3.at} \xB7 ${Math.round(run3.durationMs / 1e3)} s \xB7 ${run3.exit}`,
+    "",
+    "### Prompt",
+    "",
+    fence(run3.prompt),
+    "",
+    "### Output",
+    "",
+    fence(run3.output),
+    ""
+  ].join("\n");
+}
+var init_transcript = __esm({
+  "src/core/text/transcript.ts"() {
+    "use strict";
+  }
+});
+
+// src/worker/job/transcript.ts
+import { appendFile as appendFile2, writeFile as writeFile2 } from "node:fs/promises";
+async function createTranscript(options) {
+  await writeFile2(options.file, `# Agent transcript: ${options.artifact}
+
+`, { mode: 384 });
+  return {
+    file: options.file,
+    artifact: options.artifact,
+    append: (text4) => appendFile2(options.file, maskSecrets(text4, options.secretValues))
+  };
+}
+async function recordAgentRun(ctx, run3) {
+  const transcript = ctx.deps.transcript;
+  if (!transcript) return;
+  const { result } = run3;
+  const exit4 = result.spawnError ? `not started: ${result.spawnError}` : result.timedOut ? "timed out" : `exit ${result.exitCode ?? result.signal ?? "unknown"}`;
+  const section = transcriptSection({
+    iteration: run3.iteration,
+    agent: run3.agent,
+    at: new Date(ctx.now()).toISOString(),
+    durationMs: result.durationMs,
+    exit: exit4,
+    prompt: run3.prompt,
+    output: result.rawOutput
+  });
+  await transcript.append(section).catch((error63) => {
+    ctx.warn(`the transcript could not be written: ${error63.message}`);
+  });
+}
+var init_transcript2 = __esm({
+  "src/worker/job/transcript.ts"() {
+    "use strict";
+    init_secret_masking();
+    init_transcript();
+  }
+});
+
+// src/core/config/config-constants.ts
+var CONFIG_PATH, PROMPT_FILE_PLACEHOLDER, FORBIDDEN_AGENT_ENV, EXPECTED;
+var init_config_constants = __esm({
+  "src/core/config/config-constants.ts"() {
+    "use strict";
+    CONFIG_PATH = ".github/autopilot.yml";
+    PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
+    FORBIDDEN_AGENT_ENV = [
+      "GITHUB_TOKEN",
+      "GH_TOKEN",
+      "ACTIONS_RUNTIME_TOKEN",
+      "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+    ];
+    EXPECTED = "x-expected";
+  }
+});
+
+// src/core/config/key-paths.ts
+function isPlainObject2(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+function hasPath(value, path21) {
+  let current = value;
+  for (const segment of path21) {
+    if (Array.isArray(current) && typeof segment === "number") {
+      if (segment >= current.length) return false;
+      current = current[segment];
+    } else if (isPlainObject2(current) && Object.hasOwn(current, String(segment))) {
+      current = current[String(segment)];
+    } else return false;
+  }
+  return true;
+}
+function getAt(value, path21) {
+  let current = value;
+  for (const segment of path21) {
+    if (Array.isArray(current) && typeof segment === "number") current = current[segment];
+    else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
+      current = current[String(segment)];
+    else return void 0;
+  }
+  return current;
+}
+function formatPath(path21) {
+  let out = "";
+  for (const segment of path21) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else {
+      const key = String(segment);
+      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? out ? `.${key}` : key : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return out;
+}
+var init_key_paths = __esm({
+  "src/core/config/key-paths.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/config/config-error.ts
+function truncate2(text4, max = FOUND_MAX) {
+  return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
+}
+function safeJson(value) {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Array.isArray(value) ? "[\u2026]" : "{\u2026}";
+  }
+}
+function describeFound(value) {
+  if (value === void 0) return "nothing";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return value === "" ? '"" (empty string)' : `${truncate2(JSON.stringify(value))} (string)`;
+    case "number":
+    case "bigint":
+      return `${String(value)} (number)`;
+    case "boolean":
+      return `${value} (boolean)`;
+  }
+  if (Array.isArray(value)) return `${truncate2(safeJson(value))} (list)`;
+  if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
+  return Object.prototype.toString.call(value).slice(8, -1);
+}
+function problemMessage(path21, where, found, expected) {
+  return `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+}
+var ConfigError, FOUND_MAX;
+var init_config_error = __esm({
+  "src/core/config/config-error.ts"() {
+    "use strict";
+    init_key_paths();
+    ConfigError = class extends Error {
+      name = "ConfigError";
+      problems;
+      /** Where the configuration came from, e.g. `.github/autopilot.yml`. */
+      source;
+      constructor(source, problems, options) {
+        super(
+          [`Invalid config in ${source}:`, ...problems.map((problem) => `- ${problem.message}`)].join("\n"),
+          options
+        );
+        this.source = source;
+        this.problems = problems;
+      }
+    };
+    FOUND_MAX = 40;
+  }
+});
+
+// src/core/tasks/iteration-limit.ts
+var MAX_ITERATIONS;
+var init_iteration_limit = __esm({
+  "src/core/tasks/iteration-limit.ts"() {
+    "use strict";
+    MAX_ITERATIONS = 500;
+  }
+});
+
+// src/core/config/alerts-schema.ts
+var NOTIFY_ENTRY, WEBHOOK_EVENT_KINDS, ENV_NAME, envName, AlertWebhookSchema, AlertsSchema;
+var init_alerts_schema = __esm({
+  "src/core/config/alerts-schema.ts"() {
+    "use strict";
+    init_zod();
+    init_config_constants();
+    NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+    WEBHOOK_EVENT_KINDS = [
+      "alert",
+      "started",
+      "paused",
+      "resumed",
+      "completed",
+      "agent-switched"
+    ];
+    ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
+    envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
+      description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
+      [EXPECTED]: "the NAME of an environment variable (letters, digits, `_`), never the value itself: keep the value in a secret"
+    });
+    AlertWebhookSchema = external_exports.strictObject({
+      urlEnv: envName("URL (https, or http to 127.0.0.1 for a local receiver)", "AUTOPILOT_ALERT_WEBHOOK_URL"),
+      secretEnv: envName(
+        "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
+        "AUTOPILOT_ALERT_WEBHOOK_SECRET"
+      ),
+      events: external_exports.array(external_exports.enum(WEBHOOK_EVENT_KINDS)).min(1).default(["alert"]).meta({
+        description: "What the webhook carries: `alert` (every alert), and the session's `started`, `paused`, `resumed`, `completed`, and a worker's `agent-switched` (a fallback from a limited agent). Default: alerts only.",
+        [EXPECTED]: `a list of ${WEBHOOK_EVENT_KINDS.map((k2) => `\`${k2}\``).join(", ")}`
+      })
+    }).describe(
+      "An outgoing webhook every alert (and, chosen in `events`, the session's lifecycle) is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
+    );
+    AlertsSchema = external_exports.strictObject({
+      notify: external_exports.array(
+        external_exports.string().regex(NOTIFY_ENTRY).meta({ [EXPECTED]: "a GitHub login (`alice`) or team (`my-org/reviewers`), without `@`" })
+      ).max(10).default([]).meta({
+        description: "Logins (`alice`) and teams (`my-org/reviewers`) mentioned in every alert besides the person who labeled the task ready. Without `@`.",
+        [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
+      }),
+      webhook: AlertWebhookSchema.nullable().default(null).describe(
+        "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its `events` list adds the session's `started`, `paused`, `resumed`, `completed` and a worker's `agent-switched` (default `[alert]`). Its URL and secret come from the controller's environment, never from this file."
+      ),
+      reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
+        "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+      ),
+      approvalTimeoutHours: external_exports.number().positive().max(2160).nullable().default(72).describe(
+        "Hours an approval may wait \u2014 the human gate's approval of a task's pull request, or a proposed plan (the plan gate) \u2014 before it is reported as timed out and handed to a person: one alert that mentions them, and the dashboard line says so. The default, three days, comes after the review reminder (`reviewReminderHours`). null: no timeout."
+      )
+    }).prefault({}).describe(
+      "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
+    );
   }
 });
 
@@ -66008,529 +66533,6 @@ var init_held_secrets = __esm({
     init_presets();
     init_agent_env();
     MODEL_KEYS = new Set(ALL_MODEL_KEYS);
-  }
-});
-
-// src/core/gates/human-gate.ts
-function caseVariants(part) {
-  const lower = part.toLowerCase();
-  const capital = lower[0].toUpperCase() + lower.slice(1);
-  return `(?:${lower}|${capital}|${lower.toUpperCase()})`;
-}
-function identifierWord(parts, suffix = "") {
-  const separator = "[_\\-. ]?";
-  const variants = parts.map(caseVariants);
-  const tail = variants.slice(1).map((variant) => separator + variant).join("");
-  const first = parts[0].toLowerCase();
-  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
-  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
-  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
-  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
-  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
-}
-function regexFind(re) {
-  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
-  return (text4) => {
-    global2.lastIndex = 0;
-    const match = global2.exec(text4);
-    return match ? match[0] : null;
-  };
-}
-function wordRule(name, parts, suffix = "") {
-  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
-}
-function forcedRemovals(text4) {
-  const found = [];
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
-      let recursive2 = false;
-      let force = false;
-      const targets = [];
-      let j2 = i + 1;
-      for (; j2 < words.length; j2++) {
-        const word = words[j2];
-        if (word === "--") continue;
-        if (word === "--recursive") recursive2 = true;
-        else if (word === "--force") force = true;
-        else if (/^-[a-zA-Z]+$/.test(word)) {
-          if (/[rR]/.test(word)) recursive2 = true;
-          if (/f/.test(word)) force = true;
-        } else if (word.startsWith("--")) continue;
-        else targets.push(word.replace(/^["']|["']$/g, ""));
-      }
-      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
-      i = j2;
-    }
-  }
-  return found;
-}
-function removalRule(name, never2, target) {
-  return {
-    name,
-    never: never2,
-    find: (text4) => {
-      const hit = forcedRemovals(text4).find(
-        (removal) => !target || removal.targets.some((t) => target.test(t))
-      );
-      return hit ? hit.match : null;
-    }
-  };
-}
-function forcedPush(text4) {
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j2 = i + 1;
-      let valueMayFollow = false;
-      for (; j2 < words.length; j2++) {
-        const word = words[j2];
-        if (word === "push") break;
-        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
-        else break;
-      }
-      if (words[j2] !== "push") {
-        i = j2 - 1;
-        continue;
-      }
-      for (let k2 = j2 + 1; k2 < words.length; k2++) {
-        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
-          return words.slice(i, k2 + 1).join(" ");
-      }
-      break;
-    }
-  }
-  return null;
-}
-function globBody(glob) {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/";
-        out += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else out += "[^/]*";
-    } else if (c === "?") out += "[^/]";
-    else if (c === "{") {
-      const end = glob.indexOf("}", i);
-      if (end < 0) out += "\\{";
-      else {
-        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
-        i = end;
-      }
-    } else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) out += "\\[";
-      else {
-        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
-        i = end;
-      }
-    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
-  }
-  return out;
-}
-function globToRegExp(glob) {
-  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
-  if (pattern.endsWith("/")) pattern += "**";
-  if (pattern.startsWith("/")) pattern = pattern.slice(1);
-  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
-  return new RegExp(`^${globBody(pattern)}$`);
-}
-function pathRule(glob, never2) {
-  return { name: glob, never: never2, test: pathGlobTest(glob) };
-}
-function pathGlobTest(glob) {
-  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return (path21) => re.test(path21);
-}
-function userPatternRule(source) {
-  const compiled = compileGatePattern(source);
-  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
-  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
-}
-function unquoteGitPath(path21) {
-  const p = path21.trim();
-  if (!p.startsWith('"')) return p;
-  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
-}
-function stripPrefix(path21) {
-  const p = unquoteGitPath(path21).replace(/\t.*$/, "");
-  if (p === "/dev/null") return null;
-  return p.replace(/^[abciow]\//, "");
-}
-function parseUnifiedDiff(diff) {
-  const added = [];
-  const paths = /* @__PURE__ */ new Set();
-  let file2 = "";
-  let oldLeft = 0;
-  let newLeft = 0;
-  let newLine = 0;
-  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
-    if (oldLeft > 0 || newLeft > 0) {
-      const marker = line[0];
-      if (marker === "+") {
-        added.push({ file: file2, line: newLine, text: line.slice(1) });
-        newLine++;
-        newLeft--;
-      } else if (marker === "-") oldLeft--;
-      else if (marker === " " || line === "") {
-        oldLeft--;
-        newLeft--;
-        newLine++;
-      }
-      continue;
-    }
-    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
-    if (git) {
-      const path21 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path21) {
-        file2 = path21;
-        paths.add(path21);
-      }
-      continue;
-    }
-    const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
-    if (header2) {
-      const path21 = stripPrefix(header2[1]);
-      if (path21) {
-        paths.add(path21);
-        if (line.startsWith("+++")) file2 = path21;
-        else if (!file2) file2 = path21;
-      }
-      continue;
-    }
-    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
-    if (rename2) {
-      paths.add(unquoteGitPath(rename2[1]));
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
-    }
-  }
-  return { added, paths: [...paths] };
-}
-function excerpt(text4, max = 120) {
-  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function normalizePath(path21) {
-  return path21.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
-}
-function matchHumanGate(input2, options) {
-  const textRules = [...NEVER_TEXT_RULES];
-  const pathRules = [...NEVER_PATH_RULES];
-  if (options.enabled) {
-    textRules.push(
-      ...DEFAULT_TEXT_RULES,
-      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
-    );
-    pathRules.push(
-      ...DEFAULT_PATH_RULES,
-      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
-    );
-  }
-  const hits = [];
-  const seen = /* @__PURE__ */ new Set();
-  const add = (rule, where, match) => {
-    const key = `${rule.name}\0${where}\0${match}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
-  };
-  for (const command of input2.commands) {
-    for (const rule of textRules) {
-      const found = rule.find(command);
-      if (found) add(rule, "command", excerpt(found));
-    }
-  }
-  const diff = parseUnifiedDiff(input2.diff);
-  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path21 of paths) {
-    for (const rule of pathRules)
-      if (rule.test(path21)) add(rule, "path", path21.length > 200 ? `${path21.slice(0, 199)}\u2026` : path21);
-  }
-  for (const line of diff.added) {
-    for (const rule of textRules) {
-      const found = rule.find(line.text);
-      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
-    }
-  }
-  const ordered = [
-    ...hits.filter((hit) => hit.neverAutoApprove),
-    ...hits.filter((hit) => !hit.neverAutoApprove)
-  ];
-  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
-}
-var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
-var init_human_gate = __esm({
-  "src/core/gates/human-gate.ts"() {
-    "use strict";
-    init_gate_pattern();
-    HUMAN_GATE_MAX_HITS = 50;
-    SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
-    ROOT_TARGET = /^\/\*?$/;
-    HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
-    GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
-      "-C",
-      "-c",
-      "--git-dir",
-      "--work-tree",
-      "--namespace",
-      "--config-env"
-    ]);
-    FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
-    FORCE_REFSPEC = /^\+[\w./-]/;
-    NEVER_TEXT_RULES = [
-      { name: "push --force", never: true, find: forcedPush },
-      removalRule("rm -rf /", true, ROOT_TARGET),
-      removalRule("rm -rf ~", true, HOME_TARGET),
-      { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
-      { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
-      {
-        name: "production deploy",
-        never: true,
-        find: regexFind(
-          /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
-        )
-      },
-      { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
-    ];
-    DEFAULT_TEXT_RULES = [
-      wordRule("deploy", ["deploy"], "s|ed|ing"),
-      { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
-      wordRule("migrate", ["migrate"], "s|d"),
-      { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
-      {
-        name: "publish",
-        never: false,
-        find: regexFind(
-          /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
-        )
-      },
-      removalRule("rm -rf", false),
-      { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
-      {
-        name: "delete from",
-        never: false,
-        // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
-        find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
-      },
-      {
-        name: "terraform apply",
-        never: false,
-        find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
-      },
-      wordRule("production", ["production"]),
-      wordRule("api.*key", ["api", "key"], "s"),
-      wordRule("secret", ["secret"], "s"),
-      wordRule("password", ["password"], "s")
-    ];
-    DEFAULT_HUMAN_GATE_PATTERNS = [
-      ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
-    ];
-    NEVER_AUTO_APPROVE = [
-      ...NEVER_TEXT_RULES.map((rule) => rule.name),
-      ".github/autopilot.{yml,yaml}"
-    ];
-    DEFAULT_HUMAN_GATE_PATHS = [
-      ".github/workflows/**",
-      // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
-      // the repository's secrets and who must review: never merged without a person.
-      ".github/**",
-      "**/migrations/**",
-      "**/db/migrate/**",
-      ".env*",
-      "terraform/**",
-      "*.tf",
-      "*.tfvars",
-      "CODEOWNERS"
-    ];
-    NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
-    DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
-  }
-});
-
-// src/core/gates/secret-leak.ts
-function utf8(value) {
-  return new TextEncoder().encode(value);
-}
-function base643(bytes) {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/=+$/, "");
-}
-function base64Cores(bytes) {
-  const cores = [];
-  for (let offset = 0; offset < 3; offset++) {
-    const padded = new Uint8Array(offset + bytes.length);
-    padded.set(bytes, offset);
-    const start = Math.ceil(8 * offset / 6);
-    const end = Math.floor(8 * (offset + bytes.length) / 6);
-    cores.push(base643(padded).slice(start, end));
-  }
-  return cores;
-}
-function hex3(bytes) {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-function needlesOf(value) {
-  const bytes = utf8(value);
-  const cores = base64Cores(bytes);
-  const needles = [
-    { text: value, form: "plain" },
-    ...cores.map((text4) => ({ text: text4, form: "base64" })),
-    ...cores.map((text4) => ({
-      text: text4.replace(/\+/g, "-").replace(/\//g, "_"),
-      form: "base64url"
-    })),
-    { text: hex3(bytes), form: "hex" },
-    { text: hex3(bytes).toUpperCase(), form: "hex" }
-  ];
-  const seen = /* @__PURE__ */ new Set();
-  return needles.filter((needle) => {
-    if (seen.has(needle.text)) return false;
-    seen.add(needle.text);
-    return true;
-  });
-}
-function percentDecode(text4, form) {
-  const spaced = form ? text4.replace(/\+/g, " ") : text4;
-  return spaced.replace(
-    /%([0-9A-Fa-f]{2})/g,
-    (_, code18) => String.fromCharCode(Number.parseInt(code18, 16))
-  );
-}
-function latin1OfUtf8(value) {
-  let out = "";
-  for (const byte of utf8(value)) out += String.fromCharCode(byte);
-  return out;
-}
-function addedByFile(diff) {
-  const parsed = parseUnifiedDiff(diff);
-  const byPath2 = /* @__PURE__ */ new Map();
-  for (const added of parsed.added) {
-    let file2 = byPath2.get(added.file);
-    if (!file2) {
-      file2 = { path: added.file, lines: [], numbers: [] };
-      byPath2.set(added.file, file2);
-    }
-    file2.lines.push(added.text);
-    file2.numbers.push(added.line);
-  }
-  return { files: [...byPath2.values()], paths: parsed.paths };
-}
-function prepare(secrets) {
-  const byValue = /* @__PURE__ */ new Map();
-  for (const secret of secrets) {
-    if (!secret.value) continue;
-    const names = byValue.get(secret.value) ?? [];
-    if (!names.includes(secret.name)) names.push(secret.name);
-    byValue.set(secret.value, names);
-  }
-  const prepared = [];
-  const tooShort = [];
-  for (const [value, names] of byValue) {
-    const name = names.join(" / ");
-    if (value.length < MIN_SECRET_LENGTH2) tooShort.push(name);
-    else prepared.push({ name, needles: needlesOf(value), decoded: latin1OfUtf8(value), plain: value });
-  }
-  return { prepared, tooShort };
-}
-function findIn(plain, squeezed, decoded, secret) {
-  for (const needle of secret.needles) {
-    const within = needle.form === "base64" || needle.form === "base64url" ? squeezed : plain;
-    const index3 = within.text.indexOf(needle.text);
-    if (index3 >= 0) return { form: needle.form, line: within.lineAt(index3) };
-  }
-  for (const text4 of decoded) {
-    const index3 = text4.text.indexOf(secret.decoded);
-    if (index3 >= 0) return { form: "url-encoded", line: text4.lineAt(index3) };
-  }
-  return null;
-}
-function findSecretLeaks(diff, secrets) {
-  const { prepared, tooShort } = prepare(secrets);
-  const leaks = [];
-  if (prepared.length === 0) return { leaks, tooShort };
-  const { files, paths } = addedByFile(diff);
-  for (const file2 of files) {
-    const plain = new JoinedLines(file2.lines, "\n");
-    const squeezed = new JoinedLines(
-      file2.lines.map((line) => line.replace(/\s+/g, "")),
-      ""
-    );
-    const decoded = [false, true].filter((form) => form ? plain.text.includes("+") : plain.text.includes("%")).map(
-      (form) => new JoinedLines(
-        file2.lines.map((line) => percentDecode(line, form)),
-        "\n"
-      )
-    );
-    for (const secret of prepared) {
-      const found = findIn(plain, squeezed, decoded, secret);
-      if (found)
-        leaks.push({
-          path: file2.path,
-          line: file2.numbers[found.line],
-          secret: secret.name,
-          form: found.form
-        });
-    }
-  }
-  for (const path21 of paths) {
-    const one2 = new JoinedLines([path21], "");
-    const decoded = [new JoinedLines([percentDecode(path21, false)], "")];
-    for (const secret of prepared) {
-      const found = findIn(one2, one2, decoded, secret);
-      if (found) leaks.push({ path: path21, line: null, secret: secret.name, form: found.form });
-    }
-  }
-  return { leaks: leaks.slice(0, MAX_SECRET_LEAKS), tooShort };
-}
-function describeSecretLeak(leak) {
-  const path21 = leak.path.replace(/[`\r\n]/g, "?").slice(0, 200);
-  const where = leak.line === null ? `the path \`${path21}\`` : `\`${path21}\` line ${leak.line}`;
-  const form = leak.form === "plain" ? "" : ` (${leak.form})`;
-  return `${where}: the value of ${leak.secret}${form}`;
-}
-var MIN_SECRET_LENGTH2, MAX_SECRET_LEAKS, JoinedLines;
-var init_secret_leak = __esm({
-  "src/core/gates/secret-leak.ts"() {
-    "use strict";
-    init_human_gate();
-    MIN_SECRET_LENGTH2 = 8;
-    MAX_SECRET_LEAKS = 20;
-    JoinedLines = class {
-      text;
-      starts = [];
-      constructor(lines, separator) {
-        let at = 0;
-        for (const line of lines) {
-          this.starts.push(at);
-          at += line.length + separator.length;
-        }
-        this.text = lines.join(separator);
-      }
-      /** The index (into the lines) of the line holding `index`. */
-      lineAt(index3) {
-        let low = 0;
-        let high = this.starts.length - 1;
-        while (low < high) {
-          const mid = low + high + 1 >> 1;
-          if (this.starts[mid] <= index3) low = mid;
-          else high = mid - 1;
-        }
-        return low;
-      }
-    };
   }
 });
 

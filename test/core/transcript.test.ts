@@ -1,6 +1,7 @@
 /** The agent's transcript as kept: every held secret masked in the forms a CLI may print it, the texts fenced. */
 import { describe, expect, it } from "vitest";
-import { maskSecrets, transcriptSection } from "../../src/core/text/transcript.js";
+import { maskSecrets } from "../../src/core/gates/secret-masking.js";
+import { transcriptSection } from "../../src/core/text/transcript.js";
 
 const KEY = "sk-ant-api03-Zq9vX2mT7wR1aB8c";
 
@@ -14,6 +15,15 @@ describe("the agent's transcript", () => {
     expect(masked).toContain("key=***");
     expect(masked).toContain("url=?k=***");
     expect(masked).toContain("pin=1234");
+  });
+
+  it("masks every form the push guard refuses: hex, and base64 inside a longer stream", () => {
+    const hex = Buffer.from(KEY).toString("hex");
+    const stream = Buffer.from(`user:${KEY}`).toString("base64");
+    const masked = maskSecrets(`h=${hex}\nH=${hex.toUpperCase()}\nauth: Basic ${stream}`, [KEY]);
+    expect(masked.startsWith("h=***\nH=***\n")).toBe(true);
+    // What is left of the stream is only its first characters, which the user name fixes, and the padding.
+    expect(masked.split("auth: Basic ")[1]).toMatch(/^dXNlcj.{0,2}\*\*\*.{0,3}$/);
   });
 
   it("fences the prompt and the output so nothing in them renders or closes the fence", () => {

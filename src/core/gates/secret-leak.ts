@@ -47,7 +47,7 @@ interface SecretLeakResult {
 }
 
 /** Shorter values are not looked for (see the file comment). */
-const MIN_SECRET_LENGTH = 8;
+export const MIN_SECRET_LENGTH = 8;
 
 /** At most this many findings: enough to name every file a person must look at, without a flood. */
 const MAX_SECRET_LEAKS = 20;
@@ -108,6 +108,14 @@ function needlesOf(value: string): Needle[] {
     seen.add(needle.text);
     return true;
   });
+}
+
+/**
+ * Every text form of `value` this file looks for, to mask where it would be found (secret-masking.ts): the
+ * needles, and the URL-encoded form as encodeURIComponent writes it (the search decodes text instead).
+ */
+export function secretForms(value: string): string[] {
+  return [...needlesOf(value).map((needle) => needle.text), encodeURIComponent(value)];
 }
 
 /**

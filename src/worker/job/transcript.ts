@@ -1,11 +1,12 @@
 /**
- * The job's transcript of the agent (src/core/text/transcript.ts renders and masks it): each run's prompt and
+ * The job's transcript of the agent (src/core/text/transcript.ts renders it, src/core/gates/secret-masking.ts masks it): each run's prompt and
  * output appended to a file in the worker's private directory, outside the agent's reach, which the worker
  * workflow keeps as the artifact `autopilot-transcript-<issue>-<attempt>` (the action's `transcript-file`
  * output) and the progress comment links to. Nothing is appended before the secret values are masked.
  */
 import { appendFile, writeFile } from "node:fs/promises";
-import { maskSecrets, transcriptSection } from "../../core/text/transcript.js";
+import { maskSecrets } from "../../core/gates/secret-masking.js";
+import { transcriptSection } from "../../core/text/transcript.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 
 export interface Transcript {
