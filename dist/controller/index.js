@@ -57399,7 +57399,7 @@ var ReviewSchema = external_exports.strictObject({
     "The controller merges only a head the reviewer approved (Autopilot's own review on the pull request at that commit), or one a person with write access approved; every other gate still holds. false: the review is advice, and a reviewer that gives no verdict does not hold the task."
   ),
   maxRounds: external_exports.int().min(1).max(MAX_REVIEW_ROUNDS).default(2).describe(
-    "Reviews that ask for changes a task takes (each sends the work back to the agent with the review); the next one hands the task to a person (needs-human, with the reviewer's words)."
+    "Most reviews of the change in one job: a review that asks for changes before this many sends the work back to the agent with the review; the one that reaches it hands the task to a person (needs-human, with the reviewer's words)."
   )
 }).prefault({}).describe('A reviewer that is not the author (docs/WORKER.md, "The reviewer").');
 

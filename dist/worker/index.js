@@ -38819,7 +38819,7 @@ var init_review_schema = __esm({
         "The controller merges only a head the reviewer approved (Autopilot's own review on the pull request at that commit), or one a person with write access approved; every other gate still holds. false: the review is advice, and a reviewer that gives no verdict does not hold the task."
       ),
       maxRounds: external_exports.int().min(1).max(MAX_REVIEW_ROUNDS).default(2).describe(
-        "Reviews that ask for changes a task takes (each sends the work back to the agent with the review); the next one hands the task to a person (needs-human, with the reviewer's words)."
+        "Most reviews of the change in one job: a review that asks for changes before this many sends the work back to the agent with the review; the one that reaches it hands the task to a person (needs-human, with the reviewer's words)."
       )
     }).prefault({}).describe('A reviewer that is not the author (docs/WORKER.md, "The reviewer").');
   }
@@ -93112,7 +93112,7 @@ ${input2.issue.body}`;
     "",
     REVIEW_RUN_HEADING,
     "",
-    `Review ${input2.round} of at most ${input2.maxRounds} that may ask for changes. You may read files and run the`,
+    `Review ${input2.round} of at most ${input2.maxRounds}. You may read files and run the`,
     "project's tests, but change nothing: whatever you change is discarded, nothing you do is committed or pushed.",
     "",
     "- Approve when the change does what the task asks, correctly, with tests, in the project's style.",
@@ -93197,7 +93197,7 @@ function renderReview(input2) {
   const elsewhere = verdict.comments.filter((c) => !inline.includes(c));
   const said = verdict.verdict === "approve" ? "approves this change" : "asks for changes";
   const body = [
-    `**Autopilot's reviewer** (${input2.reviewer.replace(/[`*_\r\n]/g, "")}) ${said} \u2014 review ${input2.round} of at most ${input2.maxRounds} that may ask for changes. It did not write the change; its words are advice, and the merge gates are the controller's.`,
+    `**Autopilot's reviewer** (${input2.reviewer.replace(/[`*_\r\n]/g, "")}) ${said} \u2014 review ${input2.round} of at most ${input2.maxRounds}. It did not write the change; its words are advice, and the merge gates are the controller's.`,
     ...verdict.summary ? ["", quoteInert(verdict.summary, REVIEW_BOUNDS.summary)] : [],
     ...elsewhere.length ? [
       "",

@@ -34,7 +34,7 @@ export function renderReview(input: {
   const elsewhere = verdict.comments.filter((c) => !inline.includes(c));
   const said = verdict.verdict === "approve" ? "approves this change" : "asks for changes";
   const body = [
-    `**Autopilot's reviewer** (${input.reviewer.replace(/[`*_\r\n]/g, "")}) ${said} — review ${input.round} of at most ${input.maxRounds} that may ask for changes. It did not write the change; its words are advice, and the merge gates are the controller's.`,
+    `**Autopilot's reviewer** (${input.reviewer.replace(/[`*_\r\n]/g, "")}) ${said} — review ${input.round} of at most ${input.maxRounds}. It did not write the change; its words are advice, and the merge gates are the controller's.`,
     ...(verdict.summary ? ["", quoteInert(verdict.summary, REVIEW_BOUNDS.summary)] : []),
     ...(elsewhere.length
       ? [

@@ -38,7 +38,7 @@ export function buildReviewPrompt(input: ReviewPromptInput): string {
     "",
     REVIEW_RUN_HEADING,
     "",
-    `Review ${input.round} of at most ${input.maxRounds} that may ask for changes. You may read files and run the`,
+    `Review ${input.round} of at most ${input.maxRounds}. You may read files and run the`,
     "project's tests, but change nothing: whatever you change is discarded, nothing you do is committed or pushed.",
     "",
     "- Approve when the change does what the task asks, correctly, with tests, in the project's style.",

@@ -32,8 +32,9 @@ export const ReviewSchema = z
       .max(MAX_REVIEW_ROUNDS)
       .default(2)
       .describe(
-        "Reviews that ask for changes a task takes (each sends the work back to the agent with the review); the " +
-          "next one hands the task to a person (needs-human, with the reviewer's words).",
+        "Most reviews of the change in one job: a review that asks for changes before this many sends the work " +
+          "back to the agent with the review; the one that reaches it hands the task to a person (needs-human, " +
+          "with the reviewer's words).",
       ),
   })
   .prefault({})
