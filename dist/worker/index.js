@@ -21841,6 +21841,15 @@ function truncate(text4, max) {
 function formatCount(n) {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
+function formatUsd(usd) {
+  if (usd > 0 && usd < 0.01) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
+}
+function formatTokens(n) {
+  if (n < 1e3) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
+  return `${(n / 1e6).toFixed(1)}M`;
+}
 function proseLines(body) {
   const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
   const out = [];
@@ -91375,7 +91384,8 @@ function createJobContext(inputs, config2, deps) {
     pendingPush: null,
     approvedPlan: null,
     answeredPlan: null,
-    planning: false
+    planning: false,
+    review: { runs: 0, tokens: 0, costUsd: 0 }
   };
   return {
     inputs,
@@ -93284,9 +93294,18 @@ async function runReviewer(ctx, issue3, round) {
   if (await git.restoreConfig()) ctx.warn("the reviewer changed .git/config; it was restored");
   for (const note of await git.recoverBranch(ctx.branch)) ctx.warn(note);
   await git.discardWork();
-  addUsage(ctx, priceRun(run3, reviewer, config2.prices));
+  const priced = priceRun(run3, reviewer, config2.prices);
+  addUsage(ctx, priced);
+  const spent = state.review;
+  spent.runs += 1;
+  spent.tokens += priced.output.usage.input + priced.output.usage.output;
+  spent.costUsd += priced.output.costUsd;
   ctx.checkCancelled();
   return run3;
+}
+function reviewerSpend(ctx) {
+  const { runs, tokens, costUsd } = ctx.state.review;
+  return `${counted(runs, "review")}; the reviewer's share: ${formatTokens(tokens)} tokens, ${formatUsd(costUsd)}`;
 }
 async function toPerson(ctx, pull, reason, quoted) {
   const label2 = ctx.config.labels.needsHuman;
@@ -93297,7 +93316,10 @@ async function toPerson(ctx, pull, reason, quoted) {
     `A person decides now: approve the pull request, or answer here and \`/autopilot retry #${ctx.inputs.issue}\`. The task is labeled \`${label2}\`.`
   ].join("\n");
   await handToPerson(ctx, body, label2, "hand the review to a person");
-  return { kind: "ended", run: await finish(ctx, "needs_human", `reviewer: ${reason}`) };
+  return {
+    kind: "ended",
+    run: await finish(ctx, "needs_human", `reviewer: ${reason} (${reviewerSpend(ctx)})`)
+  };
 }
 async function reviewChange(ctx, issue3, pull, round) {
   const { config: config2, state } = ctx;
@@ -93308,7 +93330,7 @@ async function reviewChange(ctx, issue3, pull, round) {
   if (!parsed.ok) {
     if (config2.review.required) return toPerson(ctx, pull, `it gave no verdict (${parsed.error})`, "");
     ctx.warn(`${parsed.error}; the review is advice (review.required is false): the pull request is ready`);
-    return { kind: "ready", note: "the reviewer gave no verdict" };
+    return { kind: "ready", note: `the reviewer gave no verdict (${reviewerSpend(ctx)})` };
   }
   const verdict = parsed.verdict;
   const head = state.result.headSha ?? await ctx.deps.git.headSha();
@@ -93322,13 +93344,22 @@ async function reviewChange(ctx, issue3, pull, round) {
   });
   await ctx.deps.github.postReview(pull.number, { commitId: head, ...posted });
   ctx.log.info(`reviewer ${reviewer}: ${verdict.verdict} (${verdict.comments.length} line comments)`);
-  if (verdict.verdict === "approve") return { kind: "ready", note: "the reviewer approved it" };
+  if (verdict.verdict === "approve")
+    return { kind: "ready", note: `the reviewer approved it (${reviewerSpend(ctx)})` };
+  const quoted = verdict.summary ? quoteInert(verdict.summary, 2e3) : "";
   if (round >= config2.review.maxRounds)
     return toPerson(
       ctx,
       pull,
       `it asked for changes in ${round} review${round > 1 ? "s" : ""}, the most \`review.maxRounds\` allows`,
-      verdict.summary ? quoteInert(verdict.summary, 2e3) : ""
+      quoted
+    );
+  if (state.result.iterations >= config2.maxIterations)
+    return toPerson(
+      ctx,
+      pull,
+      `it asked for changes after the last iteration (\`maxIterations\` ${config2.maxIterations})`,
+      quoted
     );
   const createdAt = new Date(ctx.now()).toISOString();
   return {
@@ -93358,6 +93389,8 @@ var init_review = __esm({
     init_review_body();
     init_review_verdict();
     init_config();
+    init_markdown();
+    init_plural();
     init_sanitize();
     init_agent_cost();
     init_ending();

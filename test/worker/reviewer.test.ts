@@ -44,7 +44,9 @@ describe("the reviewer", () => {
     const run = await runWorker(h.inputs, withReviewer(), h.deps);
 
     expect(run.result.result).toBe("complete");
-    expect(run.result.reason).toMatch(/the reviewer approved it/);
+    expect(run.result.reason).toMatch(
+      /the reviewer approved it \(2 reviews; the reviewer's share: 220 tokens, \$0\.02/,
+    );
     const [, review1, author2, review2] = h.agent.requests;
     expect(review1!.prompt).toContain(REVIEW_RUN_HEADING);
     expect(review1!.agent.preset).toBe("codex");
@@ -86,6 +88,14 @@ describe("the reviewer", () => {
     expect(h.github.labels.get(7)).toContain("autopilot:needs-human");
     expect(h.github.comments.some((c) => c.body.includes("> Round up, not down."))).toBe(true);
     expect(h.github.calls.some((c) => c.startsWith("labelForReview"))).toBe(false);
+  });
+
+  it("hands the task to a person when the author has no iteration left for the change", async () => {
+    const h = await harness([{ message: COMPLETE }, { message: CHANGES }]);
+    const run = await runWorker(h.inputs, { ...withReviewer(), maxIterations: 1 }, h.deps);
+    expect(run.result.result).toBe("needs_human");
+    expect(run.result.reason).toMatch(/after the last iteration \(`maxIterations` 1\)/);
+    expect(h.agent.requests).toHaveLength(2);
   });
 
   it("without a verdict: a person decides when the review is required, else the PR is ready with a warning", async () => {

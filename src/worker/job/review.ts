@@ -12,6 +12,8 @@ import { buildReviewPrompt } from "../../core/agent/review-prompt.js";
 import { REVIEWER_AUTHOR, reviewForAuthor, renderReview } from "../../core/agent/review-body.js";
 import { parseReviewVerdict, type ReviewVerdict } from "../../core/agent/review-verdict.js";
 import { agentLabel } from "../../core/config/index.js";
+import { formatTokens, formatUsd } from "../../core/text/markdown.js";
+import { counted } from "../../core/text/plural.js";
 import { quoteInert } from "../../core/text/sanitize.js";
 import type { ReviewFeedback, WorkerIssue, WorkerPull } from "../../github/worker-github-data.js";
 import type { WorkerRun } from "../worker-deps.js";
@@ -82,9 +84,20 @@ async function runReviewer(ctx: JobContext, issue: WorkerIssue, round: number): 
   if (await git.restoreConfig()) ctx.warn("the reviewer changed .git/config; it was restored");
   for (const note of await git.recoverBranch(ctx.branch)) ctx.warn(note);
   await git.discardWork();
-  addUsage(ctx, priceRun(run, reviewer, config.prices));
+  const priced = priceRun(run, reviewer, config.prices);
+  addUsage(ctx, priced);
+  const spent = state.review;
+  spent.runs += 1;
+  spent.tokens += priced.output.usage.input + priced.output.usage.output;
+  spent.costUsd += priced.output.costUsd;
   ctx.checkCancelled();
   return run;
+}
+
+/** The reviewer's share of the task's spend in this job, for the job's reason (the totals already count it). */
+function reviewerSpend(ctx: JobContext): string {
+  const { runs, tokens, costUsd } = ctx.state.review;
+  return `${counted(runs, "review")}; the reviewer's share: ${formatTokens(tokens)} tokens, ${formatUsd(costUsd)}`;
 }
 
 /** The task handed to a person, with the reason on the issue (the review itself is on the pull request). */
@@ -102,7 +115,10 @@ async function toPerson(
     `A person decides now: approve the pull request, or answer here and \`/autopilot retry #${ctx.inputs.issue}\`. The task is labeled \`${label}\`.`,
   ].join("\n");
   await handToPerson(ctx, body, label, "hand the review to a person");
-  return { kind: "ended", run: await finish(ctx, "needs_human", `reviewer: ${reason}`) };
+  return {
+    kind: "ended",
+    run: await finish(ctx, "needs_human", `reviewer: ${reason} (${reviewerSpend(ctx)})`),
+  };
 }
 
 /**
@@ -123,7 +139,7 @@ export async function reviewChange(
   if (!parsed.ok) {
     if (config.review.required) return toPerson(ctx, pull, `it gave no verdict (${parsed.error})`, "");
     ctx.warn(`${parsed.error}; the review is advice (review.required is false): the pull request is ready`);
-    return { kind: "ready", note: "the reviewer gave no verdict" };
+    return { kind: "ready", note: `the reviewer gave no verdict (${reviewerSpend(ctx)})` };
   }
   const verdict: ReviewVerdict = parsed.verdict;
   const head = state.result.headSha ?? (await ctx.deps.git.headSha());
@@ -137,13 +153,23 @@ export async function reviewChange(
   });
   await ctx.deps.github.postReview(pull.number, { commitId: head, ...posted });
   ctx.log.info(`reviewer ${reviewer}: ${verdict.verdict} (${verdict.comments.length} line comments)`);
-  if (verdict.verdict === "approve") return { kind: "ready", note: "the reviewer approved it" };
+  if (verdict.verdict === "approve")
+    return { kind: "ready", note: `the reviewer approved it (${reviewerSpend(ctx)})` };
+  const quoted = verdict.summary ? quoteInert(verdict.summary, 2_000) : "";
   if (round >= config.review.maxRounds)
     return toPerson(
       ctx,
       pull,
       `it asked for changes in ${round} review${round > 1 ? "s" : ""}, the most \`review.maxRounds\` allows`,
-      verdict.summary ? quoteInert(verdict.summary, 2_000) : "",
+      quoted,
+    );
+  // The author has no iteration left to make the change in (`maxIterations`).
+  if (state.result.iterations >= config.maxIterations)
+    return toPerson(
+      ctx,
+      pull,
+      `it asked for changes after the last iteration (\`maxIterations\` ${config.maxIterations})`,
+      quoted,
     );
   const createdAt = new Date(ctx.now()).toISOString();
   return {
