@@ -48,20 +48,27 @@ const review = (comments: { path: string; line: number; body: string; side?: "LE
   app.pulls.createReview({ owner, repo, pull_number: pr, event: "COMMENT", body: "r", comments });
 
 describe("review line comments", { timeout: 60_000 }, () => {
-  it("are taken on the diff's added and context lines", async () => {
+  it("are taken on the diff's added and context lines, and on the old side's deleted ones", async () => {
     await review([
       { path: "a.txt", line: 8, body: "changed line" },
       { path: "a.txt", line: 5, body: "context line" },
+      { path: "a.txt", line: 8, body: "the line as it was", side: "LEFT" },
     ]);
     const listed = await app.pulls.listReviewComments({ owner, repo, pull_number: pr });
     expect(listed.data.map((c) => [c.path, c.line])).toEqual([
       ["a.txt", 8],
       ["a.txt", 5],
+      ["a.txt", 8],
     ]);
   });
 
   it("refuse the whole review for a line outside every hunk or a path the diff does not touch", async () => {
     const before = (await app.pulls.listReviews({ owner, repo, pull_number: pr })).data.length;
+    await expect(
+      review([{ path: "a.txt", line: 9, body: "past the end", side: "LEFT" }]),
+    ).rejects.toMatchObject({
+      status: 422,
+    });
     await expect(review([{ path: "a.txt", line: 1, body: "far away" }])).rejects.toMatchObject({
       status: 422,
       message: expect.stringContaining("Pull request review thread line must be part of the diff"),

@@ -7,17 +7,28 @@
  * the whole review, with nothing created.
  */
 
-/** The new-side line numbers a file's patch shows (added and context lines of its hunks). */
-function rightLines(patch: string): Set<number> {
-  const lines = new Set<number>();
-  let next = -1;
+/**
+ * The line numbers a file's patch shows on each side: RIGHT, the new file's (added and context lines); LEFT, the
+ * old file's (deleted and context lines).
+ */
+function sideLines(patch: string): { RIGHT: Set<number>; LEFT: Set<number> } {
+  const sides = { RIGHT: new Set<number>(), LEFT: new Set<number>() };
+  let left = -1;
+  let right = -1;
   for (const line of patch.split("\n")) {
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    if (hunk) next = Number(hunk[1]);
-    else if (next < 0) continue;
-    else if (line.startsWith("+") || line.startsWith(" ")) lines.add(next++);
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) {
+      left = Number(hunk[1]);
+      right = Number(hunk[2]);
+    } else if (right < 0) continue;
+    else if (line.startsWith("+")) sides.RIGHT.add(right++);
+    else if (line.startsWith("-")) sides.LEFT.add(left++);
+    else if (line.startsWith(" ")) {
+      sides.RIGHT.add(right++);
+      sides.LEFT.add(left++);
+    }
   }
-  return lines;
+  return sides;
 }
 
 /** GitHub's refusal of the first comment not on the diff, or null when every one is. */
@@ -29,8 +40,8 @@ export function reviewLineRefusal(
     const file = files.find((f) => f.filename === comment.path);
     if (!file) return "Path could not be resolved";
     if (comment.line === undefined) continue;
-    const onRight = comment.side === undefined || comment.side === "RIGHT";
-    if (!onRight || !rightLines(file.patch ?? "").has(comment.line))
+    const side = comment.side === "LEFT" ? "LEFT" : "RIGHT";
+    if (!sideLines(file.patch ?? "")[side].has(comment.line))
       return "Pull request review thread line must be part of the diff";
   }
   return null;
