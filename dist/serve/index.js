@@ -77771,6 +77771,8 @@ var TaskRecordSchema = external_exports.object({
   tokensIn: external_exports.number().nonnegative().default(0),
   tokensOut: external_exports.number().nonnegative().default(0),
   costUsd: external_exports.number().nonnegative().default(0),
+  /** The reviewer's share of `costUsd` (`review`), across the task's jobs. */
+  reviewUsd: external_exports.number().nonnegative().optional(),
   startedAt: isoTime.optional(),
   /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
   gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
@@ -77886,6 +77888,8 @@ var HistoryEntrySchema = external_exports.object({
   tokens: external_exports.number().nonnegative().default(0),
   costUsd: external_exports.number().nonnegative().default(0),
   attempts: count.default(0),
+  /** The reviewer's share of `costUsd`, when the task was reviewed. */
+  reviewUsd: external_exports.number().nonnegative().optional(),
   pr: external_exports.number().int().positive().optional(),
   /** The task's first dispatch: the session report's time for it runs from here to `at`. */
   startedAt: isoTime.optional()
@@ -78276,6 +78280,12 @@ var WorkerResultSchema = external_exports.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: external_exports.string().optional(),
   humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+  /** The reviewer's runs in this job (`review`) and their share of `tokens` and `costUsd`. */
+  review: external_exports.object({
+    runs: external_exports.number().int().positive(),
+    tokens: external_exports.number().nonnegative(),
+    costUsd: external_exports.number().nonnegative()
+  }).optional(),
   /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
   plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
@@ -78644,7 +78654,7 @@ function cut2(markdown, max) {
 }
 function historyLine(h) {
   const what = h.outcome === "done" ? h.pr ? `merged PR #${h.pr}` : "done" : h.outcome === "skipped" ? "skipped" : "closed";
-  return `#${h.issue} ${escapeInline(h.title, 60)} \u2014 ${what} ${formatTime(h.at)}` + (h.iterations ? ` \xB7 ${counted(h.iterations, "iteration")}` : "") + (h.tokens ? ` \xB7 ${formatTokens(h.tokens)} tokens` : "") + (h.costUsd ? ` \xB7 ${formatUsd(h.costUsd)}` : "");
+  return `#${h.issue} ${escapeInline(h.title, 60)} \u2014 ${what} ${formatTime(h.at)}` + (h.iterations ? ` \xB7 ${counted(h.iterations, "iteration")}` : "") + (h.tokens ? ` \xB7 ${formatTokens(h.tokens)} tokens` : "") + (h.costUsd ? ` \xB7 ${formatUsd(h.costUsd)}` : "") + (h.reviewUsd ? ` (the reviewer's share ${formatUsd(h.reviewUsd)})` : "");
 }
 function renderHistoryComment(entries) {
   return ["**Autopilot history**", "", ...entries.map((h) => `- ${historyLine(h)}`)].join("\n");
@@ -79875,6 +79885,7 @@ function retire(ctx, n, outcome, pr) {
     tokens: record2.tokensIn + record2.tokensOut,
     costUsd: record2.costUsd,
     attempts: record2.attempt,
+    ...record2.reviewUsd ? { reviewUsd: record2.reviewUsd } : {},
     ...pr ? { pr } : {},
     ...record2.startedAt ? { startedAt: record2.startedAt } : {}
   });
@@ -82324,6 +82335,7 @@ function accountResult(record2, result) {
   record2.tokensIn = taskTotal(record2.tokensIn, result.tokens.input);
   record2.tokensOut = taskTotal(record2.tokensOut, result.tokens.output);
   record2.costUsd = round4(taskTotal(record2.costUsd, result.costUsd));
+  if (result.review) record2.reviewUsd = round4((record2.reviewUsd ?? 0) + result.review.costUsd);
 }
 function taskTotal(recorded, reported) {
   return reported >= recorded ? reported : recorded + reported;

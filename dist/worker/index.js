@@ -45537,6 +45537,12 @@ var init_worker_result = __esm({
       /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
       resumeAt: external_exports.string().optional(),
       humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+      /** The reviewer's runs in this job (`review`) and their share of `tokens` and `costUsd`. */
+      review: external_exports.object({
+        runs: external_exports.number().int().positive(),
+        tokens: external_exports.number().nonnegative(),
+        costUsd: external_exports.number().nonnegative()
+      }).optional(),
       /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
       plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/) }).optional(),
       /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
@@ -89386,6 +89392,8 @@ var init_dashboard_state = __esm({
       tokensIn: external_exports.number().nonnegative().default(0),
       tokensOut: external_exports.number().nonnegative().default(0),
       costUsd: external_exports.number().nonnegative().default(0),
+      /** The reviewer's share of `costUsd` (`review`), across the task's jobs. */
+      reviewUsd: external_exports.number().nonnegative().optional(),
       startedAt: isoTime.optional(),
       /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
       gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
@@ -89501,6 +89509,8 @@ var init_dashboard_state = __esm({
       tokens: external_exports.number().nonnegative().default(0),
       costUsd: external_exports.number().nonnegative().default(0),
       attempts: count.default(0),
+      /** The reviewer's share of `costUsd`, when the task was reviewed. */
+      reviewUsd: external_exports.number().nonnegative().optional(),
       pr: external_exports.number().int().positive().optional(),
       /** The task's first dispatch: the session report's time for it runs from here to `at`. */
       startedAt: isoTime.optional()
@@ -93300,6 +93310,7 @@ async function runReviewer(ctx, issue3, round) {
   spent.runs += 1;
   spent.tokens += priced.output.usage.input + priced.output.usage.output;
   spent.costUsd += priced.output.costUsd;
+  state.result.review = { ...spent, costUsd: Math.round(spent.costUsd * 1e6) / 1e6 };
   ctx.checkCancelled();
   return run3;
 }

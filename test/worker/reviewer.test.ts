@@ -75,6 +75,7 @@ describe("the reviewer", () => {
     // Read-only: what the reviewer did is discarded after each of its runs, and its spend counts.
     expect(h.git.calls.filter((c) => c === "discardWork")).toHaveLength(2);
     expect(run.result.costUsd).toBeCloseTo(0.04);
+    expect(run.result.review).toEqual({ runs: 2, tokens: 220, costUsd: 0.02 });
   });
 
   it("hands the task to a person once the reviews asking for changes reach maxRounds", async () => {

@@ -90,6 +90,7 @@ async function runReviewer(ctx: JobContext, issue: WorkerIssue, round: number): 
   spent.runs += 1;
   spent.tokens += priced.output.usage.input + priced.output.usage.output;
   spent.costUsd += priced.output.costUsd;
+  state.result.review = { ...spent, costUsd: Math.round(spent.costUsd * 1e6) / 1e6 };
   ctx.checkCancelled();
   return run;
 }
