@@ -64843,7 +64843,8 @@ ${report}${history}`;
       issue: tracking?.number ?? null,
       title: TRACKING_ISSUE_TITLE,
       body: renderDashboard(state, view, ctx.now),
-      expectedRevision: tracking && previous3 ? previous3.revision : null
+      expectedRevision: tracking && previous3 ? previous3.revision : null,
+      ...tracking ? { readBody: tracking.body } : {}
     });
     note(
       ctx,
@@ -67594,6 +67595,15 @@ ${effect.body}`;
         status: "conflict",
         issue: number4,
         detail: `tracking issue #${number4} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`
+      };
+    }
+    if (effect.readBody !== void 0 && (current.body ?? "") !== effect.readBody) {
+      ctx.rememberTracking(number4);
+      return {
+        effect,
+        status: "conflict",
+        issue: number4,
+        detail: `tracking issue #${number4} was edited since it was read (revision ${revision ?? "none"})`
       };
     }
     if ((current.body ?? "") === body && current.title === effect.title) {
