@@ -56335,11 +56335,11 @@ var claudeCode = definePreset({
       }
     }
     if (!result) {
-      const plain2 = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
+      const plain = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
       return {
-        finalMessage: lastAssistantText || lastLines(plain2, 5),
+        finalMessage: lastAssistantText || lastLines(plain, 5),
         isError: exitCode !== 0,
-        errorText: exitCode === 0 ? "" : [lastLines(plain2, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
+        errorText: exitCode === 0 ? "" : [lastLines(plain, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
         usage: { input: 0, output: 0 },
         costUsd: 0,
         commands: commands2
@@ -58954,6 +58954,16 @@ var WorkerResultSchema = external_exports.object({
   networkAccess: external_exports.string().max(300).optional(),
   /** Hosts the egress proxy refused, most refused first: what the maintainer may add to `network.allow`. */
   refusedHosts: external_exports.array(external_exports.object({ host: external_exports.string().max(300), count: external_exports.number().int().positive() })).max(20).optional(),
+  /**
+   * The agent in use when the worker last wrote (its preset, and its model in parentheses when set), and why it
+   * is not the primary: "claude is rate limited: backoff 3 of 3", with the agent it left. The dashboard's
+   * Running table and the `agent-switched` webhook event read it (src/core/reconcile/runs/agent-switches.ts).
+   */
+  agent: external_exports.object({
+    name: external_exports.string().min(1).max(120),
+    fallback: external_exports.string().max(300).nullable(),
+    from: external_exports.string().max(60).nullable()
+  }).optional(),
   startedAt: external_exports.string(),
   updatedAt: external_exports.string()
 });
@@ -64355,13 +64365,7 @@ function pickExtreme(a, b, better) {
 function slotAgent(ctx, n, current) {
   const reported = current ? ctx.snapshot.workerAgents?.[n] : void 0;
   if (!reported) return {};
-  if (reported.fallback) return { agent: reported.agent, fallback: reported.fallback };
-  const primary = agentLabel(ctx.config.agents.primary);
-  const onFallback = ctx.state.tasks[n]?.bestOf === void 0 && reported.agent !== primary;
-  return {
-    agent: reported.agent,
-    fallback: onFallback ? `not on ${primary}; the reason is no longer in the worker's report` : null
-  };
+  return { agent: reported.name, fallback: reported.fallback };
 }
 function noteAgentSwitches(ctx) {
   for (const [key, reported] of Object.entries(ctx.snapshot.workerAgents ?? {})) {
@@ -64370,20 +64374,20 @@ function noteAgentSwitches(ctx) {
     const result = ctx.results.get(n);
     if (!record2 || !result || result.dispatchId !== record2.dispatchId) continue;
     if (!reported.fallback || !reported.from) continue;
-    const id = `${n}-agent-switched-a${record2.attempt}-${reported.from}-${reported.agent}`.slice(0, 200);
+    const id = `${n}-agent-switched-a${record2.attempt}-${reported.from}-${reported.name}`.slice(0, 200);
     if (record2.agentSwitch === id) continue;
     taskRecord(ctx, n).agentSwitch = id;
     ctx.events.push({
       key: id,
       kind: "agent-switched",
       issue: n,
-      headline: `#${n} switched from ${reported.from} to ${reported.agent}`,
+      headline: `#${n} switched from ${reported.from} to ${reported.name}`,
       actor: "autopilot",
       from: reported.from,
-      to: reported.agent,
+      to: reported.name,
       reason: reported.fallback
     });
-    note(ctx, `#${n}: the worker switched from ${reported.from} to ${reported.agent} (${reported.fallback})`);
+    note(ctx, `#${n}: the worker switched from ${reported.from} to ${reported.name} (${reported.fallback})`);
   }
 }
 
@@ -64903,7 +64907,8 @@ ${report}${history}`;
       issue: tracking?.number ?? null,
       title: TRACKING_ISSUE_TITLE,
       body: renderDashboard(state, view, ctx.now),
-      expectedRevision: tracking && previous3 ? previous3.revision : null
+      expectedRevision: tracking && previous3 ? previous3.revision : null,
+      ...tracking ? { readBody: tracking.body } : {}
     });
     note(
       ctx,
@@ -66337,32 +66342,6 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
-// src/core/tasks/worker-agent.ts
-var AGENT_ROW = /^\| Agent \| ([^|\n]{1,120}) \|$/m;
-var SWITCHED = /^> ⚠️ (\S{1,60}) is (rate limited|at its usage limit|overloaded); switching to (\S{1,60}) \((.{0,200})\)$/;
-var RETURNED = /^> ⚠️ \S{1,60}'s limit has lifted; back to it from \S{1,60} \(recoverPrimary\)$/;
-function plain(text4) {
-  return text4.replace(/\\\|/g, "|").replace(/@\u200b/g, "@").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-}
-function readWorkerAgent(body) {
-  const agent = plain(AGENT_ROW.exec(body)?.[1]?.trim() ?? "");
-  if (!agent || agent === "none") return null;
-  let fallback = null;
-  let from = null;
-  for (const line of body.split("\n")) {
-    const switched = SWITCHED.exec(line);
-    if (switched) {
-      from = switched[1];
-      fallback = plain(`${from} is ${switched[2]}: ${switched[4]}`);
-      if (!agent.startsWith(switched[3])) fallback = null;
-    } else if (RETURNED.test(line)) {
-      fallback = null;
-      from = null;
-    }
-  }
-  return { agent, fallback, from: fallback ? from : null };
-}
-
 // src/github/snapshot/snapshot-nodes.ts
 function byApp(author, viewerDidAuthor, appId) {
   if (viewerDidAuthor === true) return true;
@@ -66471,7 +66450,7 @@ function latestWorkerResults(comments, log) {
     if (!result || result.issue !== c.issue) continue;
     const previous3 = best.get(result.issue)?.result;
     if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
-      best.set(result.issue, { result, nodeId: c.nodeId, body: c.body });
+      best.set(result.issue, { result, nodeId: c.nodeId });
     }
   }
   const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
@@ -66482,7 +66461,7 @@ function latestWorkerResults(comments, log) {
     ),
     agents: Object.fromEntries(
       chosen.flatMap((c) => {
-        const agent = readWorkerAgent(c.body);
+        const agent = c.result.agent;
         return agent ? [[c.result.issue, agent]] : [];
       })
     )
@@ -67680,6 +67659,15 @@ ${effect.body}`;
         status: "conflict",
         issue: number4,
         detail: `tracking issue #${number4} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`
+      };
+    }
+    if (effect.readBody !== void 0 && (current.body ?? "") !== effect.readBody) {
+      ctx.rememberTracking(number4);
+      return {
+        effect,
+        status: "conflict",
+        issue: number4,
+        detail: `tracking issue #${number4} was edited since it was read (revision ${revision ?? "none"})`
       };
     }
     if ((current.body ?? "") === body && current.title === effect.title) {

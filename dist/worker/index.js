@@ -45551,6 +45551,16 @@ var init_worker_result = __esm({
       networkAccess: external_exports.string().max(300).optional(),
       /** Hosts the egress proxy refused, most refused first: what the maintainer may add to `network.allow`. */
       refusedHosts: external_exports.array(external_exports.object({ host: external_exports.string().max(300), count: external_exports.number().int().positive() })).max(20).optional(),
+      /**
+       * The agent in use when the worker last wrote (its preset, and its model in parentheses when set), and why it
+       * is not the primary: "claude is rate limited: backoff 3 of 3", with the agent it left. The dashboard's
+       * Running table and the `agent-switched` webhook event read it (src/core/reconcile/runs/agent-switches.ts).
+       */
+      agent: external_exports.object({
+        name: external_exports.string().min(1).max(120),
+        fallback: external_exports.string().max(300).nullable(),
+        from: external_exports.string().max(60).nullable()
+      }).optional(),
       startedAt: external_exports.string(),
       updatedAt: external_exports.string()
     });
@@ -91390,6 +91400,7 @@ function createJobContext(inputs, config2, deps) {
     sessionLeft: null,
     agentIndex: 0,
     primaryLimitedUntil: null,
+    agentFallback: null,
     knownHead: null,
     pendingPush: null,
     approvedPlan: null,
@@ -91660,8 +91671,20 @@ function noteRefusedHosts(ctx) {
   const refused = ctx.deps.network?.refused() ?? [];
   if (refused.length) ctx.state.result.refusedHosts = refused.slice(0, 20);
 }
+function noteAgent(ctx) {
+  const agent = ctx.agents[ctx.state.agentIndex];
+  const fallback = ctx.state.agentFallback;
+  if (!agent) delete ctx.state.result.agent;
+  else
+    ctx.state.result.agent = {
+      name: agentLabel(agent).slice(0, 120),
+      fallback: fallback?.reason.slice(0, 300) ?? null,
+      from: fallback?.from.slice(0, 60) ?? null
+    };
+}
 function progressBody(ctx) {
   noteRefusedHosts(ctx);
+  noteAgent(ctx);
   const agent = ctx.agents[ctx.state.agentIndex];
   return renderProgressComment({
     result: ctx.state.result,
@@ -91852,6 +91875,7 @@ function recoverPrimary(ctx, loop) {
   ctx.warn(`${ctx.agents[0].preset}'s limit has lifted; back to it from ${from.preset} (recoverPrimary)`);
   state.agentIndex = 0;
   state.primaryLimitedUntil = null;
+  state.agentFallback = null;
   loop.rateAttempt = ctx.config.rateLimit.retries;
 }
 async function prompt(ctx, turn) {
@@ -91989,6 +92013,10 @@ async function agentError(ctx, run3, signal, agent, loop) {
         config2.rateLimit.maxWaitMs
       );
     state.agentIndex = decision.next;
+    state.agentFallback = {
+      reason: `${agent.preset} is ${LIMIT_WORDS2[errorKind.kind]}: ${decision.reason}`,
+      from: agent.preset
+    };
     loop.rateAttempt = 0;
     return "retry";
   }

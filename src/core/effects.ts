@@ -95,6 +95,11 @@ export type Effect =
       title: string;
       body: string;
       expectedRevision: number | null;
+      /**
+       * The body this decision was made on. A person's edit since keeps the revision (a ticked box saves the
+       * whole body with the state in it), so the re-read compares the text too and refuses when it changed.
+       */
+      readBody?: string;
     }
   | { type: "pinIssue"; issue: number };
 

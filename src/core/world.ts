@@ -3,8 +3,7 @@
  * consumed by the pure decisions in src/core. Everything here is derived from GitHub; nothing is invented.
  */
 import type { PullDiff } from "./gates/diff-gate.js";
-import type { WorkerResult } from "./tasks/worker-result.js";
-import type { WorkerAgent } from "./tasks/worker-agent.js";
+import type { WorkerAgent, WorkerResult } from "./tasks/worker-result.js";
 import type { TextEdit } from "./tasks/task-text.js";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
@@ -208,7 +207,7 @@ export interface WorldSnapshot {
    * dashboard state so the comment is found again however many comments follow it.
    */
   resultComments?: Record<number, string>;
-  /** The agent each task's latest worker reports in that comment, and why it fell back (tasks/worker-agent.ts). */
+  /** The agent each task's latest worker reports in that comment, and why it fell back (its result marker's `agent`: tasks/worker-result.ts). */
   workerAgents?: Record<number, WorkerAgent>;
   /** Repository permission per login, for every login that appears as a command author, label actor or reviewer. */
   permissions: Record<string, Permission>;

@@ -52,6 +52,33 @@ describe("the tracking issue", () => {
     expect(report.outcomes.map((o) => o.status)).toEqual(["conflict", "deferred"]);
   });
 
+  it("is not written over a person's edit since the snapshot that kept the revision (a box ticked on the page)", async () => {
+    const read = stateBody(3);
+    const ticked = read.replace(
+      "<!-- autopilot:state",
+      "- [x] <!-- autopilot:session-pause --> pause\n<!-- autopilot:state",
+    );
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: read }) });
+    const scope = nock(API).get(`${R}/issues/1`).reply(200, restIssue(1, ticked));
+    const report = await gw.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: 1,
+        title: "Autopilot dashboard",
+        body: stateBody(4),
+        expectedRevision: 3,
+        readBody: read,
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(ticked).not.toBe(read);
+    expect(report.conflict).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({
+      status: "conflict",
+      detail: expect.stringContaining("edited since"),
+    });
+  });
+
   it("is created when none exists, found first by its marker so a second controller does not create another", async () => {
     const gw = await withSnapshot({});
     const created = nock(API)

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
+import { parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 import { runWorker } from "../../src/worker/job/job.js";
 import { config, harness, type ScriptedRun } from "./fakes.js";
 
@@ -15,6 +16,12 @@ const OBJECTIVE =
   "covered by test/greet.test.js</promise>";
 const NOTHING = "Made some progress; more to do.";
 const MINUTE = 60_000;
+
+/** The agent the worker's result marker on the issue names at the end (what the controller reads). */
+function reportedAgent(h: Awaited<ReturnType<typeof harness>>) {
+  const marker = h.github.comments.map((c) => parseWorkerResult(c.body)).find((r) => r !== null);
+  return marker?.agent;
+}
 
 const codex = { preset: "codex", model: null, args: [], env: [], command: null };
 
@@ -43,6 +50,7 @@ describe("recoverPrimary: back to the primary agent within the job", () => {
     expect(h.agent.requests.map((r) => r.agent.preset)).toEqual(["claude-code", "codex", "claude-code"]);
     expect(run.result.result).toBe("complete");
     expect(run.warnings.join("\n")).toContain("claude-code's limit has lifted; back to it from codex");
+    expect(reportedAgent(h)).toEqual({ name: "claude-code", fallback: null, from: null });
   });
 
   it("before the limit lifts the fallback keeps the task", async () => {
@@ -55,6 +63,11 @@ describe("recoverPrimary: back to the primary agent within the job", () => {
 
     expect(h.agent.requests.map((r) => r.agent.preset)).toEqual(["claude-code", "codex", "codex"]);
     expect(run.result.result).toBe("complete");
+    expect(reportedAgent(h)).toEqual({
+      name: "codex",
+      fallback: expect.stringMatching(/^claude-code is rate limited: /),
+      from: "claude-code",
+    });
   });
 
   it("with recoverPrimary false the fallback keeps the task for the rest of the job", async () => {

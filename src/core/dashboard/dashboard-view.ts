@@ -18,7 +18,7 @@ export interface SlotLine extends TaskLine {
   phase: "dispatched" | "queued" | "running" | "cancelling";
   /** The job is a candidate of a best-of round: which, of how many, and its agent. */
   candidate?: string | null;
-  /** The agent the worker reports using (src/core/tasks/worker-agent.ts), and why it is not the primary. */
+  /** The agent the worker reports using (its result marker: src/core/tasks/worker-result.ts), and why it is not the primary. */
   agent?: string | null;
   fallback?: string | null;
 }

@@ -132,6 +132,7 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
       title: TRACKING_ISSUE_TITLE,
       body: renderDashboard(state, view, ctx.now),
       expectedRevision: tracking && previous ? previous.revision : null,
+      ...(tracking ? { readBody: tracking.body } : {}),
     });
     note(
       ctx,

@@ -73,10 +73,24 @@ export const WorkerResultSchema = z.object({
     .array(z.object({ host: z.string().max(300), count: z.number().int().positive() }))
     .max(20)
     .optional(),
+  /**
+   * The agent in use when the worker last wrote (its preset, and its model in parentheses when set), and why it
+   * is not the primary: "claude is rate limited: backoff 3 of 3", with the agent it left. The dashboard's
+   * Running table and the `agent-switched` webhook event read it (src/core/reconcile/runs/agent-switches.ts).
+   */
+  agent: z
+    .object({
+      name: z.string().min(1).max(120),
+      fallback: z.string().max(300).nullable(),
+      from: z.string().max(60).nullable(),
+    })
+    .optional(),
   startedAt: z.string(),
   updatedAt: z.string(),
 });
 export type WorkerResult = z.infer<typeof WorkerResultSchema>;
+/** The agent a worker reports it runs, and why it fell back (the result's `agent`). */
+export type WorkerAgent = NonNullable<WorkerResult["agent"]>;
 
 /** What an agent run without isolation (`isolation: none`) can reach, in one line (job summary, dashboard). */
 export const UNISOLATED_AGENT_ACCESS =

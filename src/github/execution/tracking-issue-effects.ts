@@ -67,6 +67,17 @@ export async function writeTracking(
         detail: `tracking issue #${number} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`,
       };
     }
+    // A person's edit since the snapshot (a box ticked on the page) keeps the revision: writing now would
+    // overwrite it unseen, so the reconcile runs again on the body as it is.
+    if (effect.readBody !== undefined && (current.body ?? "") !== effect.readBody) {
+      ctx.rememberTracking(number);
+      return {
+        effect,
+        status: "conflict",
+        issue: number,
+        detail: `tracking issue #${number} was edited since it was read (revision ${revision ?? "none"})`,
+      };
+    }
     if ((current.body ?? "") === body && current.title === effect.title) {
       ctx.run.trackingIssue = number;
       return { effect, status: "skipped", issue: number, detail: "unchanged" };

@@ -7,8 +7,7 @@ import { sameLogin } from "../../core/tasks/commands.js";
 import { mentionsWorkerResult } from "../../core/contract.js";
 import { parseMergeRefusal } from "../../core/gates/merge-refusal.js";
 import type { TextEdit } from "../../core/tasks/task-text.js";
-import { parseWorkerResult, type WorkerResult } from "../../core/tasks/worker-result.js";
-import { readWorkerAgent, type WorkerAgent } from "../../core/tasks/worker-agent.js";
+import { parseWorkerResult, type WorkerAgent, type WorkerResult } from "../../core/tasks/worker-result.js";
 import type { CheckNode, CommentNode, IssueNode, PullNode, ReviewNode } from "../../core/world.js";
 import type { GatewayLog } from "../transport/octokit-surface.js";
 import type { SnapshotSettings } from "./snapshot-context.js";
@@ -157,7 +156,7 @@ export function latestWorkerResults(
   resultComments: Record<number, string>;
   agents: Record<number, WorkerAgent>;
 } {
-  const best = new Map<number, { result: WorkerResult; nodeId: string | undefined; body: string }>();
+  const best = new Map<number, { result: WorkerResult; nodeId: string | undefined }>();
   for (const c of comments) {
     if (!mentionsWorkerResult(c.body)) continue;
     if (!c.fromApp) {
@@ -174,7 +173,7 @@ export function latestWorkerResults(
       result.attempt > previous.attempt ||
       (result.attempt === previous.attempt && result.updatedAt > previous.updatedAt)
     ) {
-      best.set(result.issue, { result, nodeId: c.nodeId, body: c.body });
+      best.set(result.issue, { result, nodeId: c.nodeId });
     }
   }
   const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
@@ -185,7 +184,7 @@ export function latestWorkerResults(
     ),
     agents: Object.fromEntries(
       chosen.flatMap((c) => {
-        const agent = readWorkerAgent(c.body);
+        const agent = c.result.agent;
         return agent ? [[c.result.issue, agent] as const] : [];
       }),
     ),

@@ -60,6 +60,7 @@ export function recoverPrimary(ctx: JobContext, loop: LoopState): void {
   ctx.warn(`${ctx.agents[0]!.preset}'s limit has lifted; back to it from ${from.preset} (recoverPrimary)`);
   state.agentIndex = 0;
   state.primaryLimitedUntil = null;
+  state.agentFallback = null;
   // A primary still limited goes back to the fallback at once rather than waiting out its retries again.
   loop.rateAttempt = ctx.config.rateLimit.retries;
 }
@@ -239,6 +240,10 @@ export async function agentError(
         config.rateLimit.maxWaitMs,
       );
     state.agentIndex = decision.next;
+    state.agentFallback = {
+      reason: `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}: ${decision.reason}`,
+      from: agent.preset,
+    };
     loop.rateAttempt = 0;
     return "retry";
   }

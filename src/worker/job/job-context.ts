@@ -43,6 +43,8 @@ export interface JobState {
   /** The agent in use, and when the primary's limit lifts once a limit moved the job on: agent-turn.ts. */
   agentIndex: number;
   primaryLimitedUntil: number | null;
+  /** Why the job left its primary and which agent it left, until it goes back: agent-turn.ts. */
+  agentFallback: { reason: string; from: string } | null;
   /**
    * HEAD of the worker's repository as the worker last saw or made it (commit.ts, and the new-work read of
    * agent-turn.ts), so an iteration need not ask git where HEAD was before the agent ran. Null: ask.
@@ -176,6 +178,7 @@ export function createJobContext(
     sessionLeft: null,
     agentIndex: 0,
     primaryLimitedUntil: null,
+    agentFallback: null,
     knownHead: null,
     pendingPush: null,
     approvedPlan: null,

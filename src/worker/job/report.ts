@@ -15,8 +15,22 @@ export function noteRefusedHosts(ctx: JobContext): void {
   if (refused.length) ctx.state.result.refusedHosts = refused.slice(0, 20);
 }
 
+/** The agent in use and why it is not the primary, into the result marker the controller reads. */
+function noteAgent(ctx: JobContext): void {
+  const agent = ctx.agents[ctx.state.agentIndex];
+  const fallback = ctx.state.agentFallback;
+  if (!agent) delete ctx.state.result.agent;
+  else
+    ctx.state.result.agent = {
+      name: agentLabel(agent).slice(0, 120),
+      fallback: fallback?.reason.slice(0, 300) ?? null,
+      from: fallback?.from.slice(0, 60) ?? null,
+    };
+}
+
 export function progressBody(ctx: JobContext): string {
   noteRefusedHosts(ctx);
+  noteAgent(ctx);
   const agent = ctx.agents[ctx.state.agentIndex];
   return renderProgressComment({
     result: ctx.state.result,

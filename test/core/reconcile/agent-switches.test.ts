@@ -1,46 +1,64 @@
 /**
  * The agent each running task uses and why it fell back (000 §3.2, §4.2; src/core/reconcile/runs/agent-switches.ts),
- * read from the worker's progress comment as the worker writes it (src/worker/job/progress-comment.ts): the
+ * read from the worker's result marker in its progress comment (src/worker/job/progress-comment.ts): the
  * dashboard's Running table names it, and a switch is one `agent-switched` event for the outgoing webhook.
  */
 import { describe, expect, it } from "vitest";
-import { readWorkerAgent } from "../../../src/core/tasks/worker-agent.js";
+import type { WorkerAgent } from "../../../src/core/tasks/worker-result.js";
+import { latestWorkerResults } from "../../../src/github/snapshot/snapshot-nodes.js";
 import { renderProgressComment } from "../../../src/worker/job/progress-comment.js";
-import type { WorldSnapshot } from "../../../src/core/world.js";
+import type { CommentNode, WorldSnapshot } from "../../../src/core/world.js";
 import { issue, minutes, only, result, run, step, world } from "../world.js";
 
-const SWITCH = "claude-code is rate limited; switching to codex (backoff 3 of 3)";
+const SWITCHED: WorkerAgent = {
+  name: "codex",
+  fallback: "claude-code is rate limited: backoff 3 of 3",
+  from: "claude-code",
+};
+const PRIMARY: WorkerAgent = { name: "claude-code", fallback: null, from: null };
 
-function progress(agent: string, warnings: string[]): string {
+/** The worker's progress comment as the worker renders it, with `agent` in its result marker. */
+function progress(agent: WorkerAgent | undefined, warnings: string[] = []): string {
   return renderProgressComment({
-    result: result(7, { status: "running" }),
+    result: result(7, { status: "running", ...(agent ? { agent } : {}) }),
     elapsedMs: 60_000,
     runUrl: null,
-    agent,
+    agent: agent?.name ?? "none",
     warnings,
   });
 }
 
-describe("the worker's agent, from its progress comment", () => {
-  it("names the agent in use and why it left the primary; a return to the primary clears the reason", () => {
-    expect(readWorkerAgent(progress("claude", []))).toEqual({ agent: "claude", fallback: null, from: null });
-    expect(readWorkerAgent(progress("codex (gpt-5)", ["could not update the label", SWITCH]))).toEqual({
-      agent: "codex (gpt-5)",
-      fallback: "claude-code is rate limited: backoff 3 of 3",
-      from: "claude-code",
-    });
-    const back = progress("claude-code", [
-      SWITCH,
-      "claude-code's limit has lifted; back to it from codex (recoverPrimary)",
-    ]);
-    expect(readWorkerAgent(back)).toEqual({ agent: "claude-code", fallback: null, from: null });
-    expect(readWorkerAgent("no table here")).toBeNull();
+/** What the snapshot reads from Autopilot's own comment on #7. */
+function read(body: string) {
+  const comment: CommentNode = {
+    id: 1,
+    issue: 7,
+    author: "autopilot[bot]",
+    fromApp: true,
+    body,
+    createdAt: "",
+  };
+  return latestWorkerResults([comment]).agents[7];
+}
+
+describe("the worker's agent, from its result marker", () => {
+  it("is what the worker reported, not what its visible text says", () => {
+    expect(read(progress(PRIMARY))).toEqual(PRIMARY);
+    expect(
+      read(progress(SWITCHED, ["claude-code's limit has lifted; back to it from codex (recoverPrimary)"])),
+    ).toEqual(SWITCHED);
+    expect(read(progress(undefined))).toBeUndefined();
+  });
+
+  it("a marker whose agent breaks the schema is not read at all", () => {
+    const body = progress(SWITCHED).replace('"name":"codex"', `"name":"${"x".repeat(121)}"`);
+    expect(read(body)).toBeUndefined();
   });
 });
 
 describe("the dashboard and the webhook", () => {
   /** #7's worker runs (its run live), reporting `agent`. */
-  function running(agent: ReturnType<typeof readWorkerAgent>) {
+  function running(agent: WorkerAgent | undefined) {
     const first = step(world({ issues: [issue(7)] }), null);
     const dispatch = only(first.decision.effects, "dispatchWorker")[0]!;
     const w: WorldSnapshot = {
@@ -55,7 +73,7 @@ describe("the dashboard and the webhook", () => {
   }
 
   it("the Running table names the agent and why it fell back; the switch is one agent-switched event", () => {
-    const { w, state } = running(readWorkerAgent(progress("codex", [SWITCH])));
+    const { w, state } = running(SWITCHED);
     const next = step(w, state, { now: minutes(3) });
     const body = only(next.decision.effects, "writeTrackingIssue")[0]!.body;
     expect(body).toMatch(/\| agent \|/);
@@ -68,7 +86,7 @@ describe("the dashboard and the webhook", () => {
   });
 
   it("on the primary: the agent alone, no event", () => {
-    const { w, state } = running(readWorkerAgent(progress("claude-code", [])));
+    const { w, state } = running(PRIMARY);
     const next = step(w, state, { now: minutes(3) });
     const body = only(next.decision.effects, "writeTrackingIssue")[0]!.body;
     expect(body).toMatch(/\| claude-code \|/);
