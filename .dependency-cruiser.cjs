@@ -26,7 +26,7 @@ const CORE_TOPICS_LOWEST_FIRST = [
 ];
 
 /** The phases of the worker's job, in the order src/worker/job/job.ts runs them (docs/ARCHITECTURE.md). */
-const JOB_PHASES = ["claim", "prepare", "plan", "steer", "agent-turn", "quality-gate", "outcome"];
+const JOB_PHASES = ["claim", "prepare", "plan", "steer", "agent-turn", "quality-gate", "review", "outcome"];
 
 const coreTopicRules = CORE_TOPICS_LOWEST_FIRST.slice(0, -1).map((topic, index) => ({
   name: `core-topic-${topic}`,

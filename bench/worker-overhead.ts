@@ -210,6 +210,9 @@ function instantGitHub(): WorkerGitHub {
       throw new Error("no PR in the bench");
     },
     async updatePull() {},
+    async postReview() {
+      requests++;
+    },
     async addLabels() {},
     async removeLabel() {},
     async listFailingChecks() {

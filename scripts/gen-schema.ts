@@ -120,11 +120,15 @@ Checked together with the keys above (all problems are reported at once):
   write \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`. Presets: ${presets}.
 - An agent's \`env\` allow-list may not name ${FORBIDDEN_AGENT_ENV.map((name) => `\`${name}\``).join(", ")}:
   the GitHub token is never passed to the agent.
+- \`review.required: true\` needs a reviewer in \`review.agent\`: with none, no task could merge.
+- A USD budget must be able to stop every agent the file names, the reviewer (\`review.agent\`) and best of N's
+  candidates included: one whose CLI reports no cost needs a model with a known price.
 
 Some valid settings produce warnings instead (shown, but the file is used): \`command\` on an agent whose
 preset is not \`custom\` (it is ignored), \`iterationTimeoutMinutes\` longer than \`timeoutMinutes\`,
 \`timeoutMinutes\` above 360 (GitHub-hosted runners stop jobs after 6 hours), a task budget larger than the
-session budget.
+session budget, a reviewer (\`review.agent\`) with the same preset and model as \`agents.primary\` (the
+author's twin tends to agree with it).
 
 ## The loop's defaults, completion modes and agent fallback
 

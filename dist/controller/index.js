@@ -56971,6 +56971,7 @@ function checkConfig(config2, ctx) {
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
   checkUsdBudgets(config2, ctx);
   checkWorkspaces(config2.workspaces, ctx);
+  checkReviewer(config2.review, ctx);
   const labels = config2.labels;
   if (isPlainObject4(labels))
     reportSameNames(
@@ -56981,6 +56982,17 @@ function checkConfig(config2, ctx) {
         `a label name different from ${first.join(".")} (names are compared case-insensitively)`
       ]
     );
+}
+function checkReviewer(review, ctx) {
+  if (!isPlainObject4(review) || review.required !== true || hasIssueAt(ctx, ["review"])) return;
+  if (review.agent !== void 0 && review.agent !== null) return;
+  crossIssue(
+    ctx,
+    ["review", "required"],
+    true,
+    "review.required is true but review.agent names no reviewer, so no task could merge",
+    "false, or a reviewing agent under review.agent (a mapping with the keys of agents.primary)"
+  );
 }
 function reportSameNames(ctx, entries, say) {
   const seen = /* @__PURE__ */ new Map();
@@ -57002,10 +57014,12 @@ function checkUsdBudgets(config2, ctx) {
   const agents = config2.agents;
   if (!isPlainObject4(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
   const bestOf = isPlainObject4(config2.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config2.bestOf.candidates : [];
+  const reviewer = isPlainObject4(config2.review) && !hasIssueAt(ctx, ["review"]) ? config2.review.agent : null;
   const list4 = [
     agents.primary ?? {},
     ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
-    ...Array.isArray(bestOf) ? bestOf : []
+    ...Array.isArray(bestOf) ? bestOf : [],
+    ...isPlainObject4(reviewer) ? [reviewer] : []
   ].filter(isPlainObject4).map((agent) => ({
     preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
     model: typeof agent.model === "string" ? agent.model : null
@@ -57375,6 +57389,20 @@ var QualitySchema = external_exports.strictObject({
   "The test gate around `qualityCommands`: re-runs of failing commands (flaky tests) and an optional coverage threshold. A gate that keeps failing (see `maxIgnoredCompletionCycles`) sends the task to a person (`needs-human`) with the failing output, rather than failing it."
 );
 
+// src/core/config/review-schema.ts
+var MAX_REVIEW_ROUNDS = 10;
+var ReviewSchema = external_exports.strictObject({
+  agent: AgentObjectSchema.nullable().default(null).describe(
+    "The reviewing agent, same keys as `agents.primary` (another preset, or another model): after the quality gate passes it reads the change in the worker's sandbox, read-only, and its verdict is posted on the pull request as a review with line comments. null (the default): no reviewer."
+  ),
+  required: external_exports.boolean().default(false).describe(
+    "The controller merges only a head the reviewer approved (Autopilot's own review on the pull request at that commit), or one a person with write access approved; every other gate still holds. false: the review is advice, and a reviewer that gives no verdict does not hold the task."
+  ),
+  maxRounds: external_exports.int().min(1).max(MAX_REVIEW_ROUNDS).default(2).describe(
+    "Most reviews of the change in one job: a review that asks for changes before this many sends the work back to the agent with the review; the one that reaches it hands the task to a person (needs-human, with the reviewer's words)."
+  )
+}).prefault({}).describe('A reviewer that is not the author (docs/WORKER.md, "The reviewer").');
+
 // src/core/config/config-schema.ts
 var BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 var WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
@@ -57434,6 +57462,7 @@ var ConfigSchema = external_exports.strictObject({
   definitionOfReady: DefinitionOfReadySchema,
   planGate: PlanGateSchema,
   bestOf: BestOfSchema,
+  review: ReviewSchema,
   merge: MergeSchema,
   cleanup: CleanupSchema,
   epics: EpicsSchema,
@@ -57578,7 +57607,8 @@ function configWarnings(config2) {
   }
   const agents = [
     ["agents.primary", config2.agents.primary],
-    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
+    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent]),
+    ...config2.review.agent ? [["review.agent", config2.review.agent]] : []
   ];
   for (const [path2, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
@@ -57587,6 +57617,11 @@ function configWarnings(config2) {
       );
     }
   }
+  const reviewer = config2.review.agent;
+  if (reviewer && reviewer.preset === config2.agents.primary.preset && reviewer.model === config2.agents.primary.model)
+    warnings.push(
+      `review.agent is the same preset and model as agents.primary (${reviewer.preset}): a reviewer that is the author's twin tends to agree with it; prefer another preset or model.`
+    );
   for (const unit of ["tokens", "usd"]) {
     const task = config2.budgets.task[unit];
     const session2 = config2.budgets.session[unit];
@@ -58098,6 +58133,11 @@ function holderRun(holder) {
   const m = /^run-(\d{1,16})-(\d{1,4})-[0-9a-f]+$/.exec(holder);
   return m ? { runId: Number(m[1]), attempt: Number(m[2]) } : null;
 }
+var REVIEW_MARKER = /<!-- autopilot:review (\{"verdict":"(approve|request_changes)","head":"([0-9a-f]{40})"\}) -->\s*$/;
+function parseReviewMarker(body) {
+  const match = REVIEW_MARKER.exec(body);
+  return match ? { verdict: match[2], head: match[3] } : null;
+}
 
 // src/core/session/session.ts
 var SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
@@ -58391,6 +58431,8 @@ var TaskRecordSchema = external_exports.object({
   tokensIn: external_exports.number().nonnegative().default(0),
   tokensOut: external_exports.number().nonnegative().default(0),
   costUsd: external_exports.number().nonnegative().default(0),
+  /** The reviewer's share of `costUsd` (`review`), across the task's jobs. */
+  reviewUsd: external_exports.number().nonnegative().optional(),
   startedAt: isoTime.optional(),
   /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
   gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
@@ -58506,6 +58548,8 @@ var HistoryEntrySchema = external_exports.object({
   tokens: external_exports.number().nonnegative().default(0),
   costUsd: external_exports.number().nonnegative().default(0),
   attempts: count.default(0),
+  /** The reviewer's share of `costUsd`, when the task was reviewed. */
+  reviewUsd: external_exports.number().nonnegative().optional(),
   pr: external_exports.number().int().positive().optional(),
   /** The task's first dispatch: the session report's time for it runs from here to `at`. */
   startedAt: isoTime.optional()
@@ -58896,6 +58940,12 @@ var WorkerResultSchema = external_exports.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: external_exports.string().optional(),
   humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+  /** The reviewer's runs in this job (`review`) and their share of `tokens` and `costUsd`. */
+  review: external_exports.object({
+    runs: external_exports.number().int().positive(),
+    tokens: external_exports.number().nonnegative(),
+    costUsd: external_exports.number().nonnegative()
+  }).optional(),
   /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
   plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
@@ -59274,7 +59324,7 @@ function cut2(markdown, max) {
 }
 function historyLine(h) {
   const what = h.outcome === "done" ? h.pr ? `merged PR #${h.pr}` : "done" : h.outcome === "skipped" ? "skipped" : "closed";
-  return `#${h.issue} ${escapeInline(h.title, 60)} \u2014 ${what} ${formatTime(h.at)}` + (h.iterations ? ` \xB7 ${counted(h.iterations, "iteration")}` : "") + (h.tokens ? ` \xB7 ${formatTokens(h.tokens)} tokens` : "") + (h.costUsd ? ` \xB7 ${formatUsd(h.costUsd)}` : "");
+  return `#${h.issue} ${escapeInline(h.title, 60)} \u2014 ${what} ${formatTime(h.at)}` + (h.iterations ? ` \xB7 ${counted(h.iterations, "iteration")}` : "") + (h.tokens ? ` \xB7 ${formatTokens(h.tokens)} tokens` : "") + (h.costUsd ? ` \xB7 ${formatUsd(h.costUsd)}` : "") + (h.reviewUsd ? ` (the reviewer's share ${formatUsd(h.reviewUsd)})` : "");
 }
 function renderHistoryComment(entries) {
   return ["**Autopilot history**", "", ...entries.map((h) => `- ${historyLine(h)}`)].join("\n");
@@ -60505,6 +60555,7 @@ function retire(ctx, n, outcome, pr) {
     tokens: record2.tokensIn + record2.tokensOut,
     costUsd: record2.costUsd,
     attempts: record2.attempt,
+    ...record2.reviewUsd ? { reviewUsd: record2.reviewUsd } : {},
     ...pr ? { pr } : {},
     ...record2.startedAt ? { startedAt: record2.startedAt } : {}
   });
@@ -62572,6 +62623,12 @@ function createdMs(iso2) {
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }
 
+// src/core/gates/reviewer-gate.ts
+function reviewerApprovedHead(pr, botLogin) {
+  const own4 = pr.reviews.filter((r) => r.author !== null && sameLogin(r.author, botLogin) && r.commitSha === pr.headSha).map((r) => ({ at: Date.parse(r.submittedAt ?? "") || 0, marker: parseReviewMarker(r.body) })).filter((r) => r.marker !== null && r.marker.head === pr.headSha).sort((a, b) => a.at - b.at);
+  return own4.at(-1)?.marker?.verdict === "approve";
+}
+
 // src/core/gates/gates.ts
 var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
 function evaluatePullRequest(pr, options) {
@@ -62660,6 +62717,11 @@ function evaluatePullRequest(pr, options) {
       action: "wait",
       kind: "people",
       reason: `waiting for ${who.map(quietLogin).join(", ")} to resolve ${waitingThreads.length} review conversation${waitingThreads.length > 1 ? "s" : ""} (a commit answered ${waitingThreads.length > 1 ? "them" : "it"})`
+    };
+  } else if (options.reviewerRequired && !humanApproved && !reviewerApprovedHead(pr, options.botLogin)) {
+    verdict = {
+      action: "wait",
+      reason: "`review.required`: waiting for Autopilot's reviewer to approve the latest commit (or for someone with write access to approve it)"
     };
   } else if (humanRequired && !humanApproved) {
     verdict = {
@@ -62938,6 +63000,7 @@ function accountResult(record2, result) {
   record2.tokensIn = taskTotal(record2.tokensIn, result.tokens.input);
   record2.tokensOut = taskTotal(record2.tokensOut, result.tokens.output);
   record2.costUsd = round4(taskTotal(record2.costUsd, result.costUsd));
+  if (result.review) record2.reviewUsd = round4((record2.reviewUsd ?? 0) + result.review.costUsd);
 }
 function taskTotal(recorded, reported) {
   return reported >= recorded ? reported : recorded + reported;
@@ -63857,7 +63920,8 @@ function processReview(ctx, n, issue3, handed) {
     feedbackSha: record2.feedbackSha ?? null,
     autoMerge: config2.merge.auto,
     now: ctx.now,
-    checksTimeoutMinutes: config2.merge.checksTimeoutMinutes
+    checksTimeoutMinutes: config2.merge.checksTimeoutMinutes,
+    reviewerRequired: config2.review.required && config2.review.agent !== null
   });
   const humanGateOpen = evaluation.humanGate.required && !evaluation.humanGate.approved;
   if (humanGateOpen) notice(ctx, n, record2, `gate-${pr.number}`, humanGateComment(pr, gateRules.rules));

@@ -199,3 +199,23 @@ export function holderRun(holder: string): { runId: number; attempt: number } | 
   const m = /^run-(\d{1,16})-(\d{1,4})-[0-9a-f]+$/.exec(holder);
   return m ? { runId: Number(m[1]), attempt: Number(m[2]) } : null;
 }
+
+/**
+ * The hidden marker ending the reviewer's pull-request review (src/worker/job/review.ts): its verdict and the
+ * head it was given on. The controller reads it only from a review Autopilot's own account wrote at that commit
+ * (src/core/gates/reviewer-gate.ts); the reviewer's own words never carry one (they are quoted inert).
+ */
+export function reviewMarker(verdict: "approve" | "request_changes", head: string): string {
+  return `${AUTOPILOT_MARKER_PREFIX}review ${JSON.stringify({ verdict, head })} -->`;
+}
+
+const REVIEW_MARKER =
+  /<!-- autopilot:review (\{"verdict":"(approve|request_changes)","head":"([0-9a-f]{40})"\}) -->\s*$/;
+
+/** The verdict and head of a review body's marker, which must end the body; null without one. */
+export function parseReviewMarker(
+  body: string,
+): { verdict: "approve" | "request_changes"; head: string } | null {
+  const match = REVIEW_MARKER.exec(body);
+  return match ? { verdict: match[2] as "approve" | "request_changes", head: match[3]! } : null;
+}

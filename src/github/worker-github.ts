@@ -23,6 +23,7 @@ import {
 } from "./worker-github-data.js";
 import type { Permission } from "../core/world.js";
 import { listFailingChecks, listReviewFeedback } from "./pull-feedback-reads.js";
+import { createPullReview, type ReviewToPost } from "./pull-review-write.js";
 import { sendReadsConditionally } from "./transport/conditional-reads.js";
 import { isNotCollaborator } from "./transport/errors.js";
 import type { AutopilotOctokit } from "./transport/octokit.js";
@@ -52,6 +53,8 @@ export interface WorkerGitHub {
   findOpenPull(branch: string): Promise<WorkerPull | null>;
   createPull(input: { title: string; body: string; head: string; base: string }): Promise<WorkerPull>;
   updatePull(pr: number, input: { title?: string; body?: string }): Promise<void>;
+  /** The reviewer's verdict as a review of `pr` at `review.commitId`, with line comments (pull-review-write.ts). */
+  postReview(pr: number, review: ReviewToPost): Promise<void>;
   addLabels(issue: number, labels: string[]): Promise<void>;
   /** Removes a label; absent labels are fine. */
   removeLabel(issue: number, label: string): Promise<void>;
@@ -310,6 +313,10 @@ class OctokitWorkerGitHub implements WorkerGitHub {
 
   async updatePull(pr: number, input: { title?: string; body?: string }): Promise<void> {
     await this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: pr, ...input });
+  }
+
+  async postReview(pr: number, review: ReviewToPost): Promise<void> {
+    await createPullReview(this.octokit, { owner: this.owner, repo: this.repo }, pr, review);
   }
 
   async addLabels(issue: number, labels: string[]): Promise<void> {

@@ -64,6 +64,11 @@ export interface WorkerGit {
   adoptPublished(branch: string, published: string, local: string): Promise<void>;
   /** Puts the work tree back to HEAD (after the quality commands left build output behind). */
   resetWorkTree(): Promise<void>;
+  /**
+   * Forgets the last hand-back and brings the agent's `.git` and files back to HEAD: a run whose work is not
+   * kept (the reviewer's, src/worker/job/review.ts), commits it made in its own `.git` included.
+   */
+  discardWork(): Promise<void>;
   countCommits(from: string, to?: string): Promise<number>;
   mergeDefault(
     defaultBranch: string,

@@ -182,6 +182,14 @@ export const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: st
   { path: "bestOf.label", bad: "", expected: "a non-empty string of at most 50 characters" },
   { path: "bestOf.onRetry", bad: "yes", expected: "true or false" },
   { path: "bestOf.checksWaitMinutes", bad: 500, expected: "an integer from 0 to 240" },
+  { path: "review", bad: "codex", expected: "a mapping with the keys agent, required, maxRounds" },
+  {
+    path: "review.agent",
+    bad: "codex",
+    expected: "a mapping with the keys preset, model, args, env, command or null",
+  },
+  { path: "review.required", bad: "yes", expected: "true or false" },
+  { path: "review.maxRounds", bad: 0, expected: "an integer from 1 to 10" },
   {
     path: "workspaces",
     bad: "api",

@@ -213,6 +213,20 @@ export class FakeGitHub implements WorkerGitHub {
     const pull = this.pulls.find((p) => p.number === pr)!;
     Object.assign(pull, input);
   }
+  /** Reviews posted (the reviewer's verdicts), in order. */
+  reviews: {
+    pr: number;
+    commitId: string;
+    body: string;
+    comments: { path: string; line: number; body: string }[];
+  }[] = [];
+  async postReview(
+    pr: number,
+    review: { commitId: string; body: string; comments: { path: string; line: number; body: string }[] },
+  ) {
+    this.tick(`postReview ${pr}`);
+    this.reviews.push({ pr, ...review });
+  }
   async addLabels(issue: number, labels: string[]) {
     this.tick(`addLabels ${issue} ${labels.join(",")}`);
     const set = this.labels.get(issue) ?? new Set<string>();
@@ -311,6 +325,10 @@ class FakeGit implements WorkerGit {
   }
   async resetWorkTree() {
     this.calls.push("resetWorkTree");
+  }
+  async discardWork() {
+    this.calls.push("discardWork");
+    this.dirty = false;
   }
   async publishPlan(_branch: string, head: string) {
     this.calls.push("publishPlan");

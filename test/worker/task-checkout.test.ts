@@ -79,6 +79,29 @@ describe("the task checkout", { timeout: 60_000 }, () => {
     expect(git(remote, "show", "autopilot/issue-7:.autopilot/progress.md")).toBe("notes\n- iteration 1");
   });
 
+  it("discards a run whose work is not kept (the reviewer's), its commits in the agent's .git included", async () => {
+    const { deps } = await parts({ "README.md": "x\n" });
+    await deps.git.prepare();
+    await deps.git.setupBranch("autopilot/issue-7", "main");
+    const head = await deps.git.headSha();
+    await agentDoes(
+      deps,
+      "echo y > README.md && echo s > SCRIBBLE.md && git add -A && git -c user.name=r -c user.email=r@x commit -qm scribble && echo z > LOOSE.md",
+    );
+    expect((await deps.git.workState()).changed).toBe(true);
+    await deps.git.discardWork();
+    // Nothing of it is taken: no commit, no changed state, the files back to HEAD.
+    expect(await deps.git.commitAll("after the review")).toBeNull();
+    expect(await deps.git.workState()).toEqual({ head, changed: false, refused: [] });
+    expect(await readFile(join(deps.workTree, "README.md"), "utf8")).toBe("x\n");
+    expect(existsSync(join(deps.workTree, "SCRIBBLE.md"))).toBe(false);
+    expect(existsSync(join(deps.workTree, "LOOSE.md"))).toBe(false);
+    // The next agent starts from HEAD: its work is all the next commit holds.
+    await agentDoes(deps, "echo a > a.txt");
+    await deps.git.commitAll("the author's work");
+    expect(await deps.git.changedPaths(head)).toEqual(["a.txt"]);
+  });
+
   it("resumes the branch as the remote has it, files and all, and merges the default branch from objects", async () => {
     const { deps, remote, root } = await parts({ "README.md": "x\n", "gone.txt": "g\n" });
     await deps.git.prepare();

@@ -3,6 +3,7 @@ import type { Issue, IssueState, MergeMethod, PullFields } from "../store.js";
 import { commitJson, diffEntry, PULL_FILES_MAX, servedDiffFiles } from "./git-shapes.js";
 import { mergeRefusal, mergeStateOf } from "../merge/merge-requirements.js";
 import { isAuthorOrTriage } from "./repo-authorization.js";
+import { reviewLineRefusal } from "./review-lines.js";
 import {
   bodyObject,
   fail,
@@ -16,12 +17,24 @@ import {
 } from "./rest-helpers.js";
 
 /** The `comments` of POST …/reviews (already shape-checked against GitHub's description by the validator). */
-function reviewCommentsInput(raw: unknown[]): { path: string; body: string; line?: number }[] {
+function reviewCommentsInput(raw: unknown[]): { path: string; body: string; line?: number; side?: string }[] {
   return raw.flatMap((entry) => {
     if (typeof entry !== "object" || entry === null) return [];
-    const { path, body, line } = entry as { path?: unknown; body?: unknown; line?: unknown };
+    const { path, body, line, side } = entry as {
+      path?: unknown;
+      body?: unknown;
+      line?: unknown;
+      side?: unknown;
+    };
     if (typeof path !== "string" || typeof body !== "string") return [];
-    return [{ path, body, ...(typeof line === "number" ? { line } : {}) }];
+    return [
+      {
+        path,
+        body,
+        ...(typeof line === "number" ? { line } : {}),
+        ...(typeof side === "string" ? { side } : {}),
+      },
+    ];
   });
 }
 
@@ -232,17 +245,28 @@ export const pullEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: req.shapes.review(repo, pull, review) };
   },
 
-  "pulls/create-review": (req) => {
+  "pulls/create-review": async (req) => {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
     const b = bodyObject(req);
     const event = str(b, "event") as "APPROVE" | "REQUEST_CHANGES" | "COMMENT" | undefined;
+    const comments = Array.isArray(b.comments) ? reviewCommentsInput(b.comments) : [];
+    // Each comment on a line of the pull request's diff, or the whole review is refused (review-lines.ts). The
+    // in-memory mode holds no file contents, so no diff: it has nothing to check the lines against.
+    if (comments.length > 0 && req.store.getGitBackend()) {
+      const diff = await req.store.compare(repo.fullName, pull.pull.base.sha, pull.pull.head.sha);
+      const refusal = reviewLineRefusal(diff.files, comments);
+      if (refusal)
+        fail(422, "Unprocessable Entity", [
+          { resource: "PullRequestReview", code: "custom", message: refusal },
+        ]);
+    }
     const review = req.store.createReview(repo.fullName, pull.number, {
       author: req.identity.login,
       ...(str(b, "body") !== undefined ? { body: str(b, "body")! } : {}),
       ...(event ? { event } : {}),
       ...(str(b, "commit_id") ? { commitId: str(b, "commit_id")! } : {}),
-      ...(Array.isArray(b.comments) ? { comments: reviewCommentsInput(b.comments) } : {}),
+      ...(comments.length ? { comments } : {}),
     });
     return { status: 200, body: req.shapes.review(repo, pull, review) };
   },

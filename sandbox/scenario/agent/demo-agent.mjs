@@ -258,6 +258,25 @@ if (prompt.includes("## This is a planning run")) {
   process.exit(0);
 }
 
+// A review run (`review` in the configuration): the verdict goes in the final message, in a <review> block of
+// JSON. The reviewer scribbles a file and commits it all the same, as a careless one would: the worker must keep
+// nothing of a review run. A review is not one of the issue's behaviour runs.
+if (prompt.includes("## This is a review run")) {
+  state.runs = runIndex;
+  state.reviews = (state.reviews ?? 0) + 1;
+  writeFileSync("REVIEW-SCRIBBLE.md", "notes while reviewing\n");
+  spawnSync("git", ["add", "REVIEW-SCRIBBLE.md"]);
+  spawnSync("git", ["commit", "-q", "-m", "reviewer scribble"]);
+  const verdicts = Array.isArray(entry.review) ? entry.review : [entry.review ?? { verdict: "approve" }];
+  const verdict = verdicts[Math.min(state.reviews - 1, verdicts.length - 1)];
+  saveState({ behavior: "review", signal: null, exitCode: 0, verdict: verdict.verdict });
+  const usage = { input: 900 + Math.round(prompt.length / 4), output: 250, costUsd: 0.004 };
+  process.stdout.write(
+    `autopilot-usage: ${JSON.stringify(usage)}\nI read the diff.\n\n<review>\n${JSON.stringify(verdict)}\n</review>\n`,
+  );
+  process.exit(0);
+}
+
 // A run that takes a while, as a real agent's does (the process stays killable meanwhile).
 if (entry.sleepSeconds > 0 && behavior !== "hang") {
   await new Promise((resolve) => setTimeout(resolve, entry.sleepSeconds * 1000));

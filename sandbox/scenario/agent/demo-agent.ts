@@ -116,6 +116,13 @@ export const DemoAgentEntrySchema = z
     summary: z.string().optional(),
     /** The statement of `objective`'s marker: how each requirement of the issue is met. */
     objective: z.string().min(1).optional(),
+    /**
+     * What a review run (`review`) answers: one verdict, or one per review run (the last repeats); the agent
+     * prints it in a `<review>` block (src/core/agent/review-verdict.ts). Default: approve.
+     */
+    review: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1)])
+      .optional(),
     /** The plan a planning run (the plan gate) proposes; a list: one per planning run, the last repeats. */
     plan: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
     /**

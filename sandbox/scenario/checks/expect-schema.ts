@@ -93,6 +93,13 @@ export const IssueExpectationSchema = z.strictObject({
       checksFailedThenPassed: z.boolean().optional(),
       /** Every commit the PR brings is one GitHub signed (verified), or (false) none is. */
       verified: z.boolean().optional(),
+      /**
+       * Autopilot's reviewer (`review`) asked for changes on an earlier head, and approved the head that was
+       * merged (its reviews' hidden markers, src/core/contract.ts `reviewMarker`).
+       */
+      reviewerChangesMade: z.boolean().optional(),
+      /** Each pattern matches a review on the PR: its body or one of its line comments (`path:line body`). */
+      reviews: PatternsSchema.optional(),
     })
     .optional(),
   /** Files on the default branch at the end: path → pattern its content matches (null: absent). */

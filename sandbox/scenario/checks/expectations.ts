@@ -322,7 +322,9 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
           p.approvedAfterLastPush ||
           p.pushedAfterChangesRequested ||
           p.checksFailedThenPassed ||
-          p.verified !== undefined
+          p.verified !== undefined ||
+          p.reviewerChangesMade ||
+          p.reviews
         )
           fail("expected a pull request, found none");
       } else {
@@ -351,6 +353,25 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
           if (!asked) fail(`no review requested changes on PR #${pull.number}`);
           else if (asked.commitId === head)
             fail(`nothing was pushed to PR #${pull.number} after changes were requested`);
+        }
+        if (p.reviewerChangesMade) {
+          // The worker's marker ends the body of each of the reviewer's reviews (src/core/contract.ts).
+          const verdict = (body: string) =>
+            /<!-- autopilot:review \{"verdict":"(\w+)"/.exec(body)?.[1] ?? null;
+          const asked = reviews.some((r) => verdict(r.body) === "request_changes" && r.commitId !== head);
+          const approved = reviews.some((r) => verdict(r.body) === "approve" && r.commitId === head);
+          if (!asked || !approved || !merged)
+            fail(
+              `expected Autopilot's reviewer to ask for changes on an earlier head of PR #${pull.number} and approve the merged one (asked: ${asked}, approved: ${approved}, merged: ${merged})`,
+            );
+        }
+        for (const pattern of p.reviews ?? []) {
+          const texts = reviews.flatMap((r) => [
+            r.body,
+            ...r.comments.map((c) => `${c.path}:${c.line ?? ""} ${c.body}`),
+          ]);
+          if (!texts.some((text) => matches(pattern, text)))
+            fail(`no review on PR #${pull.number} matches /${pattern}/`);
         }
         if (p.verified !== undefined) {
           // GitHub's signature (sandbox/emulator/git/git-database-writes.ts) on each commit base..head.

@@ -30,6 +30,7 @@ import { checkConfig } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
 import { NetworkSchema } from "./network-schema.js";
 import { QualitySchema } from "./quality-schema.js";
+import { ReviewSchema } from "./review-schema.js";
 
 /** A git branch-name prefix: no whitespace, control characters, `..`, `//`, `@{`, or any of ~^:?*[\ . */
 const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
@@ -194,6 +195,7 @@ export const ConfigSchema = z
     definitionOfReady: DefinitionOfReadySchema,
     planGate: PlanGateSchema,
     bestOf: BestOfSchema,
+    review: ReviewSchema,
     merge: MergeSchema,
     cleanup: CleanupSchema,
     epics: EpicsSchema,
@@ -273,7 +275,7 @@ function deepFreeze<T>(value: T): T {
 export const DEFAULT_CONFIG: AutopilotConfig = deepFreeze(ConfigSchema.parse({}));
 
 /**
- * Every agent the configuration may run: the primary, its fallbacks and best of N's candidates (the network
+ * Every agent the configuration may run: the primary, its fallbacks, best of N's candidates and the reviewer (the network
  * allow-list and the USD budget's reach cover them all).
  */
 /** An agent as people read it: its preset, with its model when one is set (`codex (gpt-5-codex)`). */
@@ -281,6 +283,7 @@ export function agentLabel(agent: Pick<AgentConfig, "preset" | "model">): string
   return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }
 
-export function everyAgent(config: Pick<AutopilotConfig, "agents" | "bestOf">): AgentConfig[] {
-  return [config.agents.primary, ...config.agents.fallbacks, ...config.bestOf.candidates];
+export function everyAgent(config: Pick<AutopilotConfig, "agents" | "bestOf" | "review">): AgentConfig[] {
+  const reviewer = config.review.agent ? [config.review.agent] : [];
+  return [config.agents.primary, ...config.agents.fallbacks, ...config.bestOf.candidates, ...reviewer];
 }

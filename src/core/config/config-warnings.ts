@@ -22,6 +22,7 @@ export function configWarnings(config: AutopilotConfig): string[] {
   const agents: [string, AgentConfig][] = [
     ["agents.primary", config.agents.primary],
     ...config.agents.fallbacks.map((agent, i): [string, AgentConfig] => [`agents.fallbacks[${i}]`, agent]),
+    ...(config.review.agent ? [["review.agent", config.review.agent] as [string, AgentConfig]] : []),
   ];
   for (const [path, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
@@ -30,6 +31,16 @@ export function configWarnings(config: AutopilotConfig): string[] {
       );
     }
   }
+  const reviewer = config.review.agent;
+  if (
+    reviewer &&
+    reviewer.preset === config.agents.primary.preset &&
+    reviewer.model === config.agents.primary.model
+  )
+    warnings.push(
+      `review.agent is the same preset and model as agents.primary (${reviewer.preset}): a reviewer that is the ` +
+        "author's twin tends to agree with it; prefer another preset or model.",
+    );
   for (const unit of ["tokens", "usd"] as const) {
     const task = config.budgets.task[unit];
     const session = config.budgets.session[unit];

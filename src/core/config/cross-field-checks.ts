@@ -81,6 +81,7 @@ export function checkConfig(config: unknown, ctx: Ctx): void {
 
   checkUsdBudgets(config, ctx);
   checkWorkspaces(config.workspaces, ctx);
+  checkReviewer(config.review, ctx);
 
   const labels = config.labels;
   if (isPlainObject(labels))
@@ -92,6 +93,19 @@ export function checkConfig(config: unknown, ctx: Ctx): void {
         `a label name different from ${first.join(".")} (names are compared case-insensitively)`,
       ],
     );
+}
+
+/** A required review needs a reviewer: with none, no task could ever merge. */
+function checkReviewer(review: unknown, ctx: Ctx): void {
+  if (!isPlainObject(review) || review.required !== true || hasIssueAt(ctx, ["review"])) return;
+  if (review.agent !== undefined && review.agent !== null) return;
+  crossIssue(
+    ctx,
+    ["review", "required"],
+    true,
+    "review.required is true but review.agent names no reviewer, so no task could merge",
+    "false, or a reviewing agent under review.agent (a mapping with the keys of agents.primary)",
+  );
 }
 
 /**
@@ -129,10 +143,12 @@ function checkUsdBudgets(config: Record<string, unknown>, ctx: Ctx): void {
   const agents = config.agents;
   if (!isPlainObject(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
   const bestOf = isPlainObject(config.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config.bestOf.candidates : [];
+  const reviewer = isPlainObject(config.review) && !hasIssueAt(ctx, ["review"]) ? config.review.agent : null;
   const list = [
     agents.primary ?? {},
     ...(Array.isArray(agents.fallbacks) ? agents.fallbacks : []),
     ...(Array.isArray(bestOf) ? bestOf : []),
+    ...(isPlainObject(reviewer) ? [reviewer] : []),
   ]
     .filter(isPlainObject)
     .map((agent) => ({

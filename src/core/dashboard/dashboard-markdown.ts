@@ -451,7 +451,8 @@ function historyLine(h: HistoryEntry): string {
     `#${h.issue} ${escapeInline(h.title, 60)} — ${what} ${formatTime(h.at)}` +
     (h.iterations ? ` · ${counted(h.iterations, "iteration")}` : "") +
     (h.tokens ? ` · ${formatTokens(h.tokens)} tokens` : "") +
-    (h.costUsd ? ` · ${formatUsd(h.costUsd)}` : "")
+    (h.costUsd ? ` · ${formatUsd(h.costUsd)}` : "") +
+    (h.reviewUsd ? ` (the reviewer's share ${formatUsd(h.reviewUsd)})` : "")
   );
 }
 

@@ -69,6 +69,8 @@ const TaskRecordSchema = z.object({
   tokensIn: z.number().nonnegative().default(0),
   tokensOut: z.number().nonnegative().default(0),
   costUsd: z.number().nonnegative().default(0),
+  /** The reviewer's share of `costUsd` (`review`), across the task's jobs. */
+  reviewUsd: z.number().nonnegative().optional(),
   startedAt: isoTime.optional(),
   /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
   gate: z.array(z.string().max(120)).max(20).optional(),
@@ -202,6 +204,8 @@ const HistoryEntrySchema = z.object({
   tokens: z.number().nonnegative().default(0),
   costUsd: z.number().nonnegative().default(0),
   attempts: count.default(0),
+  /** The reviewer's share of `costUsd`, when the task was reviewed. */
+  reviewUsd: z.number().nonnegative().optional(),
   pr: z.number().int().positive().optional(),
   /** The task's first dispatch: the session report's time for it runs from here to `at`. */
   startedAt: isoTime.optional(),

@@ -13,6 +13,7 @@
  * its reviewer to resolve it (or to say more). Also the texts of the comments the gates lead to.
  */
 import { hasWriteAccess, parseCommand, sameLogin } from "../tasks/commands.js";
+import { reviewerApprovedHead } from "./reviewer-gate.js";
 import { code, escapeInline, quietLogin } from "../text/markdown.js";
 import { fenceUntrusted, sanitizeUntrustedText } from "../text/sanitize.js";
 import type { CheckNode, PullNode, ReviewNode, WorldSnapshot } from "../world.js";
@@ -40,6 +41,8 @@ export interface GateOptions {
   autoMerge: boolean;
   now: Date;
   checksTimeoutMinutes: number;
+  /** `review.required`: the head needs Autopilot's reviewer's approval, or a writer's (reviewer-gate.ts). */
+  reviewerRequired?: boolean;
 }
 
 interface GateEvaluation {
@@ -71,7 +74,8 @@ const PASSING = new Set(["success", "neutral", "skipped"]);
  * - checks on the head SHA, all completed and successful (the required ones, or all); Autopilot's own never count;
  * - no write-access reviewer's latest review requests changes;
  * - mergeable (a conflict sends the task back);
- * - when the human gate fired: an approval of the current head by someone with write access.
+ * - when the human gate fired: an approval of the current head by someone with write access;
+ * - with `review.required`: Autopilot's reviewer's approval of the current head, or a writer's (reviewer-gate.ts).
  * Failing checks, changes requested on the head and conflicts become feedback for a worker — once per head SHA.
  */
 export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEvaluation {
@@ -203,6 +207,12 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
       action: "wait",
       kind: "people",
       reason: `waiting for ${who.map(quietLogin).join(", ")} to resolve ${waitingThreads.length} review conversation${waitingThreads.length > 1 ? "s" : ""} (a commit answered ${waitingThreads.length > 1 ? "them" : "it"})`,
+    };
+  } else if (options.reviewerRequired && !humanApproved && !reviewerApprovedHead(pr, options.botLogin)) {
+    verdict = {
+      action: "wait",
+      reason:
+        "`review.required`: waiting for Autopilot's reviewer to approve the latest commit (or for someone with write access to approve it)",
     };
   } else if (humanRequired && !humanApproved) {
     verdict = {

@@ -54,6 +54,14 @@ export const WorkerResultSchema = z.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: z.string().optional(),
   humanGate: z.object({ fired: z.boolean(), rules: z.array(HumanGateHitSchema) }),
+  /** The reviewer's runs in this job (`review`) and their share of `tokens` and `costUsd`. */
+  review: z
+    .object({
+      runs: z.number().int().positive(),
+      tokens: z.number().nonnegative(),
+      costUsd: z.number().nonnegative(),
+    })
+    .optional(),
   /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
   plan: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */

@@ -359,6 +359,18 @@ export class TaskCheckout {
     }
   }
 
+  /**
+   * A run whose work is not kept (the reviewer's): its hand-back forgotten, so no commit takes it; the agent's
+   * `.git` rebuilt to HEAD from a full bundle at the next hand-over (it may have committed there), and its files
+   * reset to HEAD (tracked files restored, untracked ones removed).
+   */
+  async discardWork(): Promise<void> {
+    this.captured = null;
+    this.synced = null;
+    this.step = null;
+    await this.resetWorkTree();
+  }
+
   async countCommits(from: string, to?: string): Promise<number> {
     return this.git.countCommits(from, to);
   }

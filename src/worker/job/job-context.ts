@@ -60,6 +60,8 @@ export interface JobState {
   answeredPlan: string | null;
   /** This job is a planning run: nothing the agent changes is committed or pushed (plan.ts sets it). */
   planning: boolean;
+  /** The reviewer's runs in this job and what they spent (in the totals too): review.ts. */
+  review: { runs: number; tokens: number; costUsd: number };
 }
 
 export interface JobContext {
@@ -182,6 +184,7 @@ export function createJobContext(
     approvedPlan: null,
     answeredPlan: null,
     planning: false,
+    review: { runs: 0, tokens: 0, costUsd: 0 },
   };
   return {
     inputs,

@@ -22,10 +22,11 @@ import { finish, handToPerson } from "./ending.js";
 import { describeSignal } from "./iteration-signal.js";
 import { stopAtBoundary } from "./iteration-boundary.js";
 import { CancelledError, createJobContext, errorMessage, freshLoop, type JobContext } from "./job-context.js";
-import { decide, endFor, recordAndPush } from "./outcome.js";
+import { decide, endFor, publishPull, readyPull, recordAndPush } from "./outcome.js";
 import { planStep, postPlan, startPlanning } from "./plan.js";
 import { type Prepared, prepare } from "./prepare.js";
 import { qualityGate } from "./quality-gate.js";
+import { backToAuthor, reviewChange, reviewerFor } from "./review.js";
 import { steer } from "./steer.js";
 import { appendNote, updateProgress } from "./report.js";
 import { taskBudgetExceeded } from "./task-budget.js";
@@ -104,6 +105,7 @@ async function workLoop(
   const loop = freshLoop();
   const seen = new Set(comments.map((c) => c.id));
   const steering: WorkerComment[] = [];
+  let reviewRounds = 0;
   for (;;) {
     ctx.checkCancelled();
     const stopped = await stopAtBoundary(ctx);
@@ -158,7 +160,11 @@ async function workLoop(
     const decision = decide(ctx, iteration, signal, gate.outcome, loop);
     await recordAndPush(ctx, iteration, agent, signal, decision, gate.text);
 
-    const ended = await endFor(ctx, decision, signal, issue.title);
+    const reviewing = decision.outcome === "open_pr" && reviewerFor(ctx);
+    if (reviewing) reviewRounds += 1;
+    const ended = reviewing
+      ? await reviewedPull(ctx, { issue, feedback }, reviewRounds)
+      : await endFor(ctx, decision, signal, issue.title);
     if (ended) return ended;
     loop.qualityFailures = decision.feedQualityFailures ? state.quality.filter((q) => !q.passed) : [];
     await updateProgress(ctx);
@@ -167,6 +173,24 @@ async function workLoop(
     // `iterationDelayMs`: spaces out the agent's runs (its API calls); a cancel ends the wait.
     if (config.iterationDelayMs > 0) await ctx.deps.sleep(config.iterationDelayMs, ctx.deps.signal);
   }
+}
+
+/**
+ * A complete task's pull request through the reviewer (review.ts): opened, reviewed (review `round`), then ready,
+ * handed to a person, or null: the loop goes on with the review as the author's feedback.
+ */
+async function reviewedPull(
+  ctx: JobContext,
+  { issue, feedback }: Pick<Prepared, "issue" | "feedback">,
+  round: number,
+): Promise<WorkerRun | null> {
+  const published = await publishPull(ctx, issue.title);
+  if ("ended" in published) return published.ended;
+  const review = await reviewChange(ctx, issue, published.pull, round);
+  if (review.kind === "ended") return review.run;
+  if (review.kind === "ready") return readyPull(ctx, published, review.note);
+  await backToAuthor(ctx, feedback, review.feedback);
+  return null;
 }
 
 /**

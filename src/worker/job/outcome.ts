@@ -14,6 +14,7 @@ import type { Signal } from "../../core/agent/signals.js";
 import { type AgentConfig, agentLabel } from "../../core/config/index.js";
 import { failingSet } from "../../core/agent/failing-set.js";
 import { matchHumanGate } from "../../core/gates/human-gate.js";
+import type { WorkerPull } from "../../github/worker-github-data.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { commitWork, committed, pushBranch } from "./commit.js";
 import { finish, handToPerson } from "./ending.js";
@@ -94,8 +95,21 @@ async function humanGate(ctx: JobContext, base: string) {
   return { fired: hits.length > 0, hits };
 }
 
-/** The task is complete: its notes set aside, the branch pushed, the pull request opened or updated. */
-async function openPull(ctx: JobContext, title: string): Promise<WorkerRun> {
+/** The pull request of a complete task, opened or updated and not yet marked ready; whether the human gate fired. */
+interface PublishedPull {
+  pull: WorkerPull;
+  gateFired: boolean;
+}
+
+/**
+ * The task is complete: its notes set aside, the branch pushed, the pull request opened or updated. A dry run
+ * and a best-of candidate end here; otherwise the pull request is marked ready by `readyPull` (after the
+ * reviewer, src/worker/job/review.ts, when there is one).
+ */
+export async function publishPull(
+  ctx: JobContext,
+  title: string,
+): Promise<PublishedPull | { ended: WorkerRun }> {
   const { git, github } = ctx.deps;
   const { state, config, inputs } = ctx;
   const gate = await humanGate(ctx, state.setup!.base);
@@ -115,7 +129,9 @@ async function openPull(ctx: JobContext, title: string): Promise<WorkerRun> {
   await pushBranch(ctx);
   if (config.dryRun) {
     ctx.log.info("dry run: no pull request is opened");
-    return finish(ctx, "complete", "complete; quality commands pass (dry run: no pull request)");
+    return {
+      ended: await finish(ctx, "complete", "complete; quality commands pass (dry run: no pull request)"),
+    };
   }
   const agent = ctx.agents[state.agentIndex]!;
   const candidate = inputs.candidate;
@@ -138,15 +154,29 @@ async function openPull(ctx: JobContext, title: string): Promise<WorkerRun> {
   state.result.prNumber = pull.number;
   // A candidate's task stays in progress: the controller chooses among the candidates (best-of.ts).
   if (candidate)
-    return finish(ctx, "complete", `candidate ${candidate}: pull request #${pull.number} opened`);
+    return {
+      ended: await finish(ctx, "complete", `candidate ${candidate}: pull request #${pull.number} opened`),
+    };
+  return { pull, gateFired: gate.fired };
+}
+
+/** The pull request counts as ready: labeled for review with the task, and the job ends complete. */
+export async function readyPull(
+  ctx: JobContext,
+  published: PublishedPull,
+  note?: string,
+): Promise<WorkerRun> {
+  const { pull, gateFired } = published;
   // The PR's label and the task's move to review: one GraphQL mutation when the node ids are known.
-  const { labels } = config;
-  await github.labelForReview(pull.number, inputs.issue, labels.review, labels.inProgress);
-  return finish(
-    ctx,
-    "complete",
-    `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`,
-  );
+  const { labels } = ctx.config;
+  await ctx.deps.github.labelForReview(pull.number, ctx.inputs.issue, labels.review, labels.inProgress);
+  const opened = gateFired ? "opened; the human gate fired" : "opened";
+  return finish(ctx, "complete", `pull request #${pull.number} ${opened}${note ? `; ${note}` : ""}`);
+}
+
+async function openPull(ctx: JobContext, title: string): Promise<WorkerRun> {
+  const published = await publishPull(ctx, title);
+  return "ended" in published ? published.ended : readyPull(ctx, published);
 }
 
 async function endWithSignal(

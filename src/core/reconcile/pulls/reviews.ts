@@ -172,6 +172,7 @@ function processReview(
     autoMerge: config.merge.auto,
     now: ctx.now,
     checksTimeoutMinutes: config.merge.checksTimeoutMinutes,
+    reviewerRequired: config.review.required && config.review.agent !== null,
   });
   const humanGateOpen = evaluation.humanGate.required && !evaluation.humanGate.approved;
 

@@ -63,6 +63,7 @@ export function retire(
     tokens: record.tokensIn + record.tokensOut,
     costUsd: record.costUsd,
     attempts: record.attempt,
+    ...(record.reviewUsd ? { reviewUsd: record.reviewUsd } : {}),
     ...(pr ? { pr } : {}),
     ...(record.startedAt ? { startedAt: record.startedAt } : {}),
   });

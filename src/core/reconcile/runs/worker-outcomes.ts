@@ -214,6 +214,8 @@ export function accountResult(record: TaskRecord, result: WorkerResult): void {
   record.tokensIn = taskTotal(record.tokensIn, result.tokens.input);
   record.tokensOut = taskTotal(record.tokensOut, result.tokens.output);
   record.costUsd = round4(taskTotal(record.costUsd, result.costUsd));
+  // The reviewer's share is the job's own (the worker carries no earlier job's).
+  if (result.review) record.reviewUsd = round4((record.reviewUsd ?? 0) + result.review.costUsd);
 }
 
 function taskTotal(recorded: number, reported: number): number {
