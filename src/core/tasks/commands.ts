@@ -320,11 +320,11 @@ export function commandHelp(): string {
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
     "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
     "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
-    "| `/autopilot split #N` | a planning run proposes sub-issues of #N (titles, descriptions, the order between them) in a comment; `approve #N` creates them as #N's sub-issues and works them as an epic, any other comment gets a revised proposal |",
+    "| `/autopilot split #N` | a planning run proposes sub-issues of #N (titles, descriptions, the order between them) in a comment on #N; `approve #N` creates them as #N's sub-issues and works them as an epic, any other comment gets a revised proposal |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue). `split` is read on any open issue too, where it defaults to that issue.",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve`, `split` and `status` default to that issue; an issue with no Autopilot label is split from the tracking issue).",
   ].join("\n");
 }
 

@@ -3,8 +3,7 @@
  * closed or merged ones and closed task issues too (a merged task's own issue takes `/autopilot rollback`), and
  * the line comments of an open task pull request's reviews:
  * `/autopilot` commands from people with write access are carried out (session commands, retry, skip, rollback,
- * cleanup, fix, follow-up, approve, split, help, status, report; `run` is judged in the pool phase; `split` is read on
- * any open issue); other comments on tasks are
+ * cleanup, fix, follow-up, approve, split, help, status, report; `run` is judged in the pool phase); other comments on tasks are
  * kept as possible answers to needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../../tasks/commands.js";
@@ -74,12 +73,11 @@ export function processComments(ctx: Reconciling): CommentsRead {
     if (authority.ignored) continue;
     const onTracking = trackingNumber !== null && c.issue === trackingNumber;
     const task = onTracking ? null : taskIssueFor(ctx, c.issue);
+    if (!onTracking && task === null) continue;
     const parsed = parseCommand(c.body, {
-      issue: onTracking ? c.issue : (task ?? c.issue),
+      issue: onTracking ? c.issue : task!,
       trackingIssue: trackingNumber,
     });
-    // An issue that is no task takes one command: `split` (split-command.ts); anything else there is not ours.
-    if (!onTracking && task === null && !(isSplit(parsed) && !c.review && ctx.issues.has(c.issue))) continue;
     const login = c.author ?? "someone";
 
     if (!parsed) {
@@ -258,10 +256,6 @@ export function processComments(ctx: Reconciling): CommentsRead {
   state.processed = state.processed.slice(-300);
   lineComments.processed = lineComments.processed.slice(-300);
   return read;
-}
-
-function isSplit(parsed: ReturnType<typeof parseCommand>): boolean {
-  return parsed?.kind === "command" && parsed.command.name === "split";
 }
 
 /** The task issue a comment on `n` speaks for: `n` itself when it is an Autopilot task, or the task of an Autopilot PR. */

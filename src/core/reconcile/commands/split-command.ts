@@ -26,6 +26,12 @@ import type { TaskCommandOutcome } from "./retry-skip.js";
 
 type SplitRecord = NonNullable<Reconciling["state"]["splits"]>[string];
 
+/**
+ * How long a split of an issue Autopilot has not read yet is kept: the ready label it put on the issue shows it in
+ * the next snapshot; an issue that never shows (closed, or a number that is no issue) is let go.
+ */
+const UNSEEN_MINUTES = 10;
+
 /** The split asked for issue `n`, if any. */
 export function splitOf(ctx: Reconciling, n: number): SplitRecord | undefined {
   return ctx.state.splits?.[n];
@@ -33,9 +39,13 @@ export function splitOf(ctx: Reconciling, n: number): SplitRecord | undefined {
 
 export function splitIssue(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
   const issue = ctx.issues.get(n);
-  if (issue?.state !== "open") return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   if (n === ctx.tracking?.number) return { ok: false, message: "The dashboard is not split." };
-  if ((issue.subIssues?.length ?? 0) > 0)
+  if (ctx.snapshot.pulls.some((p) => p.number === n))
+    return { ok: false, message: `#${n} is a pull request: only an issue is split.` };
+  // An issue with no Autopilot label is not read (the snapshot reads the pool's labels): it gets the ready label,
+  // and the splitting run starts once a read shows it open (`processSplits` waits for that, UNSEEN_MINUTES).
+  if (issue && issue.state !== "open") return { ok: false, message: `#${n} is closed.` };
+  if ((issue?.subIssues?.length ?? 0) > 0)
     return {
       ok: false,
       message: `#${n} has sub-issues already: label it \`${ctx.config.labels.ready}\` to work them as an epic.`,
@@ -121,6 +131,8 @@ export function processSplits(ctx: Reconciling): void {
   for (const [key, split] of Object.entries(splits)) {
     const n = Number(key);
     const issue = ctx.issues.get(n);
+    const unseen = !issue && !split.approved && ctx.nowMs - Date.parse(split.at) < UNSEEN_MINUTES * 60_000;
+    if (unseen) continue;
     if (issue?.state !== "open") {
       delete splits[key];
       continue;
