@@ -67790,7 +67790,9 @@ async function createSplitIssues(ctx, effect) {
       labels: [effect.ready]
     })
   );
-  for (const name of effect.remove) await unlabel(ctx, effect.parent, name);
+  const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
+  const present = (name) => !parent || parent.labels.some((l) => l.toLowerCase() === name.toLowerCase());
+  for (const name of effect.remove.filter(present)) await unlabel(ctx, effect.parent, name);
   return { effect, status: "done", detail: `sub-issues ${numbers.map((n) => `#${n}`).join(", ")}` };
 }
 async function readProposal(ctx, effect, botId) {

@@ -95,7 +95,11 @@ export async function createSplitIssues(ctx: ExecContext, effect: SplitEffect): 
       labels: [effect.ready],
     }),
   );
-  for (const name of effect.remove) await unlabel(ctx, effect.parent, name);
+  // The labels the snapshot shows on the parent (all of them when it did not read the parent).
+  const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
+  const present = (name: string) =>
+    !parent || parent.labels.some((l) => l.toLowerCase() === name.toLowerCase());
+  for (const name of effect.remove.filter(present)) await unlabel(ctx, effect.parent, name);
   return { effect, status: "done", detail: `sub-issues ${numbers.map((n) => `#${n}`).join(", ")}` };
 }
 
