@@ -47,6 +47,7 @@
  * # fault actions: killController: { afterWrites: 1 }, badSignatureWebhook: true,
  * #   { as: alice, corruptState: true, on: tracking }, { as: alice, delete: true, on: tracking }
  * limits: { maxDurationSeconds: 120 }
+ * createdIssues: 4                 # issue numbers past the seeded ones `expect` may name (a split's sub-issues)
  * expect:                          # final states, and more (expect-schema.ts)
  *   1: done
  *   2: { state: done, results: [needs_human, complete], prompts: ["Round down"], pr: { merged: true } }
