@@ -80138,6 +80138,7 @@ function subIssueBody(options2) {
 
 // src/core/reconcile/commands/split-command.ts
 var UNSEEN_MINUTES = 10;
+var CREATION_HOURS = 1;
 function splitOf(ctx, n) {
   return ctx.state.splits?.[n];
 }
@@ -80230,6 +80231,11 @@ function processSplits(ctx) {
     const readyLabel = ctx.config.labels.ready.toLowerCase();
     const ready = labels.some((l) => l.toLowerCase() === readyLabel);
     const epic = ready && isEpicParent(issue2, "ready") && sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin);
+    if (!epic && ctx.nowMs - Date.parse(split.approved.at) > CREATION_HOURS * 36e5) {
+      giveUp(ctx, n);
+      delete splits[key];
+      continue;
+    }
     if (!epic) {
       const asked = ctx.effects.some((e) => e.type === "createSplitIssues" && e.parent === n);
       if (!asked) ctx.effects.push(creationEffect(ctx, n, split));
@@ -80249,6 +80255,15 @@ function processSplits(ctx) {
     );
   }
   if (Object.keys(splits).length === 0) delete ctx.state.splits;
+}
+function giveUp(ctx, n) {
+  const why = `the approved sub-issues of #${n} were not all created within ${CREATION_HOURS} hour${CREATION_HOURS === 1 ? "" : "s"} (Autopilot's proposal comment edited or deleted, or GitHub refusing): \`/autopilot split #${n}\` asks for a new proposal`;
+  const record2 = taskRecord(ctx, n);
+  record2.reason = why;
+  record2.plan = void 0;
+  setStatus(ctx, n, "needs-human");
+  incident(ctx, "split", why);
+  note(ctx, `#${n}: ${why}`);
 }
 function creationEffect(ctx, n, split) {
   const L2 = ctx.config.labels;

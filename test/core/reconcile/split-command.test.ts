@@ -109,6 +109,12 @@ describe("/autopilot split", () => {
     const again = step(approved.world, approved.state, { now: minutes(7) });
     expect(only(again.decision.effects, "createSplitIssues")).toHaveLength(1);
     expect(only(again.decision.effects, "dispatchWorker")).toHaveLength(0);
+    // Still no epic an hour after the approval (the proposal comment edited since, GitHub refusing): a person decides.
+    const late = step(again.world, again.state, { now: minutes(67) });
+    expect(only(late.decision.effects, "createSplitIssues")).toHaveLength(0);
+    expect(late.state.splits).toBeUndefined();
+    expect(late.state.tasks[7]?.reason).toMatch(/not all created within 1 hour[\s\S]*`\/autopilot split #7`/);
+    expect(late.state.incidents.map((i) => i.kind)).toContain("split");
   });
 
   it("records the parent as an epic approved by the writer once it holds the created sub-issues", () => {

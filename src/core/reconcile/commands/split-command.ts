@@ -22,6 +22,7 @@ import { isEpicParent } from "../../tasks/epics.js";
 import { note, type Reconciling, taskRecord } from "../context.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { liveIssues } from "../runs/worker-runs.js";
+import { incident } from "../messages.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
 
 type SplitRecord = NonNullable<Reconciling["state"]["splits"]>[string];
@@ -31,6 +32,9 @@ type SplitRecord = NonNullable<Reconciling["state"]["splits"]>[string];
  * the next snapshot; an issue that never shows (closed, or a number that is no issue) is let go.
  */
 const UNSEEN_MINUTES = 10;
+
+/** How long an approved split's sub-issues are asked for before it goes to a person. */
+const CREATION_HOURS = 1;
 
 /** The split asked for issue `n`, if any. */
 export function splitOf(ctx: Reconciling, n: number): SplitRecord | undefined {
@@ -146,6 +150,11 @@ export function processSplits(ctx: Reconciling): void {
     const ready = labels.some((l) => l.toLowerCase() === readyLabel);
     const epic =
       ready && isEpicParent(issue, "ready") && sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin);
+    if (!epic && ctx.nowMs - Date.parse(split.approved.at) > CREATION_HOURS * 3_600_000) {
+      giveUp(ctx, n);
+      delete splits[key];
+      continue;
+    }
     if (!epic) {
       const asked = ctx.effects.some((e) => e.type === "createSplitIssues" && e.parent === n);
       if (!asked) ctx.effects.push(creationEffect(ctx, n, split));
@@ -166,6 +175,21 @@ export function processSplits(ctx: Reconciling): void {
     );
   }
   if (Object.keys(splits).length === 0) delete ctx.state.splits;
+}
+
+/**
+ * The sub-issues were not all created in CREATION_HOURS (the proposal comment edited or deleted since the
+ * approval, or GitHub refusing): the issue goes to a person, who can ask for a new proposal. What was created stays,
+ * and a new approval of the same proposal finds it again by its markers.
+ */
+function giveUp(ctx: Reconciling, n: number): void {
+  const why = `the approved sub-issues of #${n} were not all created within ${CREATION_HOURS} hour${CREATION_HOURS === 1 ? "" : "s"} (Autopilot's proposal comment edited or deleted, or GitHub refusing): \`/autopilot split #${n}\` asks for a new proposal`;
+  const record = taskRecord(ctx, n);
+  record.reason = why;
+  record.plan = undefined;
+  setStatus(ctx, n, "needs-human");
+  incident(ctx, "split", why);
+  note(ctx, `#${n}: ${why}`);
 }
 
 function creationEffect(ctx: Reconciling, n: number, split: SplitRecord) {
