@@ -88,6 +88,14 @@ describe("/autopilot split", () => {
     expect(only(decision.effects, "dispatchWorker")).toHaveLength(0);
   });
 
+  it("reports a proposal nobody approved in time as timed out, in the words of a split", () => {
+    const waiting = proposed();
+    const late = step(waiting.world, waiting.state, { now: minutes(4 + 73 * 60) });
+    const alert = only(late.decision.effects, "comment").find((c) => /timed out/.test(c.body));
+    expect(alert?.body).toMatch(/The approval of #7's proposed sub-issues timed out/);
+    expect(late.state.tasks[7]?.reason).toMatch(/^sub-issues proposed: approval timed out/);
+  });
+
   it("a writer's approve asks for the sub-issues, again on each reconcile until the parent is their epic", () => {
     const waiting = proposed();
     const approved = step(
