@@ -37396,6 +37396,7 @@ var COMMAND_WORDS = [
   "rollback",
   "cleanup",
   "approve",
+  "split",
   "fix",
   "follow-up"
 ];
@@ -37436,7 +37437,8 @@ function interpret(rest, line, context) {
     case "run":
     case "rollback":
     case "cleanup":
-    case "approve": {
+    case "approve":
+    case "split": {
       const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
       if ("problem" in options) return invalid(options.problem);
       const first = options.rest[0];
@@ -37558,10 +37560,11 @@ function commandHelp() {
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
     "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
     "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
+    "| `/autopilot split #N` | a planning run proposes sub-issues of #N (titles, descriptions, the order between them) in a comment on #N; `approve #N` creates them as #N's sub-issues and works them as an epic, any other comment gets a revised proposal |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue)."
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve`, `split` and `status` default to that issue; an issue with no Autopilot label is split from the tracking issue)."
   ].join("\n");
 }
 function refusalText(login) {
@@ -43990,7 +43993,7 @@ function compiler(options) {
     transforms: [],
     canContainEols: ["emphasis", "fragment", "heading", "paragraph", "strong"],
     enter: {
-      autolink: opener(link),
+      autolink: opener(link2),
       autolinkProtocol: onenterdata,
       autolinkEmail: onenterdata,
       atxHeading: opener(heading2),
@@ -44018,7 +44021,7 @@ function compiler(options) {
       htmlTextData: onenterdata,
       image: opener(image),
       label: buffer,
-      link: opener(link),
+      link: opener(link2),
       listItem: opener(listItem),
       listItemValue: onenterlistitemvalue,
       listOrdered: opener(list4, onenterlistordered),
@@ -44615,7 +44618,7 @@ function compiler(options) {
       position: void 0
     };
   }
-  function link() {
+  function link2() {
     return {
       type: "link",
       title: null,
@@ -58583,11 +58586,11 @@ var ConfigOverridesSchema = external_exports.object({
 var JobOverridesSchema = ConfigOverridesSchema.extend({
   maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
   /**
-   * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
-   * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
+   * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run, `split` a
+   * splitting run (src/core/reconcile/commands/split-command.ts); a digest makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
    * a setting of the configuration: the worker takes it out before applying the rest.
    */
-  plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+  plan: external_exports.union([external_exports.literal("propose"), external_exports.literal("split"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
   /**
    * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
    * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
@@ -58683,6 +58686,19 @@ var DashboardStateSchema = external_exports.object({
         })
       ).max(50).optional(),
       comment: external_exports.string().max(16).optional()
+    })
+  ).optional(),
+  /**
+   * `/autopilot split #N` by issue number (src/core/reconcile/commands/split-command.ts): who asked and when, and
+   * once a writer approved the proposal, its digest, who and when (the sub-issues are created from Autopilot's
+   * own proposal comment with that digest, until the issue is an epic holding them). Absent without splits.
+   */
+  splits: external_exports.record(
+    external_exports.string().regex(/^\d+$/),
+    external_exports.object({
+      by: external_exports.string().max(40),
+      at: isoTime,
+      approved: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), by: external_exports.string().max(40), at: isoTime }).optional()
     })
   ).optional(),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
@@ -60092,25 +60108,25 @@ function abortSession(ctx, actor) {
 }
 
 // src/core/tasks/sub-issue-links.ts
-function linkedBeforeLabel(link, labeledAt) {
-  const linked = Date.parse(link.at);
+function linkedBeforeLabel(link2, labeledAt) {
+  const linked = Date.parse(link2.at);
   const labeled = Date.parse(labeledAt ?? "");
   return !Number.isNaN(linked) && !Number.isNaN(labeled) && linked < labeled;
 }
 function judgeSubIssueLinks(input2) {
   const newest = /* @__PURE__ */ new Map();
-  for (const link of input2.links) {
-    const seen = newest.get(link.issue);
-    if (!seen || Date.parse(link.at) >= Date.parse(seen.at)) newest.set(link.issue, link);
+  for (const link2 of input2.links) {
+    const seen = newest.get(link2.issue);
+    if (!seen || Date.parse(link2.at) >= Date.parse(seen.at)) newest.set(link2.issue, link2);
   }
   const approved = [];
   const refused = [];
   for (const issue3 of input2.candidates) {
-    const link = newest.get(issue3);
-    if (!link) refused.push({ issue: issue3 });
-    else if (linkedBeforeLabel(link, input2.labeledAt) || link.by !== null && input2.isWriter(link.by))
+    const link2 = newest.get(issue3);
+    if (!link2) refused.push({ issue: issue3 });
+    else if (linkedBeforeLabel(link2, input2.labeledAt) || link2.by !== null && input2.isWriter(link2.by))
       approved.push(issue3);
-    else refused.push({ issue: issue3, linkedBy: link.by });
+    else refused.push({ issue: issue3, linkedBy: link2.by });
   }
   return { approved, refused };
 }
@@ -60779,8 +60795,218 @@ function acknowledge(ctx, asked, kind) {
   });
 }
 
+// src/core/tasks/split-proposal.ts
+var MAX_SPLIT_ITEMS = 10;
+var MAX_TITLE = 200;
+var MAX_BODY = 4e3;
+var ItemSchema = external_exports.object({
+  title: external_exports.string().trim().min(1, "a sub-issue needs a title").max(1e3),
+  body: external_exports.string().max(2e4).default(""),
+  /** 1-based numbers of earlier items this one depends on. */
+  dependsOn: external_exports.array(external_exports.number().int().min(1)).max(MAX_SPLIT_ITEMS).default([])
+});
+var ProposalSchema = external_exports.array(ItemSchema).min(1, "the proposal holds no sub-issue").max(MAX_SPLIT_ITEMS, `at most ${MAX_SPLIT_ITEMS} sub-issues`).superRefine((items, check2) => {
+  items.forEach((item, i) => {
+    for (const d3 of item.dependsOn)
+      if (d3 >= i + 1)
+        check2.addIssue({
+          code: "custom",
+          path: [i, "dependsOn"],
+          message: `item ${i + 1} may depend only on earlier items (1 to ${i}), not on ${d3}`
+        });
+  });
+});
+function cleanItem(item) {
+  const title = defuse(sanitizeUntrustedText(item.title, MAX_TITLE)).replace(/\s+/g, " ").trim();
+  const body = defuse(sanitizeUntrustedText(item.body.trim(), MAX_BODY)).trim();
+  return { title: title || "Untitled", body, dependsOn: [...new Set(item.dependsOn)].sort((a, b) => a - b) };
+}
+function defuse(text4) {
+  return text4.replace(/@(?!\u200b)/g, "@\u200B").replace(/\b(d)(?!\u200b)(epend)/gi, "$1\u200B$2").replace(/\b(b)(?!\u200b)(lock)/gi, "$1\u200B$2");
+}
+var MARKER2 = /<!-- autopilot:split digest=([0-9a-f]{64}) -->/;
+function splitFromComment(body, digest) {
+  const marker = MARKER2.exec(body);
+  if (!marker || digest !== null && marker[1] !== digest) return null;
+  const rest = body.slice(marker.index + marker[0].length);
+  const block = /^(`{3,})json\n([^\n]*)\n\1$/m.exec(rest);
+  if (!block || sha256Hex(block[2]) !== marker[1]) return null;
+  try {
+    const checked = ProposalSchema.safeParse(JSON.parse(block[2]));
+    return checked.success ? checked.data.map(cleanItem) : null;
+  } catch {
+    return null;
+  }
+}
+function splitItemMarker(parent, digest, index2) {
+  return `<!-- autopilot:split-item parent=${parent} digest=${digest.slice(0, 16)} item=${index2} -->`;
+}
+function splitItemOf(body, parent, digest) {
+  const m = /<!-- autopilot:split-item parent=(\d+) digest=([0-9a-f]{16}) item=(\d+) -->/.exec(body ?? "");
+  if (!m || Number(m[1]) !== parent || m[2] !== digest.slice(0, 16)) return null;
+  return Number(m[3]);
+}
+function subIssueBody(options) {
+  const { parent, digest, index: index2, item, dependsOn, approvedBy } = options;
+  const text4 = defuse(sanitizeUntrustedText(item.body, MAX_BODY)).trim();
+  return [
+    ...text4 ? [text4, ""] : [],
+    ...dependsOn.length ? [`Depends on ${dependsOn.map((n) => `#${n}`).join(", ")}`, ""] : [],
+    `_Part ${index2} of the split of #${parent} that Autopilot proposed and ${quietLogin(approvedBy)} approved._`,
+    splitItemMarker(parent, digest, index2)
+  ].join("\n");
+}
+
+// src/core/reconcile/commands/split-command.ts
+var UNSEEN_MINUTES = 10;
+var CREATION_HOURS = 1;
+function splitOf(ctx, n) {
+  return ctx.state.splits?.[n];
+}
+function splitIssue(ctx, n, actor) {
+  const issue3 = ctx.issues.get(n);
+  if (n === ctx.tracking?.number) return { ok: false, message: "The dashboard is not split." };
+  if (ctx.snapshot.pulls.some((p) => p.number === n))
+    return { ok: false, message: `#${n} is a pull request: only an issue is split.` };
+  if (issue3 && issue3.state !== "open") return { ok: false, message: `#${n} is closed.` };
+  if ((issue3?.subIssues?.length ?? 0) > 0)
+    return {
+      ok: false,
+      message: `#${n} has sub-issues already: label it \`${ctx.config.labels.ready}\` to work them as an epic.`
+    };
+  const split = splitOf(ctx, n);
+  if (split?.approved)
+    return { ok: false, message: `#${n}'s split is approved already: its sub-issues are being created.` };
+  const status = statusOf2(ctx, n);
+  if (liveIssues(ctx).has(n) || status === "in-progress")
+    return {
+      ok: false,
+      message: `#${n} is in progress: split it once its worker has ended (\`/autopilot stop\` or wait).`
+    };
+  if (status === "review")
+    return { ok: false, message: `#${n} is in review: its pull request waits for the gates, not a split.` };
+  ctx.state.splits ??= {};
+  ctx.state.splits[n] = { by: actor.slice(0, 40), at: ctx.now.toISOString() };
+  const record2 = taskRecord(ctx, n);
+  record2.plan = void 0;
+  record2.result = "split asked";
+  record2.reason = `split asked by @${actor}`;
+  record2.since = void 0;
+  record2.waitUntil = void 0;
+  setStatus(ctx, n, "ready");
+  note(ctx, `#${n}: split asked by ${actor} \u2192 ready for a splitting run`);
+  return {
+    ok: true,
+    message: `A splitting run proposes sub-issues of #${n} in a comment here; \`/autopilot approve #${n}\` then creates them. It starts in a free slot while the session runs${ctx.config.mode === "semi-auto" ? " (with `mode: semi-auto`, `/autopilot run #" + n + "` starts it)" : ""}.`
+  };
+}
+function approveSplit(ctx, n, actor) {
+  const split = splitOf(ctx, n);
+  if (split.approved)
+    return { ok: false, message: `#${n}'s split is approved already (by @${split.approved.by}).` };
+  const record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  const after = !!record2?.planRun && record2.planRun === record2.dispatchId && statusOf2(ctx, n) === "needs-human";
+  const digest = after && result?.dispatchId === record2.dispatchId ? result?.plan?.digest ?? null : null;
+  if (!record2 || !digest)
+    return {
+      ok: false,
+      message: `#${n} has no proposal of sub-issues waiting for approval now (a new one may be on its way): approve it once it is posted.`
+    };
+  const at2 = ctx.now.toISOString();
+  split.approved = { digest, by: actor.slice(0, 40), at: at2 };
+  record2.plan = { digest, at: at2, approvedBy: actor.slice(0, 40) };
+  record2.result = "approved";
+  record2.reason = `split approved by @${actor}: creating the sub-issues`;
+  record2.since = void 0;
+  record2.label = "ready";
+  record2.labelAt = at2;
+  ctx.offRamps.delete(n);
+  ctx.effects.push(creationEffect(ctx, n, split));
+  note(ctx, `#${n}: split ${digest.slice(0, 12)} approved by ${actor}; creating its sub-issues`);
+  return {
+    ok: true,
+    message: `Approved: Autopilot creates the sub-issues as sub-issues of #${n}, each ready, and works them as an epic in the order of their dependencies.`
+  };
+}
+function splitBeingCreated(ctx, n) {
+  return !!splitOf(ctx, n)?.approved;
+}
+function processSplits(ctx) {
+  const splits = ctx.state.splits;
+  if (!splits) return;
+  for (const [key, split] of Object.entries(splits)) {
+    const n = Number(key);
+    const issue3 = ctx.issues.get(n);
+    const unseen = !issue3 && !split.approved && ctx.nowMs - Date.parse(split.at) < UNSEEN_MINUTES * 6e4;
+    if (unseen) continue;
+    if (issue3?.state !== "open") {
+      delete splits[key];
+      continue;
+    }
+    if (!split.approved) {
+      if (statusOf2(ctx, n) === null && !liveIssues(ctx).has(n)) delete splits[key];
+      continue;
+    }
+    const labels = ctx.labels.get(n) ?? issue3.labels;
+    const readyLabel = ctx.config.labels.ready.toLowerCase();
+    const ready = labels.some((l) => l.toLowerCase() === readyLabel);
+    const epic = ready && isEpicParent(issue3, "ready") && sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin);
+    if (!epic && ctx.nowMs - Date.parse(split.approved.at) > CREATION_HOURS * 36e5) {
+      giveUp(ctx, n);
+      delete splits[key];
+      continue;
+    }
+    if (!epic) {
+      const asked = ctx.effects.some((e) => e.type === "createSplitIssues" && e.parent === n);
+      if (!asked) ctx.effects.push(creationEffect(ctx, n, split));
+      continue;
+    }
+    const approved = split.approved;
+    const pooled = (issue3.subIssues ?? []).filter(
+      (s) => splitItemOf(ctx.issues.get(s)?.body, n, approved.digest) !== null
+    );
+    ctx.state.epics ??= {};
+    ctx.state.epics[n] = { at: approved.at, by: approved.by, pooled };
+    delete splits[key];
+    delete ctx.state.tasks[n];
+    note(
+      ctx,
+      `#${n}: split into ${pooled.map((s) => `#${s}`).join(", ")}; an epic approved by ${approved.by}`
+    );
+  }
+  if (Object.keys(splits).length === 0) delete ctx.state.splits;
+}
+function giveUp(ctx, n) {
+  const why = `the approved sub-issues of #${n} were not all created within ${CREATION_HOURS} hour${CREATION_HOURS === 1 ? "" : "s"} (Autopilot's proposal comment edited or deleted, or GitHub refusing): \`/autopilot split #${n}\` asks for a new proposal`;
+  const record2 = taskRecord(ctx, n);
+  record2.reason = why;
+  record2.plan = void 0;
+  setStatus(ctx, n, "needs-human");
+  incident(ctx, "split", why);
+  note(ctx, `#${n}: ${why}`);
+}
+function creationEffect(ctx, n, split) {
+  const L2 = ctx.config.labels;
+  const approved = split.approved;
+  const remove = ["in-progress", "review", "blocked", "needs-human", "timeout", "failed"].map(
+    (s) => labelForStatus(s, L2)
+  );
+  return {
+    type: "createSplitIssues",
+    parent: n,
+    digest: approved.digest,
+    approvedBy: approved.by,
+    approvedAt: approved.at,
+    ready: L2.ready,
+    remove: remove.filter((l) => !!l)
+  };
+}
+
 // src/core/reconcile/commands/plan-approval.ts
 function planOfDispatch(ctx, n, record2) {
+  const split = splitOf(ctx, n);
+  if (split) return split.approved ? null : "split";
   if (record2.plan?.approvedBy) return record2.plan.digest;
   const issue3 = ctx.issues.get(n);
   const gated = ctx.config.planGate.enabled || issue3 !== void 0 && hasLabel(issue3.labels, ctx.config.planGate.label);
@@ -60789,7 +61015,8 @@ function planOfDispatch(ctx, n, record2) {
 function planProposed(ctx, n, record2, digest, at2) {
   if (record2.plan?.approvedBy && record2.plan.digest === digest) return true;
   record2.plan = { digest, at: at2 };
-  record2.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
+  const what = splitOf(ctx, n) ? "sub-issues" : "plan";
+  record2.reason = `${what} proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
   return false;
 }
@@ -60798,6 +61025,7 @@ function planWaits(ctx, n, record2) {
   return statusOf2(ctx, n) === "needs-human";
 }
 function approvePlan(ctx, n, actor) {
+  if (splitOf(ctx, n)) return approveSplit(ctx, n, actor);
   const record2 = ctx.state.tasks[n];
   if (record2?.plan?.approvedBy)
     return { ok: false, message: `#${n}'s plan is already approved (by @${record2.plan.approvedBy}).` };
@@ -61006,13 +61234,14 @@ function raiseTaskAlerts(ctx) {
     const record2 = taskRecord(ctx, n);
     const title = ctx.issues.get(n)?.title ?? "";
     const waitsOnPlan = kind === "needs-human" && planWaits(ctx, n, record2);
+    const split = ctx.state.splits?.[n] !== void 0;
     const alert = {
       key: `${n}-${status}-a${record2.attempt}`,
       kind,
       issue: n,
-      headline: `#${n} ${waitsOnPlan ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      headline: `#${n} ${waitsOnPlan ? `has ${split ? "sub-issues" : "a plan"} waiting for approval` : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record2.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
-      todo: waitsOnPlan ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, taskBranch(ctx, n)),
+      todo: waitsOnPlan ? split ? `Read the sub-issues proposed on this issue: \`/autopilot approve #${n}\` creates them and works them as an epic; a comment with what to change (from someone with write access) gets a new proposal.` : `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n))
     };
     const key = alertCommentKey(alert);
@@ -61271,6 +61500,12 @@ ${commandHelp()}`
           instructions: command.instructions
         };
         const outcome = command.name === "fix" ? fixTask(ctx, asked) : followUpTask(ctx, asked);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
+        break;
+      }
+      case "split": {
+        const outcome = splitIssue(ctx, command.issue, login);
         react(ctx, c, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;
@@ -62289,15 +62524,15 @@ function buildTaskGraph(issues, repo, options = {}) {
   if (keep) for (const key of closedKeys) emit(key);
   const parentOf = /* @__PURE__ */ new Map();
   const childrenOf = /* @__PURE__ */ new Map();
-  const link = (parent, child) => {
+  const link2 = (parent, child) => {
     if (parent === child) return;
     if (!parentOf.has(child)) parentOf.set(child, parent);
     if (!childrenOf.has(parent)) childrenOf.set(parent, /* @__PURE__ */ new Set());
     childrenOf.get(parent).add(child);
   };
   for (const issue3 of byNumber.values()) {
-    if (issue3.parent != null) link(issue3.parent, issue3.number);
-    for (const child of issue3.subIssues ?? []) link(issue3.number, child);
+    if (issue3.parent != null) link2(issue3.parent, issue3.number);
+    for (const child of issue3.subIssues ?? []) link2(issue3.number, child);
   }
   const edges = [];
   const edgeTargets = /* @__PURE__ */ new Map();
@@ -62756,8 +62991,8 @@ function feedbackSummary(kinds, failing, changes, threads, pr) {
   if (kinds.includes("checks")) {
     parts.push("**Failing checks**", "");
     for (const c of failing.slice(0, 10)) {
-      const link = c.url && /^https:\/\/[^\s()<>]+$/.test(c.url) ? ` ([details](${c.url}))` : "";
-      parts.push(`- ${code(c.name, 80)}: ${escapeInline(c.conclusion ?? "failed", 40)}${link}`);
+      const link2 = c.url && /^https:\/\/[^\s()<>]+$/.test(c.url) ? ` ([details](${c.url}))` : "";
+      parts.push(`- ${code(c.name, 80)}: ${escapeInline(c.conclusion ?? "failed", 40)}${link2}`);
       if (c.summary) parts.push("", quote(`Output of ${c.name}`, c.summary, 1500), "");
     }
   }
@@ -63034,7 +63269,7 @@ function roundWanted(ctx, n, record2) {
   return onRetry && record2.retries + record2.failures > 0;
 }
 function enterCandidate(ctx, n, record2, plan) {
-  if (plan === "propose" || !record2.dispatchId) return;
+  if (plan === "propose" || plan === "split" || !record2.dispatchId) return;
   let round2 = openRound(record2);
   if (!round2) {
     if (!roundWanted(ctx, n, record2)) return;
@@ -63593,6 +63828,7 @@ function processPool(ctx, runRequests = []) {
       return false;
     }
     if (live.has(n)) return false;
+    if (splitBeingCreated(ctx, n)) return false;
     if (awaitsText(ctx, n)) return false;
     const gaps = readinessGaps(node3.issue.body, config2.definitionOfReady);
     if (gaps.length > 0) {
@@ -63751,7 +63987,7 @@ function dispatch(ctx, n, why, score) {
   setStatus(ctx, n, "in-progress");
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
   const plan = planOfDispatch(ctx, n, record2);
-  if (plan === "propose") record2.planRun = dispatchId2;
+  if (plan === "propose" || plan === "split") record2.planRun = dispatchId2;
   enterCandidate(ctx, n, record2, plan);
   withJobOverrides(ctx, record2, plan, effect);
   freezeText(ctx, n, effect);
@@ -63803,16 +64039,18 @@ function timeOutPlanApprovals(ctx) {
     const plan = record2.plan;
     if (!plan || ctx.issues.get(task)?.state !== "open" || !planWaits(ctx, task, record2)) continue;
     if (!timedOut2(ctx, plan.at)) continue;
+    const split = ctx.state.splits?.[n] !== void 0;
+    const what = split ? "sub-issues" : "plan";
     const alert = {
       key: `approval-timeout-plan-${task}-${plan.digest.slice(0, 12)}`,
       kind: "approval-timeout",
       issue: task,
-      headline: `The approval of #${task}'s plan timed out`,
-      what: `The plan posted ${formatTime(plan.at)} has waited longer than alerts.approvalTimeoutHours for a writer.`,
-      todo: `Someone with write access: read the plan on this issue; \`/autopilot approve #${task}\` lets a worker implement it, a comment with what to change gets a new plan, \`/autopilot skip #${task}\` leaves the task.`,
+      headline: `The approval of #${task}'s ${split ? "proposed sub-issues" : "plan"} timed out`,
+      what: `The ${split ? "sub-issues proposed" : "plan posted"} ${formatTime(plan.at)} ${split ? "have" : "has"} waited longer than alerts.approvalTimeoutHours for a writer.`,
+      todo: split ? `Someone with write access: read the sub-issues proposed on this issue; \`/autopilot approve #${task}\` creates them, a comment with what to change gets a new proposal, \`/autopilot skip #${task}\` leaves the issue.` : `Someone with write access: read the plan on this issue; \`/autopilot approve #${task}\` lets a worker implement it, a comment with what to change gets a new plan, \`/autopilot skip #${task}\` leaves the task.`,
       mentions: recipients(ctx, approversOf(ctx, task))
     };
-    record2.reason = `plan proposed: ${timeOut(ctx, task, alert, plan.at)}; \`/autopilot approve #${task}\` or a comment with changes`;
+    record2.reason = `${what} proposed: ${timeOut(ctx, task, alert, plan.at)}; \`/autopilot approve #${task}\` or a comment with changes`;
   }
 }
 
@@ -65097,6 +65335,7 @@ function decide(input2) {
   sweepStaleBranches(ctx);
   checkDispatchLocks(ctx);
   checkBudget(ctx);
+  processSplits(ctx);
   const pool = processPool(ctx, runRequests);
   pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);
@@ -65944,6 +66183,8 @@ function describeEffect(effect) {
       return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
     case "pinIssue":
       return `pin #${effect.issue}`;
+    case "createSplitIssues":
+      return `create the approved sub-issues of #${effect.parent}`;
   }
 }
 
@@ -66265,8 +66506,8 @@ function relevantLogins(world, options) {
     }
   for (const i of world.issues)
     if (i.state === "open" && i.labels.includes(readyLabel)) {
-      for (const link of i.subIssueLinks ?? [])
-        if (!linkedBeforeLabel(link, i.readyLabeledAt ?? null)) add(link.by);
+      for (const link2 of i.subIssueLinks ?? [])
+        if (!linkedBeforeLabel(link2, i.readyLabeledAt ?? null)) add(link2.by);
     }
   for (const i of world.issues) {
     if (i.state !== "open") continue;
@@ -67542,6 +67783,171 @@ async function findOlder(ctx, effect) {
   return null;
 }
 
+// src/github/execution/split-issues.ts
+var MAX_PAGES2 = 10;
+var CommentPage = external_exports.array(
+  external_exports.object({ id: external_exports.number(), body: external_exports.string().nullish(), user: external_exports.object({ id: external_exports.number() }).nullish() })
+);
+var IssuePage = external_exports.array(
+  external_exports.object({
+    id: external_exports.number(),
+    number: external_exports.number(),
+    body: external_exports.string().nullish(),
+    user: external_exports.object({ id: external_exports.number() }).nullish(),
+    pull_request: external_exports.unknown().optional()
+  })
+);
+var CreatedIssue = external_exports.object({ id: external_exports.number(), number: external_exports.number() });
+function splitAlreadyDone(ctx, effect) {
+  const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
+  if (!parent) return null;
+  if (parent.state !== "open") return `#${effect.parent} is closed`;
+  const ready = parent.labels.some((l) => l.toLowerCase() === effect.ready.toLowerCase());
+  return ready && (parent.subIssues?.length ?? 0) > 0 ? `#${effect.parent} is an epic already` : null;
+}
+async function createSplitIssues(ctx, effect) {
+  const botId = ctx.world?.botId ?? null;
+  if (botId === null) return { effect, status: "failed", detail: "Autopilot's account id is unknown" };
+  const items = await readProposal(ctx, effect, botId);
+  if (!items)
+    return {
+      effect,
+      status: "failed",
+      detail: `Autopilot's proposal comment on #${effect.parent} with the approved digest is gone or was edited`
+    };
+  const made = await createdBefore(ctx, effect, botId);
+  const linked = await linkedIds(ctx, effect.parent);
+  const numbers = [];
+  for (const [i, item] of items.entries()) {
+    const index2 = i + 1;
+    let issue3 = made.get(index2);
+    if (!issue3) {
+      const body = subIssueBody({
+        parent: effect.parent,
+        digest: effect.digest,
+        index: index2,
+        item,
+        dependsOn: item.dependsOn.map((d3) => numbers[d3 - 1]),
+        approvedBy: effect.approvedBy
+      });
+      const { data } = await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/issues", {
+          ...repoParams(ctx),
+          title: item.title,
+          body,
+          labels: [effect.ready]
+        })
+      );
+      issue3 = CreatedIssue.parse(data);
+    }
+    numbers.push(issue3.number);
+    if (!linked.has(issue3.id)) await link(ctx, effect.parent, issue3.id);
+  }
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+      ...repoParams(ctx),
+      issue_number: effect.parent,
+      labels: [effect.ready]
+    })
+  );
+  const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
+  const present = (name) => !parent || parent.labels.some((l) => l.toLowerCase() === name.toLowerCase());
+  for (const name of effect.remove.filter(present)) await unlabel(ctx, effect.parent, name);
+  return { effect, status: "done", detail: `sub-issues ${numbers.map((n) => `#${n}`).join(", ")}` };
+}
+async function readProposal(ctx, effect, botId) {
+  const seen = (ctx.facts?.allComments ?? []).filter((c) => c.issue === effect.parent && c.fromApp);
+  for (const c of seen) {
+    const items = splitFromComment(c.body, effect.digest);
+    if (items) return items;
+  }
+  for (let page = 1; page <= MAX_PAGES2; page++) {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        ...repoParams(ctx),
+        issue_number: effect.parent,
+        per_page: 100,
+        page
+      })
+    );
+    const list4 = CommentPage.parse(data);
+    for (const c of list4) {
+      if (c.user?.id !== botId) continue;
+      const items = splitFromComment(c.body ?? "", effect.digest);
+      if (items) return items;
+    }
+    if (list4.length < 100) break;
+  }
+  return null;
+}
+async function createdBefore(ctx, effect, botId) {
+  const found = /* @__PURE__ */ new Map();
+  for (let page = 1; page <= MAX_PAGES2; page++) {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/issues", {
+        ...repoParams(ctx),
+        state: "all",
+        since: effect.approvedAt,
+        sort: "created",
+        direction: "asc",
+        per_page: 100,
+        page
+      })
+    );
+    const list4 = IssuePage.parse(data);
+    for (const issue3 of list4) {
+      if (issue3.pull_request !== void 0 || issue3.user?.id !== botId) continue;
+      const index2 = splitItemOf(issue3.body, effect.parent, effect.digest);
+      if (index2 !== null && !found.has(index2)) found.set(index2, { id: issue3.id, number: issue3.number });
+    }
+    if (list4.length < 100) break;
+  }
+  return found;
+}
+async function linkedIds(ctx, parent) {
+  const ids = /* @__PURE__ */ new Set();
+  for (let page = 1; page <= MAX_PAGES2; page++) {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues", {
+        ...repoParams(ctx),
+        issue_number: parent,
+        per_page: 100,
+        page
+      })
+    );
+    const list4 = IssuePage.parse(data);
+    for (const issue3 of list4) ids.add(issue3.id);
+    if (list4.length < 100) break;
+  }
+  return ids;
+}
+async function link(ctx, parent, id) {
+  try {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues", {
+        ...repoParams(ctx),
+        issue_number: parent,
+        sub_issue_id: id
+      })
+    );
+  } catch (error63) {
+    if (statusOf(error63) !== 422) throw error63;
+  }
+}
+async function unlabel(ctx, issue3, name) {
+  try {
+    await ctx.write(
+      () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+        ...repoParams(ctx),
+        issue_number: issue3,
+        name
+      })
+    );
+  } catch (error63) {
+    if (statusOf(error63) !== 404) throw error63;
+  }
+}
+
 // src/github/execution/task-recovery.ts
 function recoveryAlreadyDone(world, branchPrefix, effect) {
   switch (effect.type) {
@@ -67918,6 +68324,11 @@ var EFFECTS = {
     target: (e) => `pin#${e.issue}`,
     alreadyDone: pinAlreadyDone,
     execute: pin
+  },
+  createSplitIssues: {
+    target: (e) => `split#${e.parent}`,
+    alreadyDone: splitAlreadyDone,
+    execute: createSplitIssues
   }
 };
 function entryOf(effect) {

@@ -61100,6 +61100,128 @@ var init_signals = __esm({
   }
 });
 
+// src/core/tasks/split-proposal.ts
+function splitOfFinalMessage(message) {
+  const tagged = /<subissues>([\s\S]*?)<\/subissues>/i.exec(message);
+  const text4 = tagged ? tagged[1] : firstArray(message);
+  if (text4 === null) return { ok: false, problem: "its final message has no `<subissues>` JSON array" };
+  let value;
+  try {
+    value = JSON.parse(text4);
+  } catch (error63) {
+    return {
+      ok: false,
+      problem: `its \`<subissues>\` block is not JSON (${error63 instanceof Error ? error63.message.slice(0, 120) : "unreadable"})`
+    };
+  }
+  const checked = ProposalSchema.safeParse(value);
+  if (!checked.success) {
+    const first = checked.error.issues[0];
+    const where2 = first.path.length > 0 ? ` at ${first.path.join(".")}` : "";
+    return { ok: false, problem: `its sub-issues are not valid${where2}: ${first.message}` };
+  }
+  return { ok: true, items: checked.data.map(cleanItem) };
+}
+function firstArray(message) {
+  const start = message.indexOf("[");
+  const end = message.lastIndexOf("]");
+  return start >= 0 && end > start ? message.slice(start, end + 1) : null;
+}
+function cleanItem(item) {
+  const title = defuse(sanitizeUntrustedText(item.title, MAX_TITLE)).replace(/\s+/g, " ").trim();
+  const body = defuse(sanitizeUntrustedText(item.body.trim(), MAX_BODY)).trim();
+  return { title: title || "Untitled", body, dependsOn: [...new Set(item.dependsOn)].sort((a, b) => a - b) };
+}
+function defuse(text4) {
+  return text4.replace(/@(?!\u200b)/g, "@\u200B").replace(/\b(d)(?!\u200b)(epend)/gi, "$1\u200B$2").replace(/\b(b)(?!\u200b)(lock)/gi, "$1\u200B$2");
+}
+function proposalData(items) {
+  return JSON.stringify(items.map((i) => ({ title: i.title, body: i.body, dependsOn: i.dependsOn })));
+}
+function splitDigest(items) {
+  return sha256Hex(proposalData(items));
+}
+function splitComment(issue3, items) {
+  const data2 = proposalData(items);
+  const longestRun = Math.max(0, ...Array.from(data2.matchAll(/`+/g), (run3) => run3[0].length));
+  const fence = "`".repeat(Math.max(3, longestRun + 1));
+  const list3 = items.flatMap((item, i) => {
+    const deps = item.dependsOn.length ? ` \u2014 after ${item.dependsOn.map((d3) => `${d3}`).join(", ")}` : "";
+    const head = `${i + 1}. **${escapeInline(item.title, MAX_TITLE)}**${deps}`;
+    const body = item.body ? item.body.split("\n").map((line) => `   > ${line}`).join("\n") : "   > (no description)";
+    return [head, body, ""];
+  });
+  return [
+    `<!-- autopilot:split digest=${sha256Hex(data2)} -->`,
+    `### Autopilot's proposal: #${issue3} split into ${items.length} sub-issue${items.length === 1 ? "" : "s"}`,
+    "",
+    ...list3,
+    "Nothing is created until a person with write access answers:",
+    "",
+    `- \`/autopilot approve #${issue3}\` \u2014 these become sub-issues of #${issue3}, each ready, worked in the order their dependencies give;`,
+    "- any other comment \u2014 a new proposal that takes your words into account.",
+    "",
+    "<details><summary>The proposal as data</summary>",
+    "",
+    `${fence}json`,
+    data2,
+    fence,
+    "",
+    "</details>"
+  ].join("\n");
+}
+function splitFromComment(body, digest) {
+  const marker = MARKER.exec(body);
+  if (!marker || digest !== null && marker[1] !== digest) return null;
+  const rest = body.slice(marker.index + marker[0].length);
+  const block = /^(`{3,})json\n([^\n]*)\n\1$/m.exec(rest);
+  if (!block || sha256Hex(block[2]) !== marker[1]) return null;
+  try {
+    const checked = ProposalSchema.safeParse(JSON.parse(block[2]));
+    return checked.success ? checked.data.map(cleanItem) : null;
+  } catch {
+    return null;
+  }
+}
+function splitAsText(items) {
+  return items.map((item, i) => {
+    const deps = item.dependsOn.length ? ` (depends on ${item.dependsOn.join(", ")})` : "";
+    return `${i + 1}. ${item.title}${deps}
+${item.body}`;
+  }).join("\n\n");
+}
+var MAX_SPLIT_ITEMS, MAX_TITLE, MAX_BODY, ItemSchema, ProposalSchema, MARKER;
+var init_split_proposal = __esm({
+  "src/core/tasks/split-proposal.ts"() {
+    "use strict";
+    init_zod();
+    init_markdown();
+    init_sanitize();
+    init_sha256();
+    MAX_SPLIT_ITEMS = 10;
+    MAX_TITLE = 200;
+    MAX_BODY = 4e3;
+    ItemSchema = external_exports.object({
+      title: external_exports.string().trim().min(1, "a sub-issue needs a title").max(1e3),
+      body: external_exports.string().max(2e4).default(""),
+      /** 1-based numbers of earlier items this one depends on. */
+      dependsOn: external_exports.array(external_exports.number().int().min(1)).max(MAX_SPLIT_ITEMS).default([])
+    });
+    ProposalSchema = external_exports.array(ItemSchema).min(1, "the proposal holds no sub-issue").max(MAX_SPLIT_ITEMS, `at most ${MAX_SPLIT_ITEMS} sub-issues`).superRefine((items, check2) => {
+      items.forEach((item, i) => {
+        for (const d3 of item.dependsOn)
+          if (d3 >= i + 1)
+            check2.addIssue({
+              code: "custom",
+              path: [i, "dependsOn"],
+              message: `item ${i + 1} may depend only on earlier items (1 to ${i}), not on ${d3}`
+            });
+      });
+    });
+    MARKER = /<!-- autopilot:split digest=([0-9a-f]{64}) -->/;
+  }
+});
+
 // src/core/agent/prompt.ts
 function labelText(text4, max = 120) {
   const clean = sanitizeUntrustedText(text4, max * 4).replace(/[\r\n`]+/g, " ").replace(/\s+/g, " ").trim();
@@ -61124,7 +61246,7 @@ function renderSection(key, parts) {
 function header(input2) {
   const repo = labelText(input2.repo, 200);
   const branch = labelText(input2.branch, 200);
-  if (input2.mode === "plan")
+  if (input2.mode === "plan" || input2.mode === "split")
     return [
       `# Planning a task for an autonomous coding agent: ${repo}, issue #${input2.issue.number}`,
       "",
@@ -61218,13 +61340,14 @@ ${labelText(input2.budgetNote, 500)}` : "";
     "",
     fenceUntrusted("The approved plan", sanitizeUntrustedText(input2.approvedPlan, CAP.plan))
   ].join("\n") : "";
-  const planning = input2.mode === "plan";
+  const planning = input2.mode === "plan" || input2.mode === "split";
+  const earlier = input2.mode === "split" ? "The earlier proposal" : "The earlier plan";
   const answered = planning && input2.answeredPlan ? [
-    "## The earlier plan",
+    `## ${earlier}`,
     "",
-    "The plan proposed before for this task; the maintainers' answers below are about it.",
+    `${input2.mode === "split" ? "The sub-issues" : "The plan"} proposed before for this task; the maintainers' answers below are about it.`,
     "",
-    fenceUntrusted("The earlier plan", sanitizeUntrustedText(input2.answeredPlan, CAP.plan))
+    fenceUntrusted(earlier, sanitizeUntrustedText(input2.answeredPlan, CAP.plan))
   ].join("\n") : "";
   const workspace = input2.workspaceNote ? `## Workspace
 
@@ -61242,7 +61365,7 @@ ${labelText(input2.workspaceNote, 600)}` : "";
 None yet: start the file in this iteration.`,
     budget,
     workspace,
-    planning ? PLANNING_RULES : WORKING_RULES,
+    input2.mode === "split" ? SPLITTING_RULES : planning ? PLANNING_RULES : WORKING_RULES,
     planning ? "" : signalProtocolText(input2.completion)
   ].filter((section) => section !== "").join("\n\n").concat("\n");
   let prompt2 = assemble();
@@ -61263,12 +61386,13 @@ None yet: start the file in this iteration.`,
   }
   return prompt2;
 }
-var PROGRESS_NOTES_PATH, DEFAULT_PROMPT_MAX_LENGTH, CAP, RAW_MAX, FLOOR, DROP_ORDER, HEADINGS, INTROS, PLANNING_RULES, WORKING_RULES;
+var PROGRESS_NOTES_PATH, DEFAULT_PROMPT_MAX_LENGTH, CAP, RAW_MAX, FLOOR, DROP_ORDER, HEADINGS, INTROS, PLANNING_RULES, SPLITTING_RULES, WORKING_RULES;
 var init_prompt = __esm({
   "src/core/agent/prompt.ts"() {
     "use strict";
     init_sanitize();
     init_signals();
+    init_split_proposal();
     PROGRESS_NOTES_PATH = ".autopilot/progress.md";
     DEFAULT_PROMPT_MAX_LENGTH = 6e4;
     CAP = {
@@ -61320,6 +61444,20 @@ var init_prompt = __esm({
       "- End with your plan as your final message, between `<plan>` and `</plan>`: the approach, the files you",
       "  will change, the steps in order, the tests you will add or run, and the risks or open questions.",
       "- If maintainers answered the earlier plan (above), the new plan must revise it and take their words into account."
+    ].join("\n");
+    SPLITTING_RULES = [
+      "## This is a planning run: split the issue into sub-issues",
+      "",
+      "A maintainer asked for this issue to be split into smaller issues, each one a task an agent can finish and",
+      "a person can review on its own. In this run:",
+      "",
+      "- Read the issue and the code it touches; run read-only commands if they help (listing, searching, the tests).",
+      "- Do not change, create or delete any file, and do not commit: nothing this run changes is kept or pushed.",
+      `- End with the sub-issues as your final message: a JSON array between \`<subissues>\` and \`</subissues>\`, at most ${MAX_SPLIT_ITEMS}`,
+      '  items, each `{"title": "\u2026", "body": "\u2026", "dependsOn": [1]}`: a short title, a body that says what to',
+      "  change, where, and how to know it is done, and the numbers (1-based) of the earlier items it needs merged",
+      "  first. An item may depend only on items before it: order them so.",
+      "- If maintainers answered the earlier proposal (above), the new one must revise it and take their words into account."
     ].join("\n");
     WORKING_RULES = [
       "## How to work",
@@ -89554,11 +89692,11 @@ var init_dashboard_state = __esm({
     JobOverridesSchema = ConfigOverridesSchema.extend({
       maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
       /**
-       * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
-       * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
+       * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run, `split` a
+       * splitting run (src/core/reconcile/commands/split-command.ts); a digest makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
        * a setting of the configuration: the worker takes it out before applying the rest.
        */
-      plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+      plan: external_exports.union([external_exports.literal("propose"), external_exports.literal("split"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
       /**
        * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
        * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
@@ -89654,6 +89792,19 @@ var init_dashboard_state = __esm({
             })
           ).max(50).optional(),
           comment: external_exports.string().max(16).optional()
+        })
+      ).optional(),
+      /**
+       * `/autopilot split #N` by issue number (src/core/reconcile/commands/split-command.ts): who asked and when, and
+       * once a writer approved the proposal, its digest, who and when (the sub-issues are created from Autopilot's
+       * own proposal comment with that digest, until the issue is an epic holding them). Absent without splits.
+       */
+      splits: external_exports.record(
+        external_exports.string().regex(/^\d+$/),
+        external_exports.object({
+          by: external_exports.string().max(40),
+          at: isoTime,
+          approved: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), by: external_exports.string().max(40), at: isoTime }).optional()
         })
       ).optional(),
       /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
@@ -89784,7 +89935,8 @@ function interpret(rest, line, context) {
     case "run":
     case "rollback":
     case "cleanup":
-    case "approve": {
+    case "approve":
+    case "split": {
       const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
       if ("problem" in options) return invalid(options.problem);
       const first = options.rest[0];
@@ -89890,6 +90042,7 @@ var init_commands = __esm({
       "rollback",
       "cleanup",
       "approve",
+      "split",
       "fix",
       "follow-up"
     ];
@@ -92286,7 +92439,7 @@ var init_claim = __esm({
 
 // src/core/session/session-budget.ts
 function parseSessionBudgetMarker(body) {
-  const match = body ? MARKER.exec(body) : null;
+  const match = body ? MARKER2.exec(body) : null;
   if (!match) return null;
   try {
     const parsed = SessionBudgetMarkerSchema.safeParse(JSON.parse(match[1]));
@@ -92310,7 +92463,7 @@ function workerSessionBudgetLeft(marker, issue3, mine) {
     usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted2.usd)
   };
 }
-var UsageSchema, SessionBudgetMarkerSchema, MARKER;
+var UsageSchema, SessionBudgetMarkerSchema, MARKER2;
 var init_session_budget = __esm({
   "src/core/session/session-budget.ts"() {
     "use strict";
@@ -92321,7 +92474,7 @@ var init_session_budget = __esm({
       usdLeft: external_exports.number().nullable(),
       counted: external_exports.record(external_exports.string().regex(/^\d{1,10}$/), UsageSchema).default({})
     });
-    MARKER = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
+    MARKER2 = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
   }
 });
 
@@ -92640,11 +92793,11 @@ function planComment(issue3, plan) {
   ].join("\n");
 }
 function planInComment(body) {
-  const digest = MARKER2.exec(body)?.[1];
+  const digest = MARKER3.exec(body)?.[1];
   return digest ? planFromComment(body, digest) : null;
 }
 function planFromComment(body, digest) {
-  const marker = MARKER2.exec(body);
+  const marker = MARKER3.exec(body);
   if (!marker || marker[1] !== digest) return null;
   const rest = body.slice(marker.index + marker[0].length);
   const block = /^(`{3,})text\n([\s\S]*?)\n\1$/m.exec(rest);
@@ -92652,21 +92805,21 @@ function planFromComment(body, digest) {
   const plan = block[2];
   return planDigest(plan) === digest ? plan : null;
 }
-var MAX_PLAN, MARKER2;
+var MAX_PLAN, MARKER3;
 var init_task_plan = __esm({
   "src/core/tasks/task-plan.ts"() {
     "use strict";
     init_sanitize();
     init_sha256();
     MAX_PLAN = 2e4;
-    MARKER2 = /<!-- autopilot:plan digest=([0-9a-f]{64}) -->/;
+    MARKER3 = /<!-- autopilot:plan digest=([0-9a-f]{64}) -->/;
   }
 });
 
 // src/worker/job/plan.ts
 async function planStep(ctx, comments) {
   const { plan } = ctx.inputs;
-  if (plan === "propose") return { step: "propose" };
+  if (plan === "propose" || plan === "split") return { step: "propose" };
   if (!plan) return { step: "work" };
   const own4 = await ownComments(ctx.deps.github, comments, ctx.log);
   const approved = [...own4].reverse().reduce((found, comment) => found ?? planFromComment(comment.body, plan), null);
@@ -93481,6 +93634,55 @@ var init_steer = __esm({
   }
 });
 
+// src/worker/job/split.ts
+function isSplitting(ctx) {
+  return ctx.inputs.plan === "split";
+}
+async function startSplitting(ctx, comments) {
+  ctx.state.planning = true;
+  const own4 = await ownComments(ctx.deps.github, comments, ctx.log);
+  const earlier = [...own4].reverse().reduce((found, c) => found ?? splitFromComment(c.body, null), null);
+  ctx.state.answeredPlan = earlier ? splitAsText(earlier) : null;
+}
+async function postSplit(ctx, run3, headBefore) {
+  const { state } = ctx;
+  state.result.iterations += 1;
+  if (run3.timedOut || run3.exitCode !== 0)
+    return finish(
+      ctx,
+      "failed",
+      `the splitting run ${run3.timedOut ? "timed out" : `failed (exit code ${run3.exitCode ?? `signal ${run3.signal ?? "?"}`})`}: no sub-issues are proposed`
+    );
+  const work = await ctx.deps.git.workState();
+  if (work.head !== headBefore || work.changed)
+    ctx.warn("the splitting run changed files: nothing of it is committed or pushed");
+  const proposal = splitOfFinalMessage(run3.output.finalMessage);
+  if (!proposal.ok)
+    return finish(ctx, "failed", `the splitting run proposed no usable sub-issues: ${proposal.problem}`);
+  state.result.plan = { digest: splitDigest(proposal.items) };
+  await handToPerson(
+    ctx,
+    splitComment(ctx.inputs.issue, proposal.items),
+    ctx.config.labels.needsHuman,
+    "post the proposed sub-issues",
+    () => updateProgress(ctx)
+  );
+  return finish(
+    ctx,
+    "needs_human",
+    `sub-issues proposed: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`
+  );
+}
+var init_split = __esm({
+  "src/worker/job/split.ts"() {
+    "use strict";
+    init_split_proposal();
+    init_ending();
+    init_own_comments();
+    init_report();
+  }
+});
+
 // src/worker/job/job.ts
 async function runWorker(inputs, config2, deps) {
   return runJob(createJobContext(inputs, config2, deps), null);
@@ -93512,7 +93714,8 @@ async function runJob(ctx, refusal2) {
     if ("ended" in prepared) return prepared.ended;
     const plan = await planStep(ctx, claimed.claimed.comments);
     if (plan.step === "propose") {
-      await startPlanning(ctx, claimed.claimed.comments, plan.why);
+      if (isSplitting(ctx)) await startSplitting(ctx, claimed.claimed.comments);
+      else await startPlanning(ctx, claimed.claimed.comments, plan.why);
       return await planningRun(ctx, prepared);
     }
     return await workLoop(ctx, prepared, claimed.claimed.comments);
@@ -93606,7 +93809,7 @@ async function planningRun(ctx, { issue: issue3, feedback }) {
       feedback,
       qualityFailures: [],
       steering: [],
-      mode: "plan"
+      mode: isSplitting(ctx) ? "split" : "plan"
     };
     const { run: run3, headBefore } = await runAgent(ctx, turn);
     if (run3.spawnError) return finish(ctx, "failed", spawnFailureText(agent, run3.spawnError));
@@ -93616,7 +93819,7 @@ async function planningRun(ctx, { issue: issue3, feedback }) {
     const limited = await agentError(ctx, run3, signal, agent, loop);
     if (limited === "retry") continue;
     if (limited) return limited;
-    return postPlan(ctx, run3, headBefore);
+    return isSplitting(ctx) ? postSplit(ctx, run3, headBefore) : postPlan(ctx, run3, headBefore);
   }
 }
 async function endOnError(ctx, error63) {
@@ -93661,6 +93864,7 @@ var init_job = __esm({
     init_quality_gate();
     init_review();
     init_steer();
+    init_split();
     init_report();
     init_task_budget();
   }

@@ -47,6 +47,7 @@
  * # fault actions: killController: { afterWrites: 1 }, badSignatureWebhook: true,
  * #   { as: alice, corruptState: true, on: tracking }, { as: alice, delete: true, on: tracking }
  * limits: { maxDurationSeconds: 120 }
+ * createdIssues: 4                 # issue numbers past the seeded ones `expect` may name (a split's sub-issues)
  * expect:                          # final states, and more (expect-schema.ts)
  *   1: done
  *   2: { state: done, results: [needs_human, complete], prompts: ["Round down"], pr: { merged: true } }
@@ -147,6 +148,11 @@ export const ScenarioSchema = z
       }),
     users: z.array(ScenarioUserSchema).default([{ login: "alice", permission: "admin" }]),
     issues: z.array(ScenarioIssueSchema).min(1, "a scenario needs at least one issue"),
+    /**
+     * Issue numbers past the seeded ones that Autopilot creates during the run and `expect` may name (a split's
+     * sub-issues; the dashboard takes a number too): #count+1 to #count+createdIssues.
+     */
+    createdIssues: z.number().int().min(0).max(20).default(0),
     timeline: z.array(RuleSchema).default([]),
     /**
      * Whether a person starts the session by commenting `/autopilot start` on the tracking issue once it
@@ -280,7 +286,7 @@ export const ScenarioSchema = z
         });
         continue;
       }
-      knownIssue(Number(key), ["expect", key]);
+      if (Number(key) > count + s.createdIssues) knownIssue(Number(key), ["expect", key]);
     }
     if (s.start !== false && s.start.as) knownUser(s.start.as, ["start", "as"]);
   });

@@ -148,8 +148,17 @@ export function buildReport(
   outcome: ScenarioReport["outcome"],
 ): ScenarioReport {
   obs.scanWorkerResults();
-  const issues: ReportIssue[] = scenario.issues.map((entry, i) => {
-    const number = i + 1;
+  // The seeded issues, then the created ones `expect` names (`createdIssues`: a split's sub-issues).
+  const created = issueExpectations(scenario.expect)
+    .map(([n]) => n)
+    .filter((n) => n > scenario.issues.length)
+    .sort((a, b) => a - b);
+  const entries = [
+    ...scenario.issues.map((entry, i) => ({ number: i + 1, title: entry.title })),
+    ...created.map((number) => ({ number, title: "" })),
+  ];
+  const issues: ReportIssue[] = entries.map((entry) => {
+    const number = entry.number;
     const issue = obs.issue(number);
     const pull = obs.pullFor(number);
     return {
@@ -172,7 +181,7 @@ export function buildReport(
     .map(({ number, expected }) => ({
       number,
       expected,
-      actual: issues[number - 1]?.state ?? ("ready" as ReportState),
+      actual: issues.find((i) => i.number === number)?.state ?? ("ready" as ReportState),
     }))
     .filter((m) => m.expected !== m.actual);
   const byConclusion: Record<string, number> = {};

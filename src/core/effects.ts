@@ -101,7 +101,22 @@ export type Effect =
        */
       readBody?: string;
     }
-  | { type: "pinIssue"; issue: number };
+  | { type: "pinIssue"; issue: number }
+  /**
+   * `/autopilot split #N` approved (src/core/reconcile/commands/split-command.ts): the sub-issues of Autopilot's own
+   * proposal comment on `parent` whose data has `digest` are created (each with the `ready` label, its body's
+   * hidden marker finding it again, so none is created twice), linked as native sub-issues of `parent` in order,
+   * and then `parent` is labeled `ready` with its `remove` labels taken off: an epic holding them.
+   */
+  | {
+      type: "createSplitIssues";
+      parent: number;
+      digest: string;
+      approvedBy: string;
+      approvedAt: string;
+      ready: string;
+      remove: string[];
+    };
 
 /** Writes count against the per-run operation limit; reads do not appear here at all. */
 export function describeEffect(effect: Effect): string {
@@ -144,5 +159,7 @@ export function describeEffect(effect: Effect): string {
       return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
     case "pinIssue":
       return `pin #${effect.issue}`;
+    case "createSplitIssues":
+      return `create the approved sub-issues of #${effect.parent}`;
   }
 }

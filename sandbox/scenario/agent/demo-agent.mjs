@@ -106,12 +106,20 @@ function findIssue() {
   for (const [number, entry] of Object.entries(issues)) {
     if (entry.title && prompt.includes(entry.title)) return number;
   }
+  // A split's sub-issue (not seeded: no entry by number) is found by its title before any `#N` it mentions.
+  if (titledEntry()) return candidates.find(Boolean) ?? "unknown";
   for (const match of prompt.matchAll(/#(\d+)/g)) if (issues[match[1]]) return match[1];
   return candidates.find(Boolean) ?? "unknown";
 }
 
+/** The entry of a split's sub-issue whose title the prompt's task heading names (`byTitle`), if any. */
+function titledEntry() {
+  for (const [title, entry] of Object.entries(script.byTitle ?? {})) if (prompt.includes(title)) return entry;
+  return null;
+}
+
 const issue = findIssue();
-const scripted = issues[issue] ?? script.default ?? { behavior: "complete" };
+const scripted = issues[issue] ?? titledEntry() ?? script.default ?? { behavior: "complete" };
 // One agent configuration's own variant of the entry (`byAgent`, e.g. best of N's candidates doing it differently).
 const entry =
   agentName && scripted.byAgent?.[agentName] ? { ...scripted, ...scripted.byAgent[agentName] } : scripted;

@@ -126,6 +126,11 @@ export const DemoAgentEntrySchema = z
     /** The plan a planning run (the plan gate) proposes; a list: one per planning run, the last repeats. */
     plan: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
     /**
+     * The issues a splitting run's proposal (`/autopilot split`) will create, by title: the files each one's
+     * completing run writes (the sub-issues are not seeded, so they have no entry of their own by number).
+     */
+    subIssues: z.record(z.string().min(1), z.strictObject({ files: FilesSchema })).optional(),
+    /**
      * Per agent configuration (the `--agent NAME` it was started with): fields that replace the entry's for that
      * agent, such as best of N's candidates writing different files.
      */
@@ -159,6 +164,8 @@ export interface DemoAgentScript {
   stateDir: string;
   issues: Record<string, DemoAgentEntry>;
   default?: DemoAgentEntry;
+  /** Entries of issues that are not seeded (a split's sub-issues), by a title the prompt holds. */
+  byTitle?: Record<string, DemoAgentEntry>;
 }
 
 /** Writes the script the agent reads; returns its path. */
@@ -171,9 +178,14 @@ export function writeDemoScript(dir: string, issues: Record<number, DemoAgentEnt
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, "state"), { recursive: true });
   chmodSync(join(dir, "state"), 0o777);
+  const byTitle: Record<string, DemoAgentEntry> = {};
+  for (const entry of Object.values(issues))
+    for (const [title, sub] of Object.entries(entry.subIssues ?? {}))
+      byTitle[title] = DemoAgentEntrySchema.parse({ behavior: "complete", title, files: sub.files });
   const script: DemoAgentScript = {
     stateDir: join(dir, "state"),
     issues: Object.fromEntries(Object.entries(issues)),
+    ...(Object.keys(byTitle).length > 0 ? { byTitle } : {}),
   };
   const path = join(dir, "demo-script.json");
   writeFileSync(path, `${JSON.stringify(script, null, 2)}\n`);

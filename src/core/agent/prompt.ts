@@ -17,6 +17,7 @@
 import { fenceUntrusted, sanitizeUntrustedText, truncateWithNote } from "../text/sanitize.js";
 import type { CompletionMode } from "./completion-mode.js";
 import { signalProtocolText } from "./signals.js";
+import { MAX_SPLIT_ITEMS } from "../tasks/split-proposal.js";
 
 /** Where the agent keeps its notes on the task branch. */
 export const PROGRESS_NOTES_PATH = ".autopilot/progress.md";
@@ -55,9 +56,10 @@ export interface PromptInput {
   /**
    * `plan`: a planning run of the plan gate (src/core/reconcile/commands/plan-approval.ts): the agent reads and
    * proposes a plan as its final message instead of changing anything; the working rules and the signal protocol
-   * give way to the planning rules.
+   * give way to the planning rules. `split`: a splitting run of `/autopilot split #N`
+   * (src/core/reconcile/commands/split-command.ts), a planning run that proposes sub-issues instead of a plan.
    */
-  mode?: "work" | "plan";
+  mode?: "work" | "plan" | "split";
   /** The plan a maintainer approved for this task (checked against its digest by the worker), if any. */
   approvedPlan?: string;
   /**
@@ -170,10 +172,25 @@ const PLANNING_RULES = [
   "- If maintainers answered the earlier plan (above), the new plan must revise it and take their words into account.",
 ].join("\n");
 
+const SPLITTING_RULES = [
+  "## This is a planning run: split the issue into sub-issues",
+  "",
+  "A maintainer asked for this issue to be split into smaller issues, each one a task an agent can finish and",
+  "a person can review on its own. In this run:",
+  "",
+  "- Read the issue and the code it touches; run read-only commands if they help (listing, searching, the tests).",
+  "- Do not change, create or delete any file, and do not commit: nothing this run changes is kept or pushed.",
+  `- End with the sub-issues as your final message: a JSON array between \`<subissues>\` and \`</subissues>\`, at most ${MAX_SPLIT_ITEMS}`,
+  '  items, each `{"title": "…", "body": "…", "dependsOn": [1]}`: a short title, a body that says what to',
+  "  change, where, and how to know it is done, and the numbers (1-based) of the earlier items it needs merged",
+  "  first. An item may depend only on items before it: order them so.",
+  "- If maintainers answered the earlier proposal (above), the new one must revise it and take their words into account.",
+].join("\n");
+
 function header(input: PromptInput): string {
   const repo = labelText(input.repo, 200);
   const branch = labelText(input.branch, 200);
-  if (input.mode === "plan")
+  if (input.mode === "plan" || input.mode === "split")
     return [
       `# Planning a task for an autonomous coding agent: ${repo}, issue #${input.issue.number}`,
       "",
@@ -290,15 +307,16 @@ export function buildPrompt(input: PromptInput): string {
         fenceUntrusted("The approved plan", sanitizeUntrustedText(input.approvedPlan, CAP.plan)),
       ].join("\n")
     : "";
-  const planning = input.mode === "plan";
+  const planning = input.mode === "plan" || input.mode === "split";
+  const earlier = input.mode === "split" ? "The earlier proposal" : "The earlier plan";
   const answered =
     planning && input.answeredPlan
       ? [
-          "## The earlier plan",
+          `## ${earlier}`,
           "",
-          "The plan proposed before for this task; the maintainers' answers below are about it.",
+          `${input.mode === "split" ? "The sub-issues" : "The plan"} proposed before for this task; the maintainers' answers below are about it.`,
           "",
-          fenceUntrusted("The earlier plan", sanitizeUntrustedText(input.answeredPlan, CAP.plan)),
+          fenceUntrusted(earlier, sanitizeUntrustedText(input.answeredPlan, CAP.plan)),
         ].join("\n")
       : "";
   const workspace = input.workspaceNote ? `## Workspace\n\n${labelText(input.workspaceNote, 600)}` : "";
@@ -316,7 +334,7 @@ export function buildPrompt(input: PromptInput): string {
         : `${HEADINGS.notes}\n\nNone yet: start the file in this iteration.`,
       budget,
       workspace,
-      planning ? PLANNING_RULES : WORKING_RULES,
+      input.mode === "split" ? SPLITTING_RULES : planning ? PLANNING_RULES : WORKING_RULES,
       planning ? "" : signalProtocolText(input.completion),
     ]
       .filter((section) => section !== "")

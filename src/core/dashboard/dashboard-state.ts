@@ -255,11 +255,11 @@ export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
 export const JobOverridesSchema = ConfigOverridesSchema.extend({
   maxIterations: z.number().int().min(1).max(MAX_ITERATIONS).optional(),
   /**
-   * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
-   * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
+   * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run, `split` a
+   * splitting run (src/core/reconcile/commands/split-command.ts); a digest makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
    * a setting of the configuration: the worker takes it out before applying the rest.
    */
-  plan: z.union([z.literal("propose"), z.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+  plan: z.union([z.literal("propose"), z.literal("split"), z.string().regex(/^[0-9a-f]{64}$/)]).optional(),
   /**
    * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
    * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
@@ -377,6 +377,23 @@ export const DashboardStateSchema = z.object({
           .max(50)
           .optional(),
         comment: z.string().max(16).optional(),
+      }),
+    )
+    .optional(),
+  /**
+   * `/autopilot split #N` by issue number (src/core/reconcile/commands/split-command.ts): who asked and when, and
+   * once a writer approved the proposal, its digest, who and when (the sub-issues are created from Autopilot's
+   * own proposal comment with that digest, until the issue is an epic holding them). Absent without splits.
+   */
+  splits: z
+    .record(
+      z.string().regex(/^\d+$/),
+      z.object({
+        by: z.string().max(40),
+        at: isoTime,
+        approved: z
+          .object({ digest: z.string().regex(/^[0-9a-f]{64}$/), by: z.string().max(40), at: isoTime })
+          .optional(),
       }),
     )
     .optional(),

@@ -73,15 +73,20 @@ export function timeOutPlanApprovals(ctx: Reconciling): void {
     const plan = record.plan;
     if (!plan || ctx.issues.get(task)?.state !== "open" || !planWaits(ctx, task, record)) continue;
     if (!timedOut(ctx, plan.at)) continue;
+    // `/autopilot split` (commands/split-command.ts) waits on its proposed sub-issues the same way.
+    const split = ctx.state.splits?.[n] !== undefined;
+    const what = split ? "sub-issues" : "plan";
     const alert: Alert = {
       key: `approval-timeout-plan-${task}-${plan.digest.slice(0, 12)}`,
       kind: "approval-timeout",
       issue: task,
-      headline: `The approval of #${task}'s plan timed out`,
-      what: `The plan posted ${formatTime(plan.at)} has waited longer than alerts.approvalTimeoutHours for a writer.`,
-      todo: `Someone with write access: read the plan on this issue; \`/autopilot approve #${task}\` lets a worker implement it, a comment with what to change gets a new plan, \`/autopilot skip #${task}\` leaves the task.`,
+      headline: `The approval of #${task}'s ${split ? "proposed sub-issues" : "plan"} timed out`,
+      what: `The ${split ? "sub-issues proposed" : "plan posted"} ${formatTime(plan.at)} ${split ? "have" : "has"} waited longer than alerts.approvalTimeoutHours for a writer.`,
+      todo: split
+        ? `Someone with write access: read the sub-issues proposed on this issue; \`/autopilot approve #${task}\` creates them, a comment with what to change gets a new proposal, \`/autopilot skip #${task}\` leaves the issue.`
+        : `Someone with write access: read the plan on this issue; \`/autopilot approve #${task}\` lets a worker implement it, a comment with what to change gets a new plan, \`/autopilot skip #${task}\` leaves the task.`,
       mentions: recipients(ctx, approversOf(ctx, task)),
     };
-    record.reason = `plan proposed: ${timeOut(ctx, task, alert, plan.at)}; \`/autopilot approve #${task}\` or a comment with changes`;
+    record.reason = `${what} proposed: ${timeOut(ctx, task, alert, plan.at)}; \`/autopilot approve #${task}\` or a comment with changes`;
   }
 }

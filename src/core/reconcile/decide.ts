@@ -14,7 +14,8 @@
  *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations); the
  *     branches of rolled-back unmerged work deleted until seen gone; the stale-branch sweep of ended tasks
  *     (`cleanup.staleBranchDays`);
- *  5. the budget, then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
+ *  5. the budget, the splits (an approved `/autopilot split`'s sub-issues asked for until its parent is their
+ *     epic, commands/split-command.ts), then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
  *     (with `mode: auto`); then the epics: a writer's ready label on a parent pools its open sub-issues, their
  *     checklist on the parent, the parent closed when all are done (epic-pooling.ts);
  *  6. session bookkeeping (checkpointed pauses/stops, completion), then the alerts of tasks that entered an
@@ -29,6 +30,7 @@ import { processCheckboxes } from "./commands/checkboxes.js";
 import { processDiscards } from "./commands/rollback.js";
 import { processClosedIssues } from "./closed-issues.js";
 import { processEpics } from "./epic-pooling.js";
+import { processSplits } from "./commands/split-command.js";
 import { processComments } from "./commands/comment-commands.js";
 import type { DecideInput, Decision } from "./context.js";
 import { checkDispatchLocks } from "./runs/dispatch-locks.js";
@@ -66,6 +68,7 @@ export function decide(input: DecideInput): Decision {
   sweepStaleBranches(ctx);
   checkDispatchLocks(ctx);
   checkBudget(ctx);
+  processSplits(ctx);
   const pool = processPool(ctx, runRequests);
   pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);

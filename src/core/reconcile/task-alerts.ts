@@ -70,14 +70,18 @@ export function raiseTaskAlerts(ctx: Reconciling): void {
     const title = ctx.issues.get(n)?.title ?? "";
     // A planning run's plan waits for a writer (plan-approval.ts): approving is what they do, not answering.
     const waitsOnPlan = kind === "needs-human" && planWaits(ctx, n, record);
+    // `/autopilot split` (split-command.ts) waits on its proposal of sub-issues the same way.
+    const split = ctx.state.splits?.[n] !== undefined;
     const alert: Alert = {
       key: `${n}-${status}-a${record.attempt}`,
       kind,
       issue: n,
-      headline: `#${n} ${waitsOnPlan ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      headline: `#${n} ${waitsOnPlan ? `has ${split ? "sub-issues" : "a plan"} waiting for approval` : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
       todo: waitsOnPlan
-        ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.`
+        ? split
+          ? `Read the sub-issues proposed on this issue: \`/autopilot approve #${n}\` creates them and works them as an epic; a comment with what to change (from someone with write access) gets a new proposal.`
+          : `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.`
         : taskTodo(kind, n, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n)),
     };

@@ -7,13 +7,13 @@
  * /autopilot start | go | pause | resume | stop | abort | mode auto|semi-auto | status [#N] | retry [#N] [--iterations M]
  *            | skip [#N] | run [#N]
  *            | rollback [#N] | cleanup [#N] | fix [#N] [instructions] | follow-up [#N] [instructions]
- *            | approve [#N] | report | help
+ *            | approve [#N] | split [#N] | report | help
  * ```
  *
  * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
  * indented code, block quotes and HTML comments — so quoting somebody's command, or an agent's transcript
  * that mentions one, does nothing. On a task issue (or its pull request) `retry`, `skip`, `run`, `rollback`,
- * `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue. `fix` and `follow-up` take instructions: the
+ * `cleanup`, `fix`, `follow-up`, `approve`, `split` and `status` default to that issue. `fix` and `follow-up` take instructions: the
  * rest of the command's line and every line of the comment after it (`commandInstructions`). `--iterations M`
  * (also `--iterations=M`) raises that task's iteration limit to M.
  * Anything else after `/autopilot` is an unknown command, answered with the help.
@@ -34,7 +34,7 @@ type Command =
   | { name: "mode"; mode: "auto" | "semi-auto" }
   | { name: "status"; issue: number | null }
   | { name: "retry"; issue: number; iterations: number | null }
-  | { name: "skip" | "run" | "rollback" | "cleanup" | "approve"; issue: number }
+  | { name: "skip" | "run" | "rollback" | "cleanup" | "approve" | "split"; issue: number }
   /** A writer's instructions for another round on the task's PR (`fix`) or on a merged task (`follow-up`). */
   | { name: "fix" | "follow-up"; issue: number; instructions: string };
 
@@ -101,6 +101,7 @@ const COMMAND_WORDS = [
   "rollback",
   "cleanup",
   "approve",
+  "split",
   "fix",
   "follow-up",
 ];
@@ -143,7 +144,8 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
     case "run":
     case "rollback":
     case "cleanup":
-    case "approve": {
+    case "approve":
+    case "split": {
       const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
       if ("problem" in options) return invalid(options.problem);
       const first = options.rest[0];
@@ -318,10 +320,11 @@ export function commandHelp(): string {
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
     "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
     "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
+    "| `/autopilot split #N` | a planning run proposes sub-issues of #N (titles, descriptions, the order between them) in a comment on #N; `approve #N` creates them as #N's sub-issues and works them as an epic, any other comment gets a revised proposal |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue).",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve`, `split` and `status` default to that issue; an issue with no Autopilot label is split from the tracking issue).",
   ].join("\n");
 }
 

@@ -28,6 +28,7 @@ import { withdrawMerge } from "./merge-mechanisms.js";
 import { refusedMerge } from "./merge-outcome.js";
 import { progressUnchanged, writeProgressComment } from "./progress-comment.js";
 import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
+import { createSplitIssues, splitAlreadyDone } from "./split-issues.js";
 import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
 import { writeTracking } from "./tracking-issue-effects.js";
 
@@ -240,6 +241,11 @@ const EFFECTS: EffectTable = {
     target: (e) => `pin#${e.issue}`,
     alreadyDone: pinAlreadyDone,
     execute: pin,
+  },
+  createSplitIssues: {
+    target: (e) => `split#${e.parent}`,
+    alreadyDone: splitAlreadyDone,
+    execute: createSplitIssues,
   },
 };
 

@@ -43,7 +43,7 @@ interface TurnRequest {
   qualityFailures: QualityCommandResult[];
   /** Writers' comments since the job started (steer.ts), oldest first. */
   steering: WorkerComment[];
-  mode: "work" | "plan";
+  mode: "work" | "plan" | "split";
 }
 
 /** Back to the primary agent once the limit that moved the job to a fallback has lifted (`recoverPrimary`). */

@@ -28,6 +28,7 @@ import { type Prepared, prepare } from "./prepare.js";
 import { qualityGate } from "./quality-gate.js";
 import { backToAuthor, reviewChange, reviewerFor } from "./review.js";
 import { steer } from "./steer.js";
+import { isSplitting, postSplit, startSplitting } from "./split.js";
 import { appendNote, updateProgress } from "./report.js";
 import { taskBudgetExceeded } from "./task-budget.js";
 
@@ -83,7 +84,8 @@ async function runJob(ctx: JobContext, refusal: string | null): Promise<WorkerRu
     if ("ended" in prepared) return prepared.ended;
     const plan = await planStep(ctx, claimed.claimed.comments);
     if (plan.step === "propose") {
-      await startPlanning(ctx, claimed.claimed.comments, plan.why);
+      if (isSplitting(ctx)) await startSplitting(ctx, claimed.claimed.comments);
+      else await startPlanning(ctx, claimed.claimed.comments, plan.why);
       return await planningRun(ctx, prepared);
     }
     return await workLoop(ctx, prepared, claimed.claimed.comments);
@@ -194,7 +196,8 @@ async function reviewedPull(
 }
 
 /**
- * A planning run: the agent runs once on the planning prompt (again after a limit's wait or an agent switch);
+ * A planning run (or a splitting run, split.ts): the agent runs once on the planning prompt (again after a
+ * limit's wait or an agent switch);
  * the wall clock, the task budget and a paused or stopped session hold for it too.
  */
 async function planningRun(ctx: JobContext, { issue, feedback }: Prepared): Promise<WorkerRun> {
@@ -211,7 +214,7 @@ async function planningRun(ctx: JobContext, { issue, feedback }: Prepared): Prom
       feedback,
       qualityFailures: [],
       steering: [],
-      mode: "plan" as const,
+      mode: isSplitting(ctx) ? ("split" as const) : ("plan" as const),
     };
     const { run, headBefore } = await runAgent(ctx, turn);
     if (run.spawnError) return finish(ctx, "failed", spawnFailureText(agent, run.spawnError));
@@ -221,7 +224,7 @@ async function planningRun(ctx: JobContext, { issue, feedback }: Prepared): Prom
     const limited = await agentError(ctx, run, signal, agent, loop);
     if (limited === "retry") continue;
     if (limited) return limited;
-    return postPlan(ctx, run, headBefore);
+    return isSplitting(ctx) ? postSplit(ctx, run, headBefore) : postPlan(ctx, run, headBefore);
   }
 }
 

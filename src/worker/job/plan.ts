@@ -28,7 +28,8 @@ export async function planStep(
   comments: WorkerComment[],
 ): Promise<{ step: "work" } | { step: "propose"; why?: string }> {
   const { plan } = ctx.inputs;
-  if (plan === "propose") return { step: "propose" };
+  // A splitting run (split.ts) is a planning run too.
+  if (plan === "propose" || plan === "split") return { step: "propose" };
   if (!plan) return { step: "work" };
   const own = await ownComments(ctx.deps.github, comments, ctx.log);
   const approved = [...own]

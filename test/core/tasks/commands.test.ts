@@ -57,6 +57,20 @@ describe("parseCommand", () => {
     });
   });
 
+  it("reads split with the issue it is written on, or the one named on the tracking issue", () => {
+    expect(parseCommand("/autopilot split", onTask)).toMatchObject({ command: { name: "split", issue: 7 } });
+    expect(parseCommand("/autopilot split #12", onTracking)).toMatchObject({
+      command: { name: "split", issue: 12 },
+    });
+    expect(parseCommand("/autopilot split", onTracking)).toMatchObject({
+      kind: "invalid",
+      problem: expect.stringContaining("/autopilot split #N"),
+    });
+    expect(parseCommand("/autopilot splt #12", onTracking)).toMatchObject({
+      problem: expect.stringContaining("did you mean `/autopilot split`"),
+    });
+  });
+
   it("calls anything else after /autopilot an unknown command", () => {
     expect(parseCommand("/autopilot deploy", onTracking)).toMatchObject({
       kind: "invalid",

@@ -3,7 +3,7 @@
  * closed or merged ones and closed task issues too (a merged task's own issue takes `/autopilot rollback`), and
  * the line comments of an open task pull request's reviews:
  * `/autopilot` commands from people with write access are carried out (session commands, retry, skip, rollback,
- * cleanup, fix, follow-up, approve, help, status, report; `run` is judged in the pool phase); other comments on tasks are
+ * cleanup, fix, follow-up, approve, split, help, status, report; `run` is judged in the pool phase); other comments on tasks are
  * kept as possible answers to needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../../tasks/commands.js";
@@ -19,6 +19,7 @@ import { approvePlan } from "./plan-approval.js";
 import { retryTask, skipTask } from "./retry-skip.js";
 import type { RunRequest } from "./run-command.js";
 import { rollbackTask } from "./rollback.js";
+import { splitIssue } from "./split-command.js";
 import { sessionEvent } from "../session-events.js";
 import { liftAgentsLimit } from "../task-alerts.js";
 import { hasLabel } from "../task-labels.js";
@@ -221,6 +222,12 @@ export function processComments(ctx: Reconciling): CommentsRead {
           instructions: command.instructions,
         };
         const outcome = command.name === "fix" ? fixTask(ctx, asked) : followUpTask(ctx, asked);
+        react(ctx, c, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
+        break;
+      }
+      case "split": {
+        const outcome = splitIssue(ctx, command.issue, login);
         react(ctx, c, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;

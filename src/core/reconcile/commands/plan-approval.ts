@@ -17,9 +17,13 @@ import type { TaskRecord } from "../../dashboard/index.js";
 import { note, type Reconciling } from "../context.js";
 import { hasLabel, setStatus, statusOf } from "../task-labels.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
+import { approveSplit, splitOf } from "./split-command.js";
 
 /** What the plan gate asks of the task's next worker: a planning run, the approved plan's digest, or nothing. */
 export function planOfDispatch(ctx: Reconciling, n: number, record: TaskRecord): string | null {
+  // `/autopilot split #N` (split-command.ts): a splitting run, until a writer approves its proposal.
+  const split = splitOf(ctx, n);
+  if (split) return split.approved ? null : "split";
   if (record.plan?.approvedBy) return record.plan.digest;
   const issue = ctx.issues.get(n);
   const gated =
@@ -40,7 +44,8 @@ export function planProposed(
 ): boolean {
   if (record.plan?.approvedBy && record.plan.digest === digest) return true;
   record.plan = { digest, at };
-  record.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
+  const what = splitOf(ctx, n) ? "sub-issues" : "plan";
+  record.reason = `${what} proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
   return false;
 }
@@ -56,6 +61,7 @@ export function planWaits(ctx: Reconciling, n: number, record: TaskRecord | unde
 }
 
 export function approvePlan(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
+  if (splitOf(ctx, n)) return approveSplit(ctx, n, actor);
   const record = ctx.state.tasks[n];
   if (record?.plan?.approvedBy)
     return { ok: false, message: `#${n}'s plan is already approved (by @${record.plan.approvedBy}).` };

@@ -84,7 +84,7 @@ function roundWanted(ctx: Reconciling, n: number, record: TaskRecord): boolean {
  * the task wants one, and continued while it has candidates left. A planning run is never a candidate.
  */
 export function enterCandidate(ctx: Reconciling, n: number, record: TaskRecord, plan: string | null): void {
-  if (plan === "propose" || !record.dispatchId) return;
+  if (plan === "propose" || plan === "split" || !record.dispatchId) return;
   let round = openRound(record);
   if (!round) {
     if (!roundWanted(ctx, n, record)) return;

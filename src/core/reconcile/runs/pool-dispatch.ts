@@ -19,6 +19,7 @@ import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
 import { enterCandidate } from "./best-of.js";
+import { splitBeingCreated } from "../commands/split-command.js";
 import { freezeText } from "../text-approval.js";
 import { awaitsText, epicRefusal } from "../epic-pooling.js";
 import { liveIssues } from "./worker-runs.js";
@@ -81,6 +82,8 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
       return false;
     }
     if (live.has(n)) return false;
+    // A split's parent whose sub-issues are being created becomes their epic (split-command.ts), never a task.
+    if (splitBeingCreated(ctx, n)) return false;
     // A sub-issue an epic just pooled is dispatched once the snapshot has read its text (epic-pooling.ts).
     if (awaitsText(ctx, n)) return false;
     // The definition of ready (task-readiness.ts): a text too thin to act on waits for a writer to add to it.
@@ -292,7 +295,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
   const plan = planOfDispatch(ctx, n, record);
-  if (plan === "propose") record.planRun = dispatchId;
+  if (plan === "propose" || plan === "split") record.planRun = dispatchId;
   enterCandidate(ctx, n, record, plan);
   withJobOverrides(ctx, record, plan, effect);
   freezeText(ctx, n, effect);
