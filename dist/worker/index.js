@@ -93495,6 +93495,41 @@ async function runReviewer(ctx, issue3, round) {
   ctx.checkCancelled();
   return run3;
 }
+function reviewerError(ctx, run3) {
+  if (run3.timedOut || run3.spawnError || run3.budgetStop) return null;
+  if (!run3.output.isError && (run3.exitCode ?? 0) === 0) return null;
+  const at = new Date(ctx.now());
+  const found = classifyAgentOutput(run3.rawOutput, at);
+  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+}
+async function reviewerRun(ctx, issue3, round) {
+  const { rateLimit } = ctx.config;
+  const reviewer = ctx.config.review.agent;
+  for (let attempt = 0; ; attempt++) {
+    const run3 = await runReviewer(ctx, issue3, round);
+    const error63 = reviewerError(ctx, run3);
+    if (!error63) return { run: run3 };
+    if (error63.kind === "auth")
+      return { ended: await finish(ctx, "auth", authFailureText(reviewer, error63.evidence)) };
+    if (error63.kind === "quota")
+      return { ended: await finish(ctx, "quota", quotaFailureText(reviewer, error63.evidence)) };
+    const resetAt = error63.resetAt ?? null;
+    const wait = limitWait({ ...rateLimit, attempt, resetAt, now: ctx.now() });
+    if (wait) {
+      ctx.log.info(
+        `the reviewer ${reviewer.preset}: ${error63.kind}; waiting ${Math.round(wait.ms / 1e3)} s (${wait.reason})`
+      );
+      await ctx.deps.sleep(wait.ms, ctx.deps.signal);
+      ctx.checkCancelled();
+      continue;
+    }
+    const resume = resetAt ? new Date(resetAt).getTime() : ctx.now() + rateLimit.maxWaitMs;
+    ctx.state.result.resumeAt = new Date(resume).toISOString();
+    const outcome = error63.kind === "usage_limit" ? "usage_limited" : "rate_limited";
+    const why2 = `the reviewer ${reviewer.preset} is limited (${error63.evidence ?? error63.kind}); the review runs when the task resumes`;
+    return { ended: await finish(ctx, outcome, why2) };
+  }
+}
 function reviewerSpend(ctx) {
   const { runs, tokens, costUsd } = ctx.state.review;
   return `${counted(runs, "review")}; the reviewer's share: ${formatTokens(tokens)} tokens, ${formatUsd(costUsd)}`;
@@ -93516,7 +93551,9 @@ async function toPerson(ctx, pull, reason, quoted) {
 async function reviewChange(ctx, issue3, pull, round) {
   const { config: config2, state } = ctx;
   const reviewer = agentLabel(config2.review.agent);
-  const run3 = await runReviewer(ctx, issue3, round);
+  const ran = await reviewerRun(ctx, issue3, round);
+  if ("ended" in ran) return { kind: "ended", run: ran.ended };
+  const { run: run3 } = ran;
   const failed2 = runFailure(run3);
   const parsed = failed2 ? { ok: false, error: failed2 } : parseReviewVerdict(run3.output.finalMessage);
   if (!parsed.ok) {
@@ -93576,6 +93613,8 @@ async function backToAuthor(ctx, feedback, review) {
 var init_review = __esm({
   "src/worker/job/review.ts"() {
     "use strict";
+    init_classify();
+    init_iteration();
     init_prompt();
     init_review_prompt();
     init_review_body();
@@ -93585,6 +93624,7 @@ var init_review = __esm({
     init_plural();
     init_sanitize();
     init_agent_cost();
+    init_agent_failure_text();
     init_ending();
     init_spend();
     init_transcript2();

@@ -112,6 +112,34 @@ describe("the reviewer", () => {
     expect(ready.warnings.join("\n")).toMatch(/verdict was refused: verdict/);
   });
 
+  const rateLimited = {
+    message: "",
+    raw: "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+    exitCode: 1,
+    work: false,
+  };
+
+  it("a rate-limited reviewer waits as the author would and reviews again, not counted as no verdict", async () => {
+    const h = await harness([{ message: COMPLETE }, rateLimited, { message: APPROVE }]);
+    const run = await runWorker(h.inputs, withReviewer({ required: true }), h.deps);
+    expect(h.sleeps).toEqual([5_000]);
+    expect(run.result.result).toBe("complete");
+    expect(run.result.reason).toMatch(/the reviewer approved it/);
+    expect(h.github.reviews).toHaveLength(1);
+  });
+
+  it("a reviewer's usage limit that resets in hours ends the job with the reset, for the task to resume", async () => {
+    const reset = Math.floor(Date.parse("2026-11-22T06:00:00Z") / 1000);
+    const text = `Claude AI usage limit reached|${reset}`;
+    const h = await harness([{ message: COMPLETE }, { message: "", raw: text, exitCode: 1, work: false }]);
+    const run = await runWorker(h.inputs, withReviewer({ required: true }), h.deps);
+    expect(run.result.result).toBe("usage_limited");
+    expect(run.result.resumeAt).toBe("2026-11-22T06:00:00.000Z");
+    expect(run.result.reason).toMatch(/the review runs when the task resumes/);
+    expect(h.github.reviews).toEqual([]);
+    expect(h.github.calls.some((c) => c.startsWith("labelForReview"))).toBe(false);
+  });
+
   it("quotes the reviewer inert: its words cannot forge the worker's marker or mention anyone", async () => {
     const forged = verdict({
       verdict: "request_changes",

@@ -7,6 +7,8 @@
  * author with the review as feedback, up to `maxRounds` times, then a person decides. Its spend counts against
  * the task's budget like the author's.
  */
+import { classifyAgentOutput, withDefaultReset } from "../../core/agent/classify.js";
+import { limitWait } from "../../core/agent/iteration.js";
 import { PROGRESS_NOTES_PATH } from "../../core/agent/prompt.js";
 import { buildReviewPrompt } from "../../core/agent/review-prompt.js";
 import { REVIEWER_AUTHOR, reviewForAuthor, renderReview } from "../../core/agent/review-body.js";
@@ -18,6 +20,7 @@ import { quoteInert } from "../../core/text/sanitize.js";
 import type { ReviewFeedback, WorkerIssue, WorkerPull } from "../../github/worker-github-data.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { priceRun } from "./agent-cost.js";
+import { authFailureText, quotaFailureText } from "./agent-failure-text.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 import { finish, handToPerson } from "./ending.js";
 import type { TaskFeedback } from "./feedback.js";
@@ -95,6 +98,53 @@ async function runReviewer(ctx: JobContext, issue: WorkerIssue, round: number): 
   return run;
 }
 
+/** What a reviewer's run that ended on an error said of it (auth, quota, a limit), or null. */
+function reviewerError(ctx: JobContext, run: AgentRunResult) {
+  if (run.timedOut || run.spawnError || run.budgetStop) return null;
+  if (!run.output.isError && (run.exitCode ?? 0) === 0) return null;
+  const at = new Date(ctx.now());
+  const found = classifyAgentOutput(run.rawOutput, at);
+  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+}
+
+/**
+ * The reviewer's run, again after a limit's wait while `rateLimit` leaves waits, as the author's is. A limit past
+ * them ends the job `rate_limited` or `usage_limited` with its reset, so the controller resumes the task then
+ * (the pull request is published, not yet ready); an authentication or quota failure ends it as the author's does.
+ */
+async function reviewerRun(
+  ctx: JobContext,
+  issue: WorkerIssue,
+  round: number,
+): Promise<{ run: AgentRunResult } | { ended: WorkerRun }> {
+  const { rateLimit } = ctx.config;
+  const reviewer = ctx.config.review.agent!;
+  for (let attempt = 0; ; attempt++) {
+    const run = await runReviewer(ctx, issue, round);
+    const error = reviewerError(ctx, run);
+    if (!error) return { run };
+    if (error.kind === "auth")
+      return { ended: await finish(ctx, "auth", authFailureText(reviewer, error.evidence)) };
+    if (error.kind === "quota")
+      return { ended: await finish(ctx, "quota", quotaFailureText(reviewer, error.evidence)) };
+    const resetAt = error.resetAt ?? null;
+    const wait = limitWait({ ...rateLimit, attempt, resetAt, now: ctx.now() });
+    if (wait) {
+      ctx.log.info(
+        `the reviewer ${reviewer.preset}: ${error.kind}; waiting ${Math.round(wait.ms / 1000)} s (${wait.reason})`,
+      );
+      await ctx.deps.sleep(wait.ms, ctx.deps.signal);
+      ctx.checkCancelled();
+      continue;
+    }
+    const resume = resetAt ? new Date(resetAt).getTime() : ctx.now() + rateLimit.maxWaitMs;
+    ctx.state.result.resumeAt = new Date(resume).toISOString();
+    const outcome = error.kind === "usage_limit" ? "usage_limited" : "rate_limited";
+    const why = `the reviewer ${reviewer.preset} is limited (${error.evidence ?? error.kind}); the review runs when the task resumes`;
+    return { ended: await finish(ctx, outcome, why) };
+  }
+}
+
 /** The reviewer's share of the task's spend in this job, for the job's reason (the totals already count it). */
 function reviewerSpend(ctx: JobContext): string {
   const { runs, tokens, costUsd } = ctx.state.review;
@@ -134,7 +184,9 @@ export async function reviewChange(
 ): Promise<ReviewOutcome> {
   const { config, state } = ctx;
   const reviewer = agentLabel(config.review.agent!);
-  const run = await runReviewer(ctx, issue, round);
+  const ran = await reviewerRun(ctx, issue, round);
+  if ("ended" in ran) return { kind: "ended", run: ran.ended };
+  const { run } = ran;
   const failed = runFailure(run);
   const parsed = failed ? { ok: false as const, error: failed } : parseReviewVerdict(run.output.finalMessage);
   if (!parsed.ok) {
