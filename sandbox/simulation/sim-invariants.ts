@@ -54,13 +54,25 @@ export function noTaskDispatchedTwiceAtOnce(o: SimObservation, dispatch: SimDisp
     : [];
 }
 
-/** A run only for a task a writer made ready: the ready label was set by a writer at some point. */
+/**
+ * A run only for a task a writer made ready: the ready label was set by a writer at some point, or Autopilot set
+ * it on a sub-issue of an epic a writer labeled (src/core/reconcile/epic-pooling.ts pools it so).
+ */
 export function dispatchOnlyByWritersWord(o: SimObservation, dispatch: SimDispatch): Violation[] {
   const issue = o.store.getIssue(o.repo, dispatch.issue);
-  const byWriter = issue?.events.some(
-    (e) => e.event === "labeled" && e.label?.name === READY && o.writers.has(e.actor.toLowerCase()),
-  );
-  return byWriter
+  const labeledBy = (n: number | null, who: (actor: string) => boolean) =>
+    n !== null &&
+    !!o.store
+      .getIssue(o.repo, n)
+      ?.events.some((e) => e.event === "labeled" && e.label?.name === READY && who(e.actor.toLowerCase()));
+  const byWriter = (n: number | null) => labeledBy(n, (actor) => o.writers.has(actor));
+  const pooled = (n: number): boolean => {
+    const parent = o.store.getIssue(o.repo, n)?.parent ?? null;
+    return parent !== null && (byWriter(parent) || pooled(parent));
+  };
+  const ownLabel = labeledBy(dispatch.issue, (actor) => actor === o.bot.toLowerCase());
+  const byWriterWord = byWriter(dispatch.issue) || (!!issue && ownLabel && pooled(dispatch.issue));
+  return byWriterWord
     ? []
     : [
         {
@@ -232,7 +244,8 @@ export function everyTaskSettles(o: SimObservation, sessionStatus: string | null
   }
   if (sessionStatus === "paused" || sessionStatus === "pausing" || sessionStatus === "stopping") return out;
   for (const issue of o.store.listIssues(o.repo)) {
-    if (issue.pull || issue.state !== "open") continue;
+    // An epic is not worked on itself (its sub-issues are): noEpicDispatched.
+    if (issue.pull || issue.state !== "open" || issue.subIssues.length > 0) continue;
     const labels = issue.labels.map(String);
     if (labels.length !== 1 || labels[0] !== READY) continue;
     if (o.store.whoLabeled(o.repo, issue.number, READY) === null) continue;

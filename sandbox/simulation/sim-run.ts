@@ -14,6 +14,7 @@ import { type Scenario, ScenarioSchema } from "../scenario/scenario-file.js";
 import { SimClock } from "./sim-clock.js";
 import { type ControllerHooks, SimControllers } from "./sim-controllers.js";
 import * as invariants from "./sim-invariants.js";
+import * as workInvariants from "./sim-work-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -152,6 +153,7 @@ async function simulate(
     onRunEnded: (d) => {
       if (mode === "actions") everyController(1000, d.runId);
     },
+    onPrompt: (d, prompt) => report(workInvariants.promptHoldsOnlyWritersWords(observation, d, prompt)),
   });
   observation.dispatches = worker.dispatches;
   store.onWorkflowDispatch((request) => {
@@ -161,6 +163,8 @@ async function simulate(
     report(invariants.noTaskDispatchedTwiceAtOnce(observation, dispatch));
     report(invariants.dispatchOnlyByWritersWord(observation, dispatch));
     report(invariants.iterationLimitByWritersWord(observation, dispatch, configuredIterations));
+    report(workInvariants.dependenciesDoneBeforeDispatch(observation, dispatch));
+    report(workInvariants.noEpicDispatched(observation, dispatch));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -372,6 +376,7 @@ async function simulate(
   const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
   const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);
   report(invariants.everyTaskSettles(observation, status));
+  report(await workInvariants.noCommitLost(observation));
   if (process.env.SIM_DEBUG) {
     for (const issue of store.listIssues(repo))
       console.log(
