@@ -64847,7 +64847,19 @@ ${report}${history}`;
     );
   }
   if (pin2) effects.push(pin2);
+  if (tracking) effects.push(...closeDuplicates(ctx, tracking.number));
   return { state, effects: [...effects, ...ctx.effects], log: ctx.log, statistics: view.statistics };
+}
+function closeDuplicates(ctx, tracking) {
+  return (ctx.snapshot.duplicateTrackingIssues ?? []).filter((n) => n !== tracking).flatMap((n) => [
+    {
+      type: "comment",
+      issue: n,
+      body: `#${tracking} is Autopilot's tracking issue, and its commands are read there. This duplicate is closed.`,
+      key: `duplicate-tracking-${n}`
+    },
+    { type: "closeIssue", issue: n, reason: "not_planned" }
+  ]);
 }
 
 // src/core/reconcile/runs/workers.ts
@@ -66595,6 +66607,28 @@ async function readSubIssueLinks(ctx, graphql3, parents) {
   return out;
 }
 
+// src/github/snapshot/tracking-pick.ts
+function pickTracking(data, appId) {
+  const repo = data.repository;
+  if (!repo) return { tracking: null, duplicates: [] };
+  const candidates = [
+    repo.trackingIssue ?? null,
+    ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
+    ...compact(repo.trackingByBot?.nodes)
+  ].filter(
+    (c) => Boolean(
+      c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER) && byApp(c.author, c.viewerDidAuthor, appId)
+    )
+  );
+  const open2 = candidates.filter((c) => c.state !== "CLOSED");
+  const pool = open2.length > 0 ? open2 : candidates;
+  const tracking = pool.sort((a, b) => a.number - b.number)[0] ?? null;
+  const duplicates = [
+    ...new Set(open2.filter((c) => tracking && c.number > tracking.number).map((c) => c.number))
+  ];
+  return { tracking, duplicates };
+}
+
 // src/github/snapshot/worker-run-listing.ts
 var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
 async function fetchWorkerRuns(ctx, workflow) {
@@ -66742,7 +66776,8 @@ async function takeSnapshot(ctx, request2) {
   if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
   if (typeof first.viewer?.login === "string" && first.viewer.login) memory.appLogin = first.viewer.login;
   const appId = memory.appAccountId;
-  let tracking = pickTracking(first, appId);
+  let picked = pickTracking(first, appId);
+  let tracking = picked.tracking;
   if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
     const found = await query({
       withRepo: false,
@@ -66755,7 +66790,8 @@ async function takeSnapshot(ctx, request2) {
       labels,
       branchPrefix
     });
-    tracking = pickTracking(found, appId);
+    picked = pickTracking(found, appId);
+    tracking = picked.tracking;
   }
   memory.trackingIssue = tracking?.number ?? null;
   const settings = await request2.settingsFor(configText, tracking?.body ?? null);
@@ -66976,6 +67012,7 @@ async function takeSnapshot(ctx, request2) {
     trackingIssue: trackingNode,
     configText
   };
+  if (picked.duplicates.length) world.duplicateTrackingIssues = picked.duplicates;
   if (taskBranches) world.taskBranches = taskBranches;
   if (repo.dispatchLocks) {
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
@@ -67003,22 +67040,6 @@ async function takeSnapshot(ctx, request2) {
 }
 function loginOf(ctx) {
   return ctx.memory.appLogin ?? ctx.botLogin;
-}
-function pickTracking(data, appId) {
-  const repo = data.repository;
-  if (!repo) return null;
-  const candidates = [
-    repo.trackingIssue ?? null,
-    ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
-    ...compact(repo.trackingByBot?.nodes)
-  ].filter(
-    (c) => Boolean(
-      c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER) && byApp(c.author, c.viewerDidAuthor, appId)
-    )
-  );
-  const open2 = candidates.filter((c) => c.state !== "CLOSED");
-  const pool = open2.length > 0 ? open2 : candidates;
-  return pool.sort((a, b) => a.number - b.number)[0] ?? null;
 }
 function sameSet(a, b) {
   const x2 = new Set(a);
@@ -68017,6 +68038,14 @@ var Gateway = class {
             effect: item.effect,
             status: "skipped",
             detail: "superseded by a newer decision"
+          });
+          continue;
+        }
+        if (item.effect.type === "mergePr") {
+          report.replayed.push({
+            effect: item.effect,
+            status: "skipped",
+            detail: "a merge is decided again on a fresh read, not replayed"
           });
           continue;
         }
