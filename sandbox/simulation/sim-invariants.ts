@@ -115,9 +115,9 @@ export function iterationLimitByWritersWord(
 /**
  * A pull request Autopilot merges is its own, from the task branch, with CI passed at the merged head, no
  * writer's changes request standing, and, when the human gate fired at that head, a writer's approval of it.
- * Reviews count as they stood when the reconcile that merged began (`beforeRead`): one submitted while that
- * reconcile ran can have come after its read, and GitHub has no way to pin a merge to the reviews it saw (the
- * merge is pinned to the head only, so a late push is caught here at any time).
+ * Reviews count as they stood when the reconcile that merged read the repository (`beforeRead`: its first GraphQL
+ * request, the snapshot): one submitted after that read cannot have been seen, and GitHub has no way to pin a
+ * merge to the reviews it saw (the merge is pinned to the head only, so a late push is caught here at any time).
  */
 export async function mergeOnlyWithEveryGate(
   o: SimObservation,

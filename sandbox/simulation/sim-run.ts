@@ -194,10 +194,13 @@ async function simulate(
   const pendingMerges: { number: number; by: string; readAt: number }[] = [];
   // The world's events in order (simulated time stands still within a reconcile, so it cannot order them): the
   // event each running reconcile began after, each review's, and whose request goes out now (set once the world
-  // has moved before it). A merge was decided on what GitHub said after its reconcile began.
+  // has moved before it). A merge was decided on what GitHub said when its reconcile read the repository.
   let eventSeq = 0;
   const reviewSeq = new Map<number, number>();
   const reconcileStarts = new Map<number, number>();
+  // The event each running reconcile's first GraphQL read (the snapshot, reviews included) was sent after: a
+  // review submitted before it was seen, however late in the reconcile it came.
+  const reconcileReads = new Map<number, number>();
   let requesting = 0;
   store.onEvent((event: StoreEvent) => {
     counts.events++;
@@ -210,7 +213,7 @@ async function simulate(
       pendingMerges.push({
         number: event.pull.number,
         by: event.sender,
-        readAt: reconcileStarts.get(requesting) ?? eventSeq,
+        readAt: reconcileReads.get(requesting) ?? reconcileStarts.get(requesting) ?? eventSeq,
       });
     if (!triggers(mode, event, bot)) return;
     if (rng.chance(webhookDrop)) {
@@ -259,6 +262,8 @@ async function simulate(
         if (task) await task.run();
       }
       requesting = id;
+      if (method === "POST" && url.endsWith("/graphql") && !reconcileReads.has(id))
+        reconcileReads.set(id, eventSeq);
     },
   };
 
@@ -284,6 +289,7 @@ async function simulate(
     } finally {
       depth--;
       reconcileStarts.delete(id);
+      reconcileReads.delete(id);
     }
     await afterReconcile();
   };
