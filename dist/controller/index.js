@@ -66014,6 +66014,7 @@ var PERMISSION_CACHE_MS = 5 * 6e4;
 function newRepoMemory() {
   return {
     trackingIssue: null,
+    trackingDuplicates: [],
     poolLabels: null,
     blockedByField: true,
     permissions: /* @__PURE__ */ new Map(),
@@ -66764,7 +66765,7 @@ async function takeSnapshot(ctx, request2) {
     withRepo: true,
     withIssues: true,
     withPulls: true,
-    findTracking: knownTracking === null,
+    findTracking: knownTracking === null || memory.trackingDuplicates.length > 0,
     trackingNumber: knownTracking,
     issuesAfter: null,
     pullsAfter: null,
@@ -66794,6 +66795,7 @@ async function takeSnapshot(ctx, request2) {
     tracking = picked.tracking;
   }
   memory.trackingIssue = tracking?.number ?? null;
+  memory.trackingDuplicates = picked.duplicates;
   const settings = await request2.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     labels = settings.poolLabels;
@@ -67592,6 +67594,9 @@ async function executeRecovery(ctx, effect) {
 
 // src/github/execution/tracking-issue-effects.ts
 async function findTrackingIssue(ctx) {
+  return (await findTrackingIssues(ctx))[0] ?? null;
+}
+async function findTrackingIssues(ctx) {
   const params = {
     ...repoParams(ctx),
     state: "open",
@@ -67602,7 +67607,7 @@ async function findTrackingIssue(ctx) {
   if (ctx.botLogin) params.creator = ctx.botLogin;
   const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
   const list4 = response.data ?? [];
-  return list4.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+  return list4.filter((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER));
 }
 async function writeTracking(ctx, effect) {
   if (effect.body.length > 65536) {
@@ -67617,8 +67622,10 @@ ${effect.body}`;
   let number4 = effect.issue;
   let current = null;
   if (number4 === null) {
-    current = await findTrackingIssue(ctx);
+    const open2 = await findTrackingIssues(ctx);
+    current = open2[0] ?? null;
     if (current) number4 = current.number;
+    for (const younger of open2.slice(1)) await closeDuplicate(ctx, younger.number, current.number);
   } else {
     const response2 = await ctx.read(
       () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
@@ -67674,21 +67681,7 @@ async function olderTrackingIssue(ctx, created) {
   return oldest !== null && oldest.number < created ? oldest.number : null;
 }
 async function giveWayTo(ctx, effect, created, older) {
-  await ctx.write(
-    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...repoParams(ctx),
-      issue_number: created,
-      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`
-    })
-  );
-  await ctx.write(
-    () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-      ...repoParams(ctx),
-      issue_number: created,
-      state: "closed",
-      state_reason: "not_planned"
-    })
-  );
+  await closeDuplicate(ctx, created, older);
   ctx.rememberTracking(older);
   return {
     effect,
@@ -67696,6 +67689,23 @@ async function giveWayTo(ctx, effect, created, older) {
     issue: older,
     detail: `tracking issue #${older} was opened at the same moment as #${created}; #${created} is closed as its duplicate`
   };
+}
+async function closeDuplicate(ctx, duplicate, older) {
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: duplicate,
+      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`
+    })
+  );
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+      ...repoParams(ctx),
+      issue_number: duplicate,
+      state: "closed",
+      state_reason: "not_planned"
+    })
+  );
 }
 
 // src/github/execution/executor.ts

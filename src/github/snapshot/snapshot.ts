@@ -218,7 +218,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     withRepo: true,
     withIssues: true,
     withPulls: true,
-    findTracking: knownTracking === null,
+    findTracking: knownTracking === null || memory.trackingDuplicates.length > 0,
     trackingNumber: knownTracking,
     issuesAfter: null,
     pullsAfter: null,
@@ -251,6 +251,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     tracking = picked.tracking;
   }
   memory.trackingIssue = tracking?.number ?? null;
+  memory.trackingDuplicates = picked.duplicates;
 
   const settings = await request.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
