@@ -158,12 +158,17 @@ export async function mergeOnlyWithEveryGate(
   return out;
 }
 
-/** A session paused or stopped by a person's command was paused or stopped by a writer. */
+/**
+ * A session paused or stopped by a person's command was paused or stopped by a writer. A state rebuilt after its
+ * block was damaged keeps the status the dashboard showed, in Autopilot's name (src/core/dashboard/rebuild-state.ts):
+ * no person moved it then.
+ */
 export function sessionMovesOnlyByWriters(
   o: SimObservation,
-  session: { status: string; reason: string; actor?: string | undefined },
+  session: { status: string; reason: string; actor?: string | undefined; detail?: string | undefined },
 ): Violation[] {
   if (session.reason !== "user_pause" && session.reason !== "user_stop") return [];
+  if (session.actor === "autopilot" && session.detail?.startsWith("state rebuilt")) return [];
   if (session.actor && o.writers.has(session.actor.toLowerCase())) return [];
   return [
     {
