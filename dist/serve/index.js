@@ -84273,7 +84273,8 @@ function processWorker(ctx, n) {
         note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
     } else if (labeledInProgress(ctx, n) && labelWriteLost(record2)) {
-      setStatus(ctx, n, record2.label);
+      if (record2.label === CLEARED) clearStateLabels(ctx, n);
+      else setStatus(ctx, n, record2.label);
       note(ctx, `#${n}: still labeled in progress after its outcome set ${record2.label}; labeled again`);
     }
     cancelDuplicateRuns(ctx, n);
@@ -84314,6 +84315,7 @@ function labeledInProgress(ctx, n) {
   return hasLabel(labels, ctx.config.labels.inProgress);
 }
 function labelWriteLost(record2) {
+  if (record2.label === CLEARED) return !holdsInProgress(record2);
   return !!record2.label && record2.label !== "in-progress" && record2.label !== CLEARED && TASK_STATUSES.includes(record2.label) && !holdsInProgress(record2);
 }
 function resendDispatch(ctx, n) {
