@@ -88,14 +88,6 @@ export const MUTANTS: readonly Mutant[] = [
     find: "if (on.length > 0) {",
     replace: "if (on.length < 0) {",
   },
-  {
-    name: "epic-not-task",
-    subject: "an epic (an issue with sub-issues) not being a task itself",
-    caughtBy: "noEpicDispatched",
-    file: "src/core/tasks/epics.ts",
-    find: 'return issue.state === "open" && status === "ready" && (issue.subIssues?.length ?? 0) > 0;',
-    replace: "return false;",
-  },
 ];
 
 const ROOT = new URL("../../../", import.meta.url);
