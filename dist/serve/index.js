@@ -84499,7 +84499,19 @@ ${report}${history}`;
     );
   }
   if (pin2) effects.push(pin2);
+  if (tracking) effects.push(...closeDuplicates(ctx, tracking.number));
   return { state, effects: [...effects, ...ctx.effects], log: ctx.log, statistics: view.statistics };
+}
+function closeDuplicates(ctx, tracking) {
+  return (ctx.snapshot.duplicateTrackingIssues ?? []).filter((n) => n !== tracking).flatMap((n) => [
+    {
+      type: "comment",
+      issue: n,
+      body: `#${tracking} is Autopilot's tracking issue, and its commands are read there. This duplicate is closed.`,
+      key: `duplicate-tracking-${n}`
+    },
+    { type: "closeIssue", issue: n, reason: "not_planned" }
+  ]);
 }
 
 // src/core/reconcile/runs/workers.ts
@@ -84568,7 +84580,8 @@ function processWorker(ctx, n) {
         note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
     } else if (labeledInProgress(ctx, n) && labelWriteLost(record2)) {
-      setStatus(ctx, n, record2.label);
+      if (record2.label === CLEARED) clearStateLabels(ctx, n);
+      else setStatus(ctx, n, record2.label);
       note(ctx, `#${n}: still labeled in progress after its outcome set ${record2.label}; labeled again`);
     }
     cancelDuplicateRuns(ctx, n);
@@ -84609,6 +84622,7 @@ function labeledInProgress(ctx, n) {
   return hasLabel(labels, ctx.config.labels.inProgress);
 }
 function labelWriteLost(record2) {
+  if (record2.label === CLEARED) return !holdsInProgress(record2);
   return !!record2.label && record2.label !== "in-progress" && record2.label !== CLEARED && TASK_STATUSES.includes(record2.label) && !holdsInProgress(record2);
 }
 function resendDispatch(ctx, n) {
@@ -85957,6 +85971,7 @@ var PERMISSION_CACHE_MS = 5 * 6e4;
 function newRepoMemory() {
   return {
     trackingIssue: null,
+    trackingDuplicates: [],
     poolLabels: null,
     blockedByField: true,
     permissions: /* @__PURE__ */ new Map(),
@@ -86531,6 +86546,28 @@ async function readSubIssueLinks(ctx, graphql3, parents) {
   return out;
 }
 
+// src/github/snapshot/tracking-pick.ts
+function pickTracking(data, appId) {
+  const repo = data.repository;
+  if (!repo) return { tracking: null, duplicates: [] };
+  const candidates = [
+    repo.trackingIssue ?? null,
+    ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
+    ...compact(repo.trackingByBot?.nodes)
+  ].filter(
+    (c) => Boolean(
+      c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER) && byApp(c.author, c.viewerDidAuthor, appId)
+    )
+  );
+  const open2 = candidates.filter((c) => c.state !== "CLOSED");
+  const pool = open2.length > 0 ? open2 : candidates;
+  const tracking = pool.sort((a, b) => a.number - b.number)[0] ?? null;
+  const duplicates = [
+    ...new Set(open2.filter((c) => tracking && c.number > tracking.number).map((c) => c.number))
+  ];
+  return { tracking, duplicates };
+}
+
 // src/github/snapshot/worker-run-listing.ts
 var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
 async function fetchWorkerRuns(ctx, workflow) {
@@ -86666,7 +86703,7 @@ async function takeSnapshot(ctx, request2) {
     withRepo: true,
     withIssues: true,
     withPulls: true,
-    findTracking: knownTracking === null,
+    findTracking: knownTracking === null || memory.trackingDuplicates.length > 0,
     trackingNumber: knownTracking,
     issuesAfter: null,
     pullsAfter: null,
@@ -86678,7 +86715,8 @@ async function takeSnapshot(ctx, request2) {
   if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
   if (typeof first.viewer?.login === "string" && first.viewer.login) memory.appLogin = first.viewer.login;
   const appId = memory.appAccountId;
-  let tracking = pickTracking(first, appId);
+  let picked = pickTracking(first, appId);
+  let tracking = picked.tracking;
   if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
     const found = await query({
       withRepo: false,
@@ -86691,9 +86729,11 @@ async function takeSnapshot(ctx, request2) {
       labels,
       branchPrefix
     });
-    tracking = pickTracking(found, appId);
+    picked = pickTracking(found, appId);
+    tracking = picked.tracking;
   }
   memory.trackingIssue = tracking?.number ?? null;
+  memory.trackingDuplicates = picked.duplicates;
   const settings = await request2.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     labels = settings.poolLabels;
@@ -86912,6 +86952,7 @@ async function takeSnapshot(ctx, request2) {
     trackingIssue: trackingNode,
     configText
   };
+  if (picked.duplicates.length) world.duplicateTrackingIssues = picked.duplicates;
   if (taskBranches) world.taskBranches = taskBranches;
   if (repo.dispatchLocks) {
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
@@ -86939,22 +86980,6 @@ async function takeSnapshot(ctx, request2) {
 }
 function loginOf(ctx) {
   return ctx.memory.appLogin ?? ctx.botLogin;
-}
-function pickTracking(data, appId) {
-  const repo = data.repository;
-  if (!repo) return null;
-  const candidates = [
-    repo.trackingIssue ?? null,
-    ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
-    ...compact(repo.trackingByBot?.nodes)
-  ].filter(
-    (c) => Boolean(
-      c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER) && byApp(c.author, c.viewerDidAuthor, appId)
-    )
-  );
-  const open2 = candidates.filter((c) => c.state !== "CLOSED");
-  const pool = open2.length > 0 ? open2 : candidates;
-  return pool.sort((a, b) => a.number - b.number)[0] ?? null;
 }
 function sameSet(a, b) {
   const x2 = new Set(a);
@@ -87672,6 +87697,9 @@ async function executeRecovery(ctx, effect) {
 
 // src/github/execution/tracking-issue-effects.ts
 async function findTrackingIssue(ctx) {
+  return (await findTrackingIssues(ctx))[0] ?? null;
+}
+async function findTrackingIssues(ctx) {
   const params = {
     ...repoParams(ctx),
     state: "open",
@@ -87682,7 +87710,7 @@ async function findTrackingIssue(ctx) {
   if (ctx.botLogin) params.creator = ctx.botLogin;
   const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
   const list4 = response.data ?? [];
-  return list4.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+  return list4.filter((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER));
 }
 async function writeTracking(ctx, effect) {
   if (effect.body.length > 65536) {
@@ -87697,8 +87725,10 @@ ${effect.body}`;
   let number4 = effect.issue;
   let current = null;
   if (number4 === null) {
-    current = await findTrackingIssue(ctx);
+    const open2 = await findTrackingIssues(ctx);
+    current = open2[0] ?? null;
     if (current) number4 = current.number;
+    for (const younger of open2.slice(1)) await closeDuplicate(ctx, younger.number, current.number);
   } else {
     const response2 = await ctx.read(
       () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
@@ -87763,21 +87793,7 @@ async function olderTrackingIssue(ctx, created) {
   return oldest !== null && oldest.number < created ? oldest.number : null;
 }
 async function giveWayTo(ctx, effect, created, older) {
-  await ctx.write(
-    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...repoParams(ctx),
-      issue_number: created,
-      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`
-    })
-  );
-  await ctx.write(
-    () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-      ...repoParams(ctx),
-      issue_number: created,
-      state: "closed",
-      state_reason: "not_planned"
-    })
-  );
+  await closeDuplicate(ctx, created, older);
   ctx.rememberTracking(older);
   return {
     effect,
@@ -87785,6 +87801,23 @@ async function giveWayTo(ctx, effect, created, older) {
     issue: older,
     detail: `tracking issue #${older} was opened at the same moment as #${created}; #${created} is closed as its duplicate`
   };
+}
+async function closeDuplicate(ctx, duplicate, older) {
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: duplicate,
+      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`
+    })
+  );
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+      ...repoParams(ctx),
+      issue_number: duplicate,
+      state: "closed",
+      state_reason: "not_planned"
+    })
+  );
 }
 
 // src/github/execution/executor.ts
@@ -88132,6 +88165,14 @@ var Gateway = class {
             effect: item.effect,
             status: "skipped",
             detail: "superseded by a newer decision"
+          });
+          continue;
+        }
+        if (item.effect.type === "mergePr") {
+          report.replayed.push({
+            effect: item.effect,
+            status: "skipped",
+            detail: "a merge is decided again on a fresh read, not replayed"
           });
           continue;
         }

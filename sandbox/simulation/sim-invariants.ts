@@ -54,13 +54,25 @@ export function noTaskDispatchedTwiceAtOnce(o: SimObservation, dispatch: SimDisp
     : [];
 }
 
-/** A run only for a task a writer made ready: the ready label was set by a writer at some point. */
+/**
+ * A run only for a task a writer made ready: the ready label was set by a writer at some point, or Autopilot set
+ * it on a sub-issue of an epic a writer labeled (src/core/reconcile/epic-pooling.ts pools it so).
+ */
 export function dispatchOnlyByWritersWord(o: SimObservation, dispatch: SimDispatch): Violation[] {
   const issue = o.store.getIssue(o.repo, dispatch.issue);
-  const byWriter = issue?.events.some(
-    (e) => e.event === "labeled" && e.label?.name === READY && o.writers.has(e.actor.toLowerCase()),
-  );
-  return byWriter
+  const labeledBy = (n: number | null, who: (actor: string) => boolean) =>
+    n !== null &&
+    !!o.store
+      .getIssue(o.repo, n)
+      ?.events.some((e) => e.event === "labeled" && e.label?.name === READY && who(e.actor.toLowerCase()));
+  const byWriter = (n: number | null) => labeledBy(n, (actor) => o.writers.has(actor));
+  const pooled = (n: number): boolean => {
+    const parent = o.store.getIssue(o.repo, n)?.parent ?? null;
+    return parent !== null && (byWriter(parent) || pooled(parent));
+  };
+  const ownLabel = labeledBy(dispatch.issue, (actor) => actor === o.bot.toLowerCase());
+  const byWriterWord = byWriter(dispatch.issue) || (!!issue && ownLabel && pooled(dispatch.issue));
+  return byWriterWord
     ? []
     : [
         {
@@ -103,9 +115,9 @@ export function iterationLimitByWritersWord(
 /**
  * A pull request Autopilot merges is its own, from the task branch, with CI passed at the merged head, no
  * writer's changes request standing, and, when the human gate fired at that head, a writer's approval of it.
- * Reviews count as they stood when the reconcile that merged began (`beforeRead`): one submitted while that
- * reconcile ran can have come after its read, and GitHub has no way to pin a merge to the reviews it saw (the
- * merge is pinned to the head only, so a late push is caught here at any time).
+ * Reviews count as they stood when the reconcile that merged read the repository (`beforeRead`: its first GraphQL
+ * request, the snapshot): one submitted after that read cannot have been seen, and GitHub has no way to pin a
+ * merge to the reviews it saw (the merge is pinned to the head only, so a late push is caught here at any time).
  */
 export async function mergeOnlyWithEveryGate(
   o: SimObservation,
@@ -146,12 +158,17 @@ export async function mergeOnlyWithEveryGate(
   return out;
 }
 
-/** A session paused or stopped by a person's command was paused or stopped by a writer. */
+/**
+ * A session paused or stopped by a person's command was paused or stopped by a writer. A state rebuilt after its
+ * block was damaged keeps the status the dashboard showed, in Autopilot's name (src/core/dashboard/rebuild-state.ts):
+ * no person moved it then.
+ */
 export function sessionMovesOnlyByWriters(
   o: SimObservation,
-  session: { status: string; reason: string; actor?: string | undefined },
+  session: { status: string; reason: string; actor?: string | undefined; detail?: string | undefined },
 ): Violation[] {
   if (session.reason !== "user_pause" && session.reason !== "user_stop") return [];
+  if (session.actor === "autopilot" && session.detail?.startsWith("state rebuilt")) return [];
   if (session.actor && o.writers.has(session.actor.toLowerCase())) return [];
   return [
     {
@@ -232,7 +249,8 @@ export function everyTaskSettles(o: SimObservation, sessionStatus: string | null
   }
   if (sessionStatus === "paused" || sessionStatus === "pausing" || sessionStatus === "stopping") return out;
   for (const issue of o.store.listIssues(o.repo)) {
-    if (issue.pull || issue.state !== "open") continue;
+    // An epic is not worked on itself (its sub-issues are): noEpicDispatched.
+    if (issue.pull || issue.state !== "open" || issue.subIssues.length > 0) continue;
     const labels = issue.labels.map(String);
     if (labels.length !== 1 || labels[0] !== READY) continue;
     if (o.store.whoLabeled(o.repo, issue.number, READY) === null) continue;

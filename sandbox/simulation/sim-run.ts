@@ -14,6 +14,7 @@ import { type Scenario, ScenarioSchema } from "../scenario/scenario-file.js";
 import { SimClock } from "./sim-clock.js";
 import { type ControllerHooks, SimControllers } from "./sim-controllers.js";
 import * as invariants from "./sim-invariants.js";
+import * as workInvariants from "./sim-work-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -152,6 +153,7 @@ async function simulate(
     onRunEnded: (d) => {
       if (mode === "actions") everyController(1000, d.runId);
     },
+    onPrompt: (d, prompt) => report(workInvariants.promptHoldsOnlyWritersWords(observation, d, prompt)),
   });
   observation.dispatches = worker.dispatches;
   store.onWorkflowDispatch((request) => {
@@ -161,6 +163,8 @@ async function simulate(
     report(invariants.noTaskDispatchedTwiceAtOnce(observation, dispatch));
     report(invariants.dispatchOnlyByWritersWord(observation, dispatch));
     report(invariants.iterationLimitByWritersWord(observation, dispatch, configuredIterations));
+    report(workInvariants.dependenciesDoneBeforeDispatch(observation, dispatch));
+    report(workInvariants.noEpicDispatched(observation, dispatch));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -190,10 +194,13 @@ async function simulate(
   const pendingMerges: { number: number; by: string; readAt: number }[] = [];
   // The world's events in order (simulated time stands still within a reconcile, so it cannot order them): the
   // event each running reconcile began after, each review's, and whose request goes out now (set once the world
-  // has moved before it). A merge was decided on what GitHub said after its reconcile began.
+  // has moved before it). A merge was decided on what GitHub said when its reconcile read the repository.
   let eventSeq = 0;
   const reviewSeq = new Map<number, number>();
   const reconcileStarts = new Map<number, number>();
+  // The event each running reconcile's first GraphQL read (the snapshot, reviews included) was sent after: a
+  // review submitted before it was seen, however late in the reconcile it came.
+  const reconcileReads = new Map<number, number>();
   let requesting = 0;
   store.onEvent((event: StoreEvent) => {
     counts.events++;
@@ -206,7 +213,7 @@ async function simulate(
       pendingMerges.push({
         number: event.pull.number,
         by: event.sender,
-        readAt: reconcileStarts.get(requesting) ?? eventSeq,
+        readAt: reconcileReads.get(requesting) ?? reconcileStarts.get(requesting) ?? eventSeq,
       });
     if (!triggers(mode, event, bot)) return;
     if (rng.chance(webhookDrop)) {
@@ -255,6 +262,8 @@ async function simulate(
         if (task) await task.run();
       }
       requesting = id;
+      if (method === "POST" && url.endsWith("/graphql") && !reconcileReads.has(id))
+        reconcileReads.set(id, eventSeq);
     },
   };
 
@@ -280,6 +289,7 @@ async function simulate(
     } finally {
       depth--;
       reconcileStarts.delete(id);
+      reconcileReads.delete(id);
     }
     await afterReconcile();
   };
@@ -372,6 +382,7 @@ async function simulate(
   const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
   const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);
   report(invariants.everyTaskSettles(observation, status));
+  report(await workInvariants.noCommitLost(observation));
   if (process.env.SIM_DEBUG) {
     for (const issue of store.listIssues(repo))
       console.log(

@@ -67,6 +67,14 @@ export async function playAction(action: ScenarioAction, ctx: TimelineContext): 
     store.addLabels(repo, on, [action.label], as);
     return true;
   }
+  if (action.editBody !== undefined) {
+    // REST `PATCH …/issues/{n}` with a body: GitHub lets the issue's author or a person with write access edit
+    // it (https://docs.github.com/en/issues/tracking-your-work-with-issues/administering-issues/editing-an-issue).
+    const on = target();
+    if (on === null || store.getIssue(repo, on)?.state !== "open") return false;
+    store.updateIssue(repo, on, { body: action.editBody }, as);
+    return true;
+  }
   if (action.close) {
     const on = target();
     if (on === null || store.getIssue(repo, on)?.state !== "open") return false;

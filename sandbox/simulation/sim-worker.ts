@@ -6,6 +6,7 @@
  * demo-agent behaviour for the task decides. It is a model, not the worker: the worker's own checks are tested
  * by its own tests and the e2e scenarios; here it is the controller that is under test.
  */
+import { buildPrompt } from "../../src/core/agent/prompt.js";
 import { humanGateMarker, prMarker } from "../../src/core/contract.js";
 import {
   parseWorkerResult,
@@ -16,6 +17,7 @@ import {
 import type { SandboxStore } from "../emulator/store.js";
 import { syntheticSha } from "../emulator/store/ref-names.js";
 import type { WorkflowRunRequest } from "../emulator/store/store-events.js";
+import { taskTextRefusal } from "../../src/worker/job/task-text-check.js";
 import type { SimClock } from "./sim-clock.js";
 import type { SimRandom } from "./sim-random.js";
 
@@ -37,6 +39,10 @@ export interface SimDispatch {
   candidate: boolean;
   /** The iteration limit the dispatch's `config` input set for this job (a writer's `--iterations M`), or null. */
   maxIterations: number | null;
+  /** The task text's digest the controller approved (`task-digest`), or null when it gave none. */
+  taskDigest: string | null;
+  /** The SHAs this run reported pushed in its result (`headSha`). */
+  pushed: string[];
 }
 
 interface WorkerOptions {
@@ -51,6 +57,8 @@ interface WorkerOptions {
   maxIterations: number;
   /** Called when a job ends (its run completed): the end-of-run reconcile of Actions mode, the invariants. */
   onRunEnded: (dispatch: SimDispatch) => void;
+  /** Called with the first prompt of a job, once the task passed the worker's checks: the invariants. */
+  onPrompt: (dispatch: SimDispatch, prompt: string) => void;
 }
 
 const JOB_TIMEOUT_MS = 60 * 60_000;
@@ -93,6 +101,8 @@ export class SimWorker {
       endedAt: null,
       candidate: config?.candidate !== undefined,
       maxIterations: override,
+      taskDigest: inputs["task-digest"] ?? null,
+      pushed: [],
     };
     this.dispatches.push(dispatch);
     const job = this.jobsOf.get(issue) ?? 0;
@@ -146,8 +156,6 @@ export class SimWorker {
       this.end(dispatch, "success");
       return;
     }
-    const agent = agents.get(dispatch.issue) ?? { behaviors: ["complete"] };
-    const behavior = agent.behaviors[Math.min(job, agent.behaviors.length - 1)] ?? "complete";
     const base: WorkerResult = {
       version: 1,
       issue: dispatch.issue,
@@ -165,6 +173,30 @@ export class SimWorker {
       updatedAt: clock.now().toISOString(),
     };
     this.writeResult(dispatch.issue, base);
+    // The worker's own refusals before the agent sees a word (src/worker/job/prepare.ts): a closed task, or a
+    // text that is not the one the controller approved (the digest it handed over).
+    const issue = store.requireIssue(repo, dispatch.issue);
+    const refusal =
+      issue.state === "closed"
+        ? `issue #${dispatch.issue} is closed`
+        : taskTextRefusal(
+            { number: dispatch.issue, title: issue.title, body: issue.body ?? "" },
+            dispatch.taskDigest,
+          );
+    if (refusal) {
+      this.writeResult(dispatch.issue, {
+        ...base,
+        status: "finished",
+        result: "failed",
+        reason: refusal,
+        updatedAt: clock.now().toISOString(),
+      });
+      this.end(dispatch, "failure");
+      return;
+    }
+    this.options.onPrompt(dispatch, this.prompt(dispatch.issue, maxIterations));
+    const agent = agents.get(dispatch.issue) ?? { behaviors: ["complete"] };
+    const behavior = agent.behaviors[Math.min(job, agent.behaviors.length - 1)] ?? "complete";
     if (behavior === "hang") return; // the job timeout (or a cancel) ends it
     const iterations =
       behavior === "complete" || behavior === "gated" ? rng.int(1, maxIterations) : maxIterations;
@@ -200,6 +232,7 @@ export class SimWorker {
       const pushed = await this.pushAndOpen(dispatch, behavior === "gated");
       result.commits = 1;
       result.headSha = pushed.headSha;
+      dispatch.pushed.push(pushed.headSha);
       result.prNumber = pushed.prNumber;
       result.humanGate = pushed.humanGate;
     }
@@ -235,6 +268,32 @@ export class SimWorker {
     }
   }
 
+  /**
+   * The first prompt of a job, built by the product's own prompt builder from what the worker reads for it
+   * (src/worker/job/feedback.ts): the task's title and body, and the answers of people with write access.
+   */
+  private prompt(issue: number, maxIterations: number): string {
+    const { store, repo, writers, bot } = this.options;
+    const task = store.requireIssue(repo, issue);
+    const humanAnswers = store
+      .listComments(repo, issue)
+      .filter((c) => writers.has(c.user.toLowerCase()) && c.user.toLowerCase() !== bot.toLowerCase())
+      .filter((c) => !c.body.trim().startsWith("/autopilot"))
+      .map((c) => ({ author: c.user, body: c.body }));
+    return buildPrompt({
+      repo,
+      issue: { number: issue, title: task.title, body: task.body ?? "" },
+      branch: `autopilot/issue-${issue}`,
+      iteration: 1,
+      maxIterations,
+      humanAnswers,
+      reviewComments: [],
+      failingChecks: [],
+      qualityFailures: [],
+      progressNotes: "",
+    });
+  }
+
   /** Whether a writer's comment on the task holds the answer the agent waits for (only writers reach a prompt). */
   private answered(issue: number, answer: string): boolean {
     const { store, repo, writers } = this.options;
@@ -251,7 +310,8 @@ export class SimWorker {
     const branch = `autopilot/issue-${dispatch.issue}`;
     const sha = syntheticSha(repo, dispatch.dispatchId, String(clock.ms()));
     const before = await store.resolveRef(repo, `refs/heads/${branch}`);
-    if (before) await store.updateRef(repo, `refs/heads/${branch}`, sha, true, bot);
+    // The worker resumes the task branch and pushes on top of it (src/worker/job/prepare.ts): a fast-forward.
+    if (before) await store.updateRef(repo, `refs/heads/${branch}`, sha, false, bot);
     else await store.createRef(repo, `refs/heads/${branch}`, sha, bot);
     const humanGate: WorkerResult["humanGate"] = gated
       ? {

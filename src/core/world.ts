@@ -212,6 +212,11 @@ export interface WorldSnapshot {
   /** Repository permission per login, for every login that appears as a command author, label actor or reviewer. */
   permissions: Record<string, Permission>;
   trackingIssue: TrackingIssueNode | null;
+  /**
+   * Younger open issues of Autopilot's carrying the tracking marker beside `trackingIssue` (src/github's
+   * tracking-pick.ts): duplicates a failed check after a create left open, closed by the next reconcile.
+   */
+  duplicateTrackingIssues?: number[];
   /** Raw text of .github/autopilot.yml on the default branch; null when the file does not exist. */
   configText: string | null;
   /** Dispatch lock refs that exist (names under refs/autopilot/dispatch/, src/core/contract.ts). */

@@ -249,6 +249,17 @@ export class Gateway {
           });
           continue;
         }
+        // A merge was decided on the reviews and checks of its moment, and the head SHA it is pinned to does not
+        // pin them: a changes request since must stop it. It is not replayed; the decision asks again while every
+        // gate still holds (src/core/reconcile/pulls/reviews.ts repeats an unanswered merge request).
+        if (item.effect.type === "mergePr") {
+          report.replayed.push({
+            effect: item.effect,
+            status: "skipped",
+            detail: "a merge is decided again on a fresh read, not replayed",
+          });
+          continue;
+        }
         const outcome = await this.runOne(ctx, item.effect, item);
         report.replayed.push(outcome);
         if (outcome.status === "queued") {

@@ -198,6 +198,42 @@ describe("writes while GitHub is unavailable", () => {
     ]);
   });
 
+  it("does not replay a queued merge: reviews may have changed since it was decided", async () => {
+    // Found by the seeded simulation (seed 73, hosted): a merge held back by a secondary rate limit was sent
+    // after a writer's changes request had come in (sandbox/simulation/fixed/queued-merge-after-changes-request.yml).
+    let down = true;
+    const { client, calls } = scriptedClient(() =>
+      down ? Promise.reject(httpError(500)) : Promise.resolve(ok200),
+    );
+    const circuit = new GitHubCircuit({ failureThreshold: 1, successThreshold: 1 });
+    const gw = () =>
+      new Gateway({
+        client,
+        repo: { owner: "o", name: "r" },
+        botLogin: "b[bot]",
+        circuit,
+        memory: newRepoMemory(),
+      });
+    const merge: Effect = {
+      type: "mergePr",
+      pr: 9,
+      issue: 1,
+      method: "squash",
+      expectedHeadSha: "a".repeat(40),
+      attempt: 1,
+    };
+    await gw().execute([merge]);
+    expect(circuit.queued("o/r")).toHaveLength(1);
+    down = false;
+    vi.setSystemTime(T0 + 60_000);
+    await gw().read(() => client.request("GET /rate_limit"));
+    calls.length = 0;
+    const report = await gw().execute([]);
+    expect(report.replayed.map((o) => o.status)).toEqual(["skipped"]);
+    expect(calls.filter((c) => c.includes("/merge"))).toEqual([]);
+    expect(circuit.queued("o/r")).toEqual([]);
+  });
+
   it("keeps the rest of the queue, in order, when the circuit opens again during the replay", async () => {
     let failing = true;
     const { client } = scriptedClient(() =>

@@ -79,6 +79,31 @@ describe("the tracking issue", () => {
     });
   });
 
+  it("closes a younger duplicate it finds beside the tracking issue when it looks for one", async () => {
+    // Found by the seeded simulation (seed 99, hosted): a create whose check for an older issue met a 502 left its
+    // issue open; replayed, the create found the older one, and nothing closed the younger.
+    const gw = await withSnapshot({});
+    const scope = nock(API)
+      .get(`${R}/issues`)
+      .query(true)
+      .reply(200, [restIssue(3, stateBody(2)), restIssue(4, stateBody(1))])
+      .post(`${R}/issues/4/comments`, (b: { body: string }) => b.body.includes("#3 is the dashboard"))
+      .reply(201, { id: 1 })
+      .patch(`${R}/issues/4`, (b: { state: string }) => b.state === "closed")
+      .reply(200, {});
+    const report = await gw.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: null,
+        title: "Autopilot dashboard",
+        body: stateBody(1),
+        expectedRevision: null,
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["conflict"]);
+  });
+
   it("is created when none exists, found first by its marker so a second controller does not create another", async () => {
     const gw = await withSnapshot({});
     const created = nock(API)

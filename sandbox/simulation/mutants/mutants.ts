@@ -15,7 +15,7 @@ export interface Mutant {
   name: string;
   /** The check turned off, in a few words. */
   subject: string;
-  /** The invariant expected to catch it (sim-invariants.ts). */
+  /** The invariant expected to catch it (sim-invariants.ts, sim-work-invariants.ts). */
   caughtBy: string;
   /** The product file, relative to the repository's root. */
   file: string;
@@ -79,6 +79,14 @@ export const MUTANTS: readonly Mutant[] = [
     file: "src/core/gates/gates.ts",
     find: "} else if (staleChangesRequested.length > 0) {",
     replace: "} else if (staleChangesRequested.length < 0) {",
+  },
+  {
+    name: "dependency-wait",
+    subject: "the wait for a task's open dependencies",
+    caughtBy: "dependenciesDoneBeforeDispatch",
+    file: "src/core/tasks/ready-tasks.ts",
+    find: "if (on.length > 0) {",
+    replace: "if (on.length < 0) {",
   },
 ];
 

@@ -142,5 +142,26 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
     );
   }
   if (pin) effects.push(pin);
+  if (tracking) effects.push(...closeDuplicates(ctx, tracking.number));
   return { state, effects: [...effects, ...ctx.effects], log: ctx.log, statistics: view.statistics };
+}
+
+/**
+ * A younger open tracking issue beside the one in use: a create whose check for an older issue failed (a 5xx on
+ * the listing after the create) reported the create as not done, and nobody else closes it. It is closed as a
+ * duplicate with a pointer, as tracking-issue-effects.ts does when its check succeeds; a command given there
+ * would otherwise never be read (only the oldest is).
+ */
+function closeDuplicates(ctx: Reconciling, tracking: number): Effect[] {
+  return (ctx.snapshot.duplicateTrackingIssues ?? [])
+    .filter((n) => n !== tracking)
+    .flatMap((n): Effect[] => [
+      {
+        type: "comment",
+        issue: n,
+        body: `#${tracking} is Autopilot's tracking issue, and its commands are read there. This duplicate is closed.`,
+        key: `duplicate-tracking-${n}`,
+      },
+      { type: "closeIssue", issue: n, reason: "not_planned" },
+    ]);
 }

@@ -16,6 +16,11 @@ interface RestIssue {
  * listing is sorted by creation, oldest first (https://docs.github.com/en/rest/issues/issues#list-repository-issues).
  */
 async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
+  return (await findTrackingIssues(ctx))[0] ?? null;
+}
+
+/** Every open tracking issue of Autopilot's, oldest first (one page of 100: more would be a flood of its own). */
+async function findTrackingIssues(ctx: ExecContext): Promise<RestIssue[]> {
   const params: Record<string, unknown> = {
     ...repoParams(ctx),
     state: "open",
@@ -26,7 +31,7 @@ async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
   if (ctx.botLogin) params.creator = ctx.botLogin;
   const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
   const list = (response.data as RestIssue[]) ?? [];
-  return list.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+  return list.filter((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER));
 }
 
 export async function writeTracking(
@@ -44,8 +49,12 @@ export async function writeTracking(
   let number = effect.issue;
   let current: RestIssue | null = null;
   if (number === null) {
-    current = await findTrackingIssue(ctx);
+    const open = await findTrackingIssues(ctx);
+    current = open[0] ?? null;
     if (current) number = current.number;
+    // A younger one beside it: a create whose own check for an older issue failed left it open (a controller
+    // that remembers the older issue never lists them again, so it is closed here, where the list is in hand).
+    for (const younger of open.slice(1)) await closeDuplicate(ctx, younger.number, current!.number);
   } else {
     // Re-read before writing: the single-writer check.
     const response = await ctx.read(() =>
@@ -130,21 +139,7 @@ async function giveWayTo(
   created: number,
   older: number,
 ): Promise<EffectOutcome> {
-  await ctx.write(() =>
-    ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...repoParams(ctx),
-      issue_number: created,
-      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`,
-    }),
-  );
-  await ctx.write(() =>
-    ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
-      ...repoParams(ctx),
-      issue_number: created,
-      state: "closed",
-      state_reason: "not_planned",
-    }),
-  );
+  await closeDuplicate(ctx, created, older);
   ctx.rememberTracking(older);
   return {
     effect,
@@ -152,4 +147,23 @@ async function giveWayTo(
     issue: older,
     detail: `tracking issue #${older} was opened at the same moment as #${created}; #${created} is closed as its duplicate`,
   };
+}
+
+/** Closes a younger tracking issue as a duplicate of the older one, with a pointer for anyone who found it first. */
+async function closeDuplicate(ctx: ExecContext, duplicate: number, older: number): Promise<void> {
+  await ctx.write(() =>
+    ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repoParams(ctx),
+      issue_number: duplicate,
+      body: `Another Autopilot controller opened the tracking issue at the same moment: #${older} is the dashboard, and its commands are read there. This duplicate is closed.`,
+    }),
+  );
+  await ctx.write(() =>
+    ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+      ...repoParams(ctx),
+      issue_number: duplicate,
+      state: "closed",
+      state_reason: "not_planned",
+    }),
+  );
 }

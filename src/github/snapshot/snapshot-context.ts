@@ -51,6 +51,11 @@ export function snapshotSettings(
 /** Per repository, per process: what the next snapshot can assume (never required for correctness). */
 export interface RepoMemory {
   trackingIssue: number | null;
+  /**
+   * Younger open tracking issues the last search found beside `trackingIssue` (src/github/snapshot/tracking-pick.ts):
+   * while there are, every snapshot searches again, so they are seen until a reconcile has closed them.
+   */
+  trackingDuplicates: number[];
   poolLabels: string[] | null;
   /** False once the server rejected `Issue.blockedBy` (an older GitHub Enterprise Server). */
   blockedByField: boolean;
@@ -95,6 +100,7 @@ export const PERMISSION_CACHE_MS = 5 * 60_000;
 export function newRepoMemory(): RepoMemory {
   return {
     trackingIssue: null,
+    trackingDuplicates: [],
     poolLabels: null,
     blockedByField: true,
     permissions: new Map(),

@@ -46,7 +46,6 @@ import type {
   SnapshotSettings,
 } from "./snapshot-context.js";
 import {
-  byApp,
   isAppResultComment,
   latestWorkerResults,
   stub,
@@ -54,14 +53,9 @@ import {
   toIssueNode,
   toPullNode,
 } from "./snapshot-nodes.js";
-import {
-  compact,
-  type GqlIssue,
-  type GqlPull,
-  type GqlTracking,
-  type SnapshotResponse,
-} from "./snapshot-response.js";
+import { compact, type GqlIssue, type GqlPull, type SnapshotResponse } from "./snapshot-response.js";
 import { parentsAboutToPool, readSubIssueLinks } from "./sub-issue-links.js";
+import { pickTracking } from "./tracking-pick.js";
 import { fetchWorkerRuns } from "./worker-run-listing.js";
 
 export {
@@ -224,7 +218,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     withRepo: true,
     withIssues: true,
     withPulls: true,
-    findTracking: knownTracking === null,
+    findTracking: knownTracking === null || memory.trackingDuplicates.length > 0,
     trackingNumber: knownTracking,
     issuesAfter: null,
     pullsAfter: null,
@@ -239,7 +233,8 @@ export async function takeSnapshot<S extends SnapshotSettings>(
 
   // The tracking issue: the remembered number if it still carries the marker, else search the candidates
   // (again when the first query looked for the bot's issues under another login than the token's own).
-  let tracking = pickTracking(first, appId);
+  let picked = pickTracking(first, appId);
+  let tracking = picked.tracking;
   if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
     const found = await query({
       withRepo: false,
@@ -252,9 +247,11 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       labels,
       branchPrefix,
     });
-    tracking = pickTracking(found, appId);
+    picked = pickTracking(found, appId);
+    tracking = picked.tracking;
   }
   memory.trackingIssue = tracking?.number ?? null;
+  memory.trackingDuplicates = picked.duplicates;
 
   const settings = await request.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
@@ -519,6 +516,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     trackingIssue: trackingNode,
     configText,
   };
+  if (picked.duplicates.length) world.duplicateTrackingIssues = picked.duplicates;
   if (taskBranches) world.taskBranches = taskBranches;
   if (repo.dispatchLocks) {
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
@@ -552,27 +550,6 @@ export async function takeSnapshot<S extends SnapshotSettings>(
 /** Autopilot's login: the token's own (`viewer.login`) once a query has named it, else the caller's hint. */
 export function loginOf(ctx: Pick<SnapshotContext, "botLogin" | "memory">): string {
   return ctx.memory.appLogin ?? ctx.botLogin;
-}
-
-/** The tracking issue: an issue Autopilot opened that carries the marker (one by anyone else is not). */
-function pickTracking(data: SnapshotResponse, appId: number | null): GqlTracking | null {
-  const repo = data.repository;
-  if (!repo) return null;
-  const candidates = [
-    repo.trackingIssue ?? null,
-    ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
-    ...compact(repo.trackingByBot?.nodes),
-  ].filter((c): c is GqlTracking =>
-    Boolean(
-      c &&
-        typeof c.body === "string" &&
-        c.body.includes(TRACKING_MARKER) &&
-        byApp(c.author, c.viewerDidAuthor, appId),
-    ),
-  );
-  const open = candidates.filter((c) => c.state !== "CLOSED");
-  const pool = open.length > 0 ? open : candidates;
-  return pool.sort((a, b) => a.number - b.number)[0] ?? null;
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

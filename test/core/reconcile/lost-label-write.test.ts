@@ -87,4 +87,31 @@ describe("a lost label write of a handled outcome", () => {
     ]);
     expect(only(d2.effects, "dispatchWorker")).toEqual([]);
   });
+
+  it("takes in-progress off a task taken out whose label removal was lost", () => {
+    // Found by the seeded simulation (seed 332, Actions): a failed run's move back to ready and then the take-out
+    // of a task whose text a non-writer changed were both queued by a 502 and lost with the job.
+    const w = world({
+      issues: [issue(1, { labels: ["autopilot:in-progress"] })],
+      workerResults: [result(1, { result: "blocked", reason: "why", prNumber: undefined })],
+    });
+    const d1 = decide(input(w, { now: minutes(30) }));
+    const w2 = applyEffects(
+      w,
+      d1.effects.filter((e) => e.type !== "setStateLabel"),
+      minutes(30),
+    );
+    const state = parseDashboard(w2.trackingIssue!.body).state!;
+    // The state records the take-out (src/core/reconcile/text-approval.ts): labels cleared.
+    state.tasks[1]!.label = "none";
+    const d2 = decide({ ...input(w2), state, now: minutes(120) });
+    expect(only(d2.effects, "setStateLabel")).toEqual([
+      expect.objectContaining({
+        issue: 1,
+        add: null,
+        remove: expect.arrayContaining(["autopilot:in-progress"]),
+      }),
+    ]);
+    expect(only(d2.effects, "dispatchWorker")).toEqual([]);
+  });
 });

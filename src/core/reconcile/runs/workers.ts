@@ -15,7 +15,7 @@ import { note, type Reconciling, taskRecord } from "../context.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "../text-approval.js";
-import { CLEARED, hasLabel, setStatus, statusOf } from "../task-labels.js";
+import { CLEARED, clearStateLabels, hasLabel, setStatus, statusOf } from "../task-labels.js";
 import {
   DISPATCH_GRACE_MINUTES,
   DISPATCH_RESEND_MINUTES,
@@ -116,7 +116,9 @@ function processWorker(ctx: Reconciling, n: number): void {
       // lost or half done (a write queued by the circuit is dropped when an Actions job ends; a 5xx may come
       // after the label was added and before in-progress was removed). The record's label is what the outcome
       // decided; write it again.
-      setStatus(ctx, n, record.label as TaskStatus);
+      // A task taken out (record.label CLEARED: its text changed, a person's word) has its labels cleared again.
+      if (record.label === CLEARED) clearStateLabels(ctx, n);
+      else setStatus(ctx, n, record.label as TaskStatus);
       note(ctx, `#${n}: still labeled in progress after its outcome set ${record.label}; labeled again`);
     }
     cancelDuplicateRuns(ctx, n);
@@ -173,6 +175,7 @@ function labeledInProgress(ctx: Reconciling, n: number): boolean {
 
 /** A handled outcome whose label write did not land: the record names a pool status other than in progress. */
 function labelWriteLost(record: TaskRecord): boolean {
+  if (record.label === CLEARED) return !holdsInProgress(record);
   return (
     !!record.label &&
     record.label !== "in-progress" &&
