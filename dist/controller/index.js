@@ -67537,6 +67537,19 @@ async function releaseDispatchLocks(ctx, effect) {
 }
 
 // src/github/execution/label-effects.ts
+async function removeLabel(ctx, issue3, name) {
+  try {
+    await ctx.write(
+      () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+        ...repoParams(ctx),
+        issue_number: issue3,
+        name
+      })
+    );
+  } catch (error63) {
+    if (statusOf(error63) !== 404) throw error63;
+  }
+}
 function labelsOf(ctx, issue3) {
   const known = ctx.run.labels.get(issue3);
   if (known) return known;
@@ -67579,19 +67592,7 @@ async function setLabels(ctx, effect) {
           ids.set(label2.name, label2.node_id);
     }
   }
-  for (const name of moved ? [] : toRemove) {
-    try {
-      await ctx.write(
-        () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          ...repoParams(ctx),
-          issue_number: issue3,
-          name
-        })
-      );
-    } catch (error63) {
-      if (statusOf(error63) !== 404) throw error63;
-    }
-  }
+  for (const name of moved ? [] : toRemove) await removeLabel(ctx, issue3, name);
   recordLabels(ctx, issue3, toAdd, toRemove);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
 }
@@ -67877,7 +67878,7 @@ async function createSplitIssues(ctx, effect) {
   );
   const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
   const present = (name) => !parent || parent.labels.some((l) => l.toLowerCase() === name.toLowerCase());
-  for (const name of effect.remove.filter(present)) await unlabel(ctx, effect.parent, name);
+  for (const name of effect.remove.filter(present)) await removeLabel(ctx, effect.parent, name);
   return { effect, status: "done", detail: `sub-issues ${numbers.map((n) => `#${n}`).join(", ")}` };
 }
 async function readProposal(ctx, effect, botId) {
@@ -67957,19 +67958,6 @@ async function link(ctx, parent, id) {
     );
   } catch (error63) {
     if (statusOf(error63) !== 422) throw error63;
-  }
-}
-async function unlabel(ctx, issue3, name) {
-  try {
-    await ctx.write(
-      () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-        ...repoParams(ctx),
-        issue_number: issue3,
-        name
-      })
-    );
-  } catch (error63) {
-    if (statusOf(error63) !== 404) throw error63;
   }
 }
 

@@ -87189,6 +87189,19 @@ async function releaseDispatchLocks(ctx, effect) {
 }
 
 // src/github/execution/label-effects.ts
+async function removeLabel(ctx, issue2, name) {
+  try {
+    await ctx.write(
+      () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+        ...repoParams(ctx),
+        issue_number: issue2,
+        name
+      })
+    );
+  } catch (error62) {
+    if (statusOf2(error62) !== 404) throw error62;
+  }
+}
 function labelsOf(ctx, issue2) {
   const known = ctx.run.labels.get(issue2);
   if (known) return known;
@@ -87231,19 +87244,7 @@ async function setLabels(ctx, effect) {
           ids.set(label2.name, label2.node_id);
     }
   }
-  for (const name of moved ? [] : toRemove) {
-    try {
-      await ctx.write(
-        () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          ...repoParams(ctx),
-          issue_number: issue2,
-          name
-        })
-      );
-    } catch (error62) {
-      if (statusOf2(error62) !== 404) throw error62;
-    }
-  }
+  for (const name of moved ? [] : toRemove) await removeLabel(ctx, issue2, name);
   recordLabels(ctx, issue2, toAdd, toRemove);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
 }
@@ -87529,7 +87530,7 @@ async function createSplitIssues(ctx, effect) {
   );
   const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
   const present = (name) => !parent || parent.labels.some((l) => l.toLowerCase() === name.toLowerCase());
-  for (const name of effect.remove.filter(present)) await unlabel(ctx, effect.parent, name);
+  for (const name of effect.remove.filter(present)) await removeLabel(ctx, effect.parent, name);
   return { effect, status: "done", detail: `sub-issues ${numbers.map((n) => `#${n}`).join(", ")}` };
 }
 async function readProposal(ctx, effect, botId) {
@@ -87609,19 +87610,6 @@ async function link(ctx, parent, id) {
     );
   } catch (error62) {
     if (statusOf2(error62) !== 422) throw error62;
-  }
-}
-async function unlabel(ctx, issue2, name) {
-  try {
-    await ctx.write(
-      () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-        ...repoParams(ctx),
-        issue_number: issue2,
-        name
-      })
-    );
-  } catch (error62) {
-    if (statusOf2(error62) !== 404) throw error62;
   }
 }
 

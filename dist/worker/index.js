@@ -90487,6 +90487,181 @@ var init_agent_exit = __esm({
   }
 });
 
+// src/core/agent/failing-set.ts
+function failingSet(results) {
+  const members2 = /* @__PURE__ */ new Set();
+  for (const result of results) {
+    if (result.passed) continue;
+    let named = false;
+    for (const line of result.output.split("\n")) {
+      for (const form of FAILED_TEST_LINES) {
+        const match = form.exec(line.replace(/\r$/, ""));
+        if (!match?.[1]) continue;
+        members2.add(`${result.command} \u203A ${match[1].trim()}`);
+        named = true;
+        break;
+      }
+    }
+    if (!named) members2.add(result.command);
+  }
+  return [...members2].sort();
+}
+function failingSetShrank(previous3, next) {
+  const before = new Set(previous3);
+  return next.length < before.size && next.every((member) => before.has(member));
+}
+var FAILED_TEST_LINES;
+var init_failing_set = __esm({
+  "src/core/agent/failing-set.ts"() {
+    "use strict";
+    FAILED_TEST_LINES = [
+      // TAP (node --test's default before Node 22, prove, tap): `not ok 3 - name`
+      /^\s*not ok \d+(?: -)? (.+?)(?: # .*)?$/,
+      // node:test's spec reporter, Mocha: `✖ name (1.2ms)`
+      /^\s*[✖✗] (.+?)(?: \([\d.]+m?s\))?$/,
+      // Jest and Vitest: `✕ name (3 ms)`, `× name 3ms`
+      /^\s*[✕×] (.+?)(?: \(?\d+(?:\.\d+)? ?m?s\)?)?$/,
+      // Jest's and Vitest's headings of a failure: `● suite › name`, `FAIL  file > suite > name`
+      /^\s*● (.+)$/,
+      /^\s*FAIL\s+(\S.* > .+)$/,
+      // pytest's summary: `FAILED tests/test_x.py::test_name - AssertionError`
+      /^FAILED (\S+)/,
+      // go test: `--- FAIL: TestName (0.00s)`
+      /^\s*--- FAIL: (\S+)/,
+      // cargo test: `test tests::name ... FAILED`
+      /^test (\S+) \.\.\. FAILED$/,
+      // RSpec's summary: `rspec ./spec/x_spec.rb:12 # description`
+      /^rspec (\.\/\S+)/
+    ];
+  }
+});
+
+// src/core/agent/iteration.ts
+function decideAfterIteration(input2) {
+  const warnings = [];
+  let ignored = Math.max(0, input2.ignoredCompletions);
+  let lastContradiction = input2.lastContradiction ?? null;
+  const decide3 = (outcome, reason2, feed2 = false) => ({
+    outcome,
+    reason: reason2,
+    warnings,
+    ignoredCompletions: ignored,
+    lastContradiction,
+    feedQualityFailures: feed2
+  });
+  const { signal, quality } = input2;
+  if (signal.kind === "blocked")
+    return decide3("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
+  if (signal.kind === "needs_human") {
+    return decide3("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
+  }
+  if (signal.kind === "complete" && quality === "pass")
+    return decide3("open_pr", "complete, quality commands pass");
+  if (signal.kind === "complete" && quality === "not_run" && input2.completion === "objective") {
+    return decide3(
+      "blocked",
+      "objective met by the agent's account, but `completion: objective` needs the quality commands and none ran: set `qualityCommands` in .github/autopilot.yml (or add a test script the worker detects)"
+    );
+  }
+  if (signal.kind === "complete" && quality === "not_run") {
+    warnings.push("no quality commands ran; the PR's checks are the only gate");
+    return decide3("open_pr", "complete (no quality commands)");
+  }
+  let feed = quality === "fail";
+  let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
+  if (signal.kind === "complete") {
+    ignored += 1;
+    feed = true;
+    reason = "COMPLETE claimed but quality commands fail; failures fed back";
+    const max = input2.maxIgnoredCompletionCycles;
+    const failing = input2.failing ?? [];
+    const previous3 = lastContradiction;
+    lastContradiction = failing;
+    if (max > 0 && ignored >= max) {
+      return decide3(
+        "contradiction",
+        `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`
+      );
+    }
+    if (previous3 !== null && !failingSetShrank(previous3, failing)) {
+      const same = failing.length === previous3.length && failing.every((m) => previous3.includes(m));
+      return decide3(
+        "contradiction",
+        `COMPLETE claimed again while ${same ? "the same" : "no fewer"} quality checks fail (${counted(ignored, "claim")}: ${shown(failing)})`
+      );
+    }
+    warnings.push(
+      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`
+    );
+  }
+  if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
+    return decide3("timeout", `reached max iterations (${input2.maxIterations})`);
+  }
+  const elapsed = toMs(input2.now) - toMs(input2.startedAt);
+  if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
+    return decide3("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
+  }
+  const idle = input2.iterationsWithoutCommit;
+  if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
+    return decide3(
+      "stuck",
+      `no new commit in ${counted(idle, "iteration")} (limit ${input2.stuckStopThreshold})`
+    );
+  }
+  if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
+    warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
+  }
+  return decide3("continue", reason, feed);
+}
+function shown(failing) {
+  if (failing.length === 0) return "no failure named";
+  const first = failing.slice(0, 3).join("; ");
+  return failing.length > 3 ? `${first}; and ${failing.length - 3} more` : first;
+}
+function decideRateLimit(input2) {
+  const now = toMs(input2.now);
+  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
+  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
+  const resetTooFar = untilReset !== null && untilReset > input2.maxWaitMs;
+  const wait = limitWait(input2);
+  if (wait) return { action: "wait", ...wait };
+  if (input2.agentIndex + 1 < input2.agentCount) {
+    return {
+      action: "switch_agent",
+      next: input2.agentIndex + 1,
+      reason: resetTooFar ? "limit resets too late; switching to the next agent" : "retries used; switching agent"
+    };
+  }
+  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input2.maxWaitMs);
+  return {
+    action: "end_job",
+    resumeAt: new Date(resumeAt).toISOString(),
+    reason: "every agent is limited; the task resumes after the reset"
+  };
+}
+function limitWait(input2) {
+  const now = toMs(input2.now);
+  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
+  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
+  if (input2.attempt >= input2.retries || untilReset !== null && untilReset > input2.maxWaitMs) return null;
+  if (untilReset !== null) return { ms: untilReset, reason: "waiting for the announced reset" };
+  const ms = exponentialBackoff(input2.baseMs, input2.factor, input2.attempt, input2.maxWaitMs);
+  return { ms, reason: `backoff ${input2.attempt + 1} of ${input2.retries}` };
+}
+function toMs(t) {
+  if (typeof t === "number") return t;
+  if (typeof t === "string") return Date.parse(t);
+  return t.getTime();
+}
+var init_iteration = __esm({
+  "src/core/agent/iteration.ts"() {
+    "use strict";
+    init_backoff();
+    init_failing_set();
+    init_plural();
+  }
+});
+
 // src/core/agent/error-blocks.ts
 function bracketBalance(line) {
   let depth = 0;
@@ -91119,181 +91294,6 @@ var init_classify = __esm({
   }
 });
 
-// src/core/agent/failing-set.ts
-function failingSet(results) {
-  const members2 = /* @__PURE__ */ new Set();
-  for (const result of results) {
-    if (result.passed) continue;
-    let named = false;
-    for (const line of result.output.split("\n")) {
-      for (const form of FAILED_TEST_LINES) {
-        const match = form.exec(line.replace(/\r$/, ""));
-        if (!match?.[1]) continue;
-        members2.add(`${result.command} \u203A ${match[1].trim()}`);
-        named = true;
-        break;
-      }
-    }
-    if (!named) members2.add(result.command);
-  }
-  return [...members2].sort();
-}
-function failingSetShrank(previous3, next) {
-  const before = new Set(previous3);
-  return next.length < before.size && next.every((member) => before.has(member));
-}
-var FAILED_TEST_LINES;
-var init_failing_set = __esm({
-  "src/core/agent/failing-set.ts"() {
-    "use strict";
-    FAILED_TEST_LINES = [
-      // TAP (node --test's default before Node 22, prove, tap): `not ok 3 - name`
-      /^\s*not ok \d+(?: -)? (.+?)(?: # .*)?$/,
-      // node:test's spec reporter, Mocha: `✖ name (1.2ms)`
-      /^\s*[✖✗] (.+?)(?: \([\d.]+m?s\))?$/,
-      // Jest and Vitest: `✕ name (3 ms)`, `× name 3ms`
-      /^\s*[✕×] (.+?)(?: \(?\d+(?:\.\d+)? ?m?s\)?)?$/,
-      // Jest's and Vitest's headings of a failure: `● suite › name`, `FAIL  file > suite > name`
-      /^\s*● (.+)$/,
-      /^\s*FAIL\s+(\S.* > .+)$/,
-      // pytest's summary: `FAILED tests/test_x.py::test_name - AssertionError`
-      /^FAILED (\S+)/,
-      // go test: `--- FAIL: TestName (0.00s)`
-      /^\s*--- FAIL: (\S+)/,
-      // cargo test: `test tests::name ... FAILED`
-      /^test (\S+) \.\.\. FAILED$/,
-      // RSpec's summary: `rspec ./spec/x_spec.rb:12 # description`
-      /^rspec (\.\/\S+)/
-    ];
-  }
-});
-
-// src/core/agent/iteration.ts
-function decideAfterIteration(input2) {
-  const warnings = [];
-  let ignored = Math.max(0, input2.ignoredCompletions);
-  let lastContradiction = input2.lastContradiction ?? null;
-  const decide3 = (outcome, reason2, feed2 = false) => ({
-    outcome,
-    reason: reason2,
-    warnings,
-    ignoredCompletions: ignored,
-    lastContradiction,
-    feedQualityFailures: feed2
-  });
-  const { signal, quality } = input2;
-  if (signal.kind === "blocked")
-    return decide3("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
-  if (signal.kind === "needs_human") {
-    return decide3("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
-  }
-  if (signal.kind === "complete" && quality === "pass")
-    return decide3("open_pr", "complete, quality commands pass");
-  if (signal.kind === "complete" && quality === "not_run" && input2.completion === "objective") {
-    return decide3(
-      "blocked",
-      "objective met by the agent's account, but `completion: objective` needs the quality commands and none ran: set `qualityCommands` in .github/autopilot.yml (or add a test script the worker detects)"
-    );
-  }
-  if (signal.kind === "complete" && quality === "not_run") {
-    warnings.push("no quality commands ran; the PR's checks are the only gate");
-    return decide3("open_pr", "complete (no quality commands)");
-  }
-  let feed = quality === "fail";
-  let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
-  if (signal.kind === "complete") {
-    ignored += 1;
-    feed = true;
-    reason = "COMPLETE claimed but quality commands fail; failures fed back";
-    const max = input2.maxIgnoredCompletionCycles;
-    const failing = input2.failing ?? [];
-    const previous3 = lastContradiction;
-    lastContradiction = failing;
-    if (max > 0 && ignored >= max) {
-      return decide3(
-        "contradiction",
-        `COMPLETE claimed ${counted(ignored, "time")} while quality commands fail (limit ${max})`
-      );
-    }
-    if (previous3 !== null && !failingSetShrank(previous3, failing)) {
-      const same = failing.length === previous3.length && failing.every((m) => previous3.includes(m));
-      return decide3(
-        "contradiction",
-        `COMPLETE claimed again while ${same ? "the same" : "no fewer"} quality checks fail (${counted(ignored, "claim")}: ${shown(failing)})`
-      );
-    }
-    warnings.push(
-      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`
-    );
-  }
-  if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
-    return decide3("timeout", `reached max iterations (${input2.maxIterations})`);
-  }
-  const elapsed = toMs(input2.now) - toMs(input2.startedAt);
-  if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
-    return decide3("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
-  }
-  const idle = input2.iterationsWithoutCommit;
-  if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
-    return decide3(
-      "stuck",
-      `no new commit in ${counted(idle, "iteration")} (limit ${input2.stuckStopThreshold})`
-    );
-  }
-  if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
-    warnings.push(`possibly stuck: no new commit in ${counted(idle, "iteration")}`);
-  }
-  return decide3("continue", reason, feed);
-}
-function shown(failing) {
-  if (failing.length === 0) return "no failure named";
-  const first = failing.slice(0, 3).join("; ");
-  return failing.length > 3 ? `${first}; and ${failing.length - 3} more` : first;
-}
-function decideRateLimit(input2) {
-  const now = toMs(input2.now);
-  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
-  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
-  const resetTooFar = untilReset !== null && untilReset > input2.maxWaitMs;
-  const wait = limitWait(input2);
-  if (wait) return { action: "wait", ...wait };
-  if (input2.agentIndex + 1 < input2.agentCount) {
-    return {
-      action: "switch_agent",
-      next: input2.agentIndex + 1,
-      reason: resetTooFar ? "limit resets too late; switching to the next agent" : "retries used; switching agent"
-    };
-  }
-  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input2.maxWaitMs);
-  return {
-    action: "end_job",
-    resumeAt: new Date(resumeAt).toISOString(),
-    reason: "every agent is limited; the task resumes after the reset"
-  };
-}
-function limitWait(input2) {
-  const now = toMs(input2.now);
-  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
-  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
-  if (input2.attempt >= input2.retries || untilReset !== null && untilReset > input2.maxWaitMs) return null;
-  if (untilReset !== null) return { ms: untilReset, reason: "waiting for the announced reset" };
-  const ms = exponentialBackoff(input2.baseMs, input2.factor, input2.attempt, input2.maxWaitMs);
-  return { ms, reason: `backoff ${input2.attempt + 1} of ${input2.retries}` };
-}
-function toMs(t) {
-  if (typeof t === "number") return t;
-  if (typeof t === "string") return Date.parse(t);
-  return t.getTime();
-}
-var init_iteration = __esm({
-  "src/core/agent/iteration.ts"() {
-    "use strict";
-    init_backoff();
-    init_failing_set();
-    init_plural();
-  }
-});
-
 // src/core/agent/limit-hint.ts
 function unrecognisedLimitHint(rawOutput2) {
   const hit = cliOwnLines(rawOutput2).map((line) => line.trim()).filter((line) => line !== "").slice(-TAIL_LINES).find((line) => LIMIT_WORDS.test(line));
@@ -91335,6 +91335,19 @@ var init_agent_cost = __esm({
   "src/worker/job/agent-cost.ts"() {
     "use strict";
     init_pricing();
+  }
+});
+
+// src/worker/job/agent-error-class.ts
+function runErrorClass(ctx, run3) {
+  const at = new Date(ctx.now());
+  const found = classifyAgentOutput(run3.rawOutput, at);
+  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+}
+var init_agent_error_class = __esm({
+  "src/worker/job/agent-error-class.ts"() {
+    "use strict";
+    init_classify();
   }
 });
 
@@ -92101,9 +92114,7 @@ async function runAgent(ctx, turn) {
 function classify(ctx, run3, signal) {
   if (run3.timedOut || run3.output.turnLimit) return null;
   if (!run3.output.isError && signal.kind !== "none") return null;
-  const at = new Date(ctx.now());
-  const found = classifyAgentOutput(run3.rawOutput, at);
-  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+  return runErrorClass(ctx, run3);
 }
 async function unrecognisedLimit(ctx, run3, signal, agent, loop) {
   const failed2 = run3.output.isError && !run3.output.turnLimit && !run3.timedOut && signal.kind === "none";
@@ -92219,12 +92230,12 @@ var init_agent_turn = __esm({
     "use strict";
     init_transcript2();
     init_agent_exit();
-    init_classify();
     init_iteration();
     init_limit_hint();
     init_primary_recovery();
     init_prompt();
     init_agent_cost();
+    init_agent_error_class();
     init_agent_failure_text();
     init_commit();
     init_ending();
@@ -93498,9 +93509,7 @@ async function runReviewer(ctx, issue3, round) {
 function reviewerError(ctx, run3) {
   if (run3.timedOut || run3.spawnError || run3.budgetStop) return null;
   if (!run3.output.isError && (run3.exitCode ?? 0) === 0) return null;
-  const at = new Date(ctx.now());
-  const found = classifyAgentOutput(run3.rawOutput, at);
-  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+  return runErrorClass(ctx, run3);
 }
 async function reviewerRun(ctx, issue3, round) {
   const { rateLimit } = ctx.config;
@@ -93613,7 +93622,6 @@ async function backToAuthor(ctx, feedback, review) {
 var init_review = __esm({
   "src/worker/job/review.ts"() {
     "use strict";
-    init_classify();
     init_iteration();
     init_prompt();
     init_review_prompt();
@@ -93624,6 +93632,7 @@ var init_review = __esm({
     init_plural();
     init_sanitize();
     init_agent_cost();
+    init_agent_error_class();
     init_agent_failure_text();
     init_ending();
     init_spend();

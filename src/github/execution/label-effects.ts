@@ -11,6 +11,21 @@ import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label
 
 type LabelEffect = Extract<Effect, { type: "setStateLabel" | "addLabels" | "removeLabels" }>;
 
+/** Removes one label by name over REST; a label not on the issue (404) is as wanted. */
+export async function removeLabel(ctx: ExecContext, issue: number, name: string): Promise<void> {
+  try {
+    await ctx.write(() =>
+      ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+        ...repoParams(ctx),
+        issue_number: issue,
+        name,
+      }),
+    );
+  } catch (error) {
+    if (statusOf(error) !== 404) throw error;
+  }
+}
+
 /** An issue's labels as the snapshot and this run's writes know them; null when the snapshot does not have it. */
 function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
   const known = ctx.run.labels.get(issue);
@@ -60,19 +75,7 @@ export async function setLabels(ctx: ExecContext, effect: LabelEffect): Promise<
         if (typeof label.name === "string" && typeof label.node_id === "string")
           ids.set(label.name, label.node_id);
   }
-  for (const name of moved ? [] : toRemove) {
-    try {
-      await ctx.write(() =>
-        ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          ...repoParams(ctx),
-          issue_number: issue,
-          name,
-        }),
-      );
-    } catch (error) {
-      if (statusOf(error) !== 404) throw error;
-    }
-  }
+  for (const name of moved ? [] : toRemove) await removeLabel(ctx, issue, name);
   recordLabels(ctx, issue, toAdd, toRemove);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
 }

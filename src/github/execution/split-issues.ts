@@ -21,6 +21,7 @@ import type { Effect } from "../../core/effects.js";
 import { splitFromComment, splitItemOf, subIssueBody } from "../../core/tasks/split-proposal.js";
 import { statusOf } from "../transport/errors.js";
 import { type ExecContext, type EffectOutcome, repoParams } from "./effect-context.js";
+import { removeLabel } from "./label-effects.js";
 
 type SplitEffect = Extract<Effect, { type: "createSplitIssues" }>;
 
@@ -99,7 +100,7 @@ export async function createSplitIssues(ctx: ExecContext, effect: SplitEffect): 
   const parent = ctx.world?.issues.find((i) => i.number === effect.parent);
   const present = (name: string) =>
     !parent || parent.labels.some((l) => l.toLowerCase() === name.toLowerCase());
-  for (const name of effect.remove.filter(present)) await unlabel(ctx, effect.parent, name);
+  for (const name of effect.remove.filter(present)) await removeLabel(ctx, effect.parent, name);
   return { effect, status: "done", detail: `sub-issues ${numbers.map((n) => `#${n}`).join(", ")}` };
 }
 
@@ -191,20 +192,5 @@ async function link(ctx: ExecContext, parent: number, id: number): Promise<void>
   } catch (error) {
     // Linked meanwhile (GitHub refuses a second link of the same sub-issue with 422): nothing left to do.
     if (statusOf(error) !== 422) throw error;
-  }
-}
-
-async function unlabel(ctx: ExecContext, issue: number, name: string): Promise<void> {
-  try {
-    await ctx.write(() =>
-      ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-        ...repoParams(ctx),
-        issue_number: issue,
-        name,
-      }),
-    );
-  } catch (error) {
-    // Not on the issue: as wanted.
-    if (statusOf(error) !== 404) throw error;
   }
 }

@@ -5,7 +5,6 @@
  */
 import { recordAgentRun } from "./transcript.js";
 import { decideAgentExit } from "../../core/agent/agent-exit.js";
-import { classifyAgentOutput, withDefaultReset } from "../../core/agent/classify.js";
 import { decideRateLimit, limitWait } from "../../core/agent/iteration.js";
 import { unrecognisedLimitHint } from "../../core/agent/limit-hint.js";
 import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../../core/agent/primary-recovery.js";
@@ -16,6 +15,7 @@ import type { WorkerComment, WorkerIssue } from "../../github/worker-github-data
 import type { QualityCommandResult } from "../processes/quality.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { priceRun } from "./agent-cost.js";
+import { runErrorClass } from "./agent-error-class.js";
 import { authFailureText, quotaFailureText } from "./agent-failure-text.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 import { checkpoint } from "./commit.js";
@@ -151,9 +151,7 @@ export async function runAgent(
 function classify(ctx: JobContext, run: AgentRunResult, signal: Signal) {
   if (run.timedOut || run.output.turnLimit) return null;
   if (!run.output.isError && signal.kind !== "none") return null;
-  const at = new Date(ctx.now());
-  const found = classifyAgentOutput(run.rawOutput, at);
-  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+  return runErrorClass(ctx, run);
 }
 
 /**

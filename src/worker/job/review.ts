@@ -7,7 +7,6 @@
  * author with the review as feedback, up to `maxRounds` times, then a person decides. Its spend counts against
  * the task's budget like the author's.
  */
-import { classifyAgentOutput, withDefaultReset } from "../../core/agent/classify.js";
 import { limitWait } from "../../core/agent/iteration.js";
 import { PROGRESS_NOTES_PATH } from "../../core/agent/prompt.js";
 import { buildReviewPrompt } from "../../core/agent/review-prompt.js";
@@ -20,6 +19,7 @@ import { quoteInert } from "../../core/text/sanitize.js";
 import type { ReviewFeedback, WorkerIssue, WorkerPull } from "../../github/worker-github-data.js";
 import type { WorkerRun } from "../worker-deps.js";
 import { priceRun } from "./agent-cost.js";
+import { runErrorClass } from "./agent-error-class.js";
 import { authFailureText, quotaFailureText } from "./agent-failure-text.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 import { finish, handToPerson } from "./ending.js";
@@ -102,9 +102,7 @@ async function runReviewer(ctx: JobContext, issue: WorkerIssue, round: number): 
 function reviewerError(ctx: JobContext, run: AgentRunResult) {
   if (run.timedOut || run.spawnError || run.budgetStop) return null;
   if (!run.output.isError && (run.exitCode ?? 0) === 0) return null;
-  const at = new Date(ctx.now());
-  const found = classifyAgentOutput(run.rawOutput, at);
-  return found.kind === "none" ? null : withDefaultReset(found, at, ctx.config.rateLimit.usageLimitWaitMs);
+  return runErrorClass(ctx, run);
 }
 
 /**
