@@ -77968,6 +77968,19 @@ var DashboardStateSchema = external_exports.object({
   reviewComments: external_exports.object({ since: isoTime, processed: external_exports.array(external_exports.number().int().nonnegative()).max(300).default([]) }).nullable().default(null),
   /** Logins that already got the polite refusal (bounded). */
   refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
+  /**
+   * Reactions Autopilot gave comments it processed, kept until a snapshot shows them: the state that marks a
+   * command processed is written first, so a reaction lost after it (a killed process, a write held by a limit)
+   * is given again (src/core/reconcile/commands/owed-reactions.ts). Bounded.
+   */
+  reactions: external_exports.array(
+    external_exports.object({
+      id: external_exports.number().int().nonnegative(),
+      content: external_exports.enum(["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]),
+      review: external_exports.boolean().optional(),
+      at: isoTime
+    })
+  ).max(30).default([]),
   history: HistorySchema.prefault({}),
   pendingHistory: external_exports.array(HistoryEntrySchema).max(200).default([]),
   incidents: external_exports.array(IncidentSchema).max(20).default([]),
@@ -79120,6 +79133,35 @@ function round4(x2) {
   return Math.round(x2 * 1e4) / 1e4;
 }
 
+// src/core/reconcile/commands/owed-reactions.ts
+var OWED_HOURS = 24;
+var KEPT = 30;
+function commentOf(ctx, owed) {
+  return ctx.snapshot.comments.find((c) => c.id === owed.id && Boolean(c.review) === Boolean(owed.review));
+}
+function expired(ctx, owed) {
+  return ctx.nowMs - Date.parse(owed.at) > OWED_HOURS * 36e5;
+}
+function giveOwedReactions(ctx) {
+  for (const owed of ctx.state.reactions) {
+    if (expired(ctx, owed)) continue;
+    if (commentOf(ctx, owed)?.acknowledged !== false) continue;
+    ctx.effects.push({
+      type: "react",
+      commentId: owed.id,
+      content: owed.content,
+      ...owed.review ? { review: true } : {}
+    });
+  }
+}
+function oweReaction(ctx, id, content3, review) {
+  const kept = ctx.state.reactions.filter(
+    (owed) => !expired(ctx, owed) && commentOf(ctx, owed)?.acknowledged !== true && owed.id !== id
+  );
+  kept.push({ id, content: content3, ...review ? { review: true } : {}, at: ctx.now.toISOString() });
+  ctx.state.reactions = kept.slice(-KEPT);
+}
+
 // src/core/reconcile/messages.ts
 function incident(ctx, kind, message) {
   ctx.state.incidents.push({ at: ctx.now.toISOString(), kind, message: truncate(message, 400) });
@@ -79129,13 +79171,11 @@ function incidentOnce(ctx, kind, message) {
   if (!ctx.state.incidents.some((i) => i.kind === kind && i.message === text4)) incident(ctx, kind, message);
 }
 function react(ctx, comment, content3) {
-  if (typeof comment === "number" || !comment.review)
-    ctx.effects.push({
-      type: "react",
-      commentId: typeof comment === "number" ? comment : comment.id,
-      content: content3
-    });
-  else ctx.effects.push({ type: "react", commentId: comment.id, content: content3, review: true });
+  const id = typeof comment === "number" ? comment : comment.id;
+  const review = typeof comment !== "number" && Boolean(comment.review);
+  if (!review) ctx.effects.push({ type: "react", commentId: id, content: content3 });
+  else ctx.effects.push({ type: "react", commentId: id, content: content3, review: true });
+  oweReaction(ctx, id, content3, review);
 }
 function reply(ctx, issue2, comment, line, text4) {
   const key = typeof comment === "number" ? `reply-${comment}` : `reply-${comment.review ? "review-" : ""}${comment.id}`;
@@ -80683,6 +80723,7 @@ function processComments(ctx) {
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
   const wasProcessed = commentProcessedRule(state);
+  giveOwedReactions(ctx);
   state.reviewComments ??= { since: ctx.now.toISOString(), processed: [] };
   const lineComments = state.reviewComments;
   const seen = /* @__PURE__ */ new Set();

@@ -89734,6 +89734,19 @@ var init_dashboard_state = __esm({
       reviewComments: external_exports.object({ since: isoTime, processed: external_exports.array(external_exports.number().int().nonnegative()).max(300).default([]) }).nullable().default(null),
       /** Logins that already got the polite refusal (bounded). */
       refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
+      /**
+       * Reactions Autopilot gave comments it processed, kept until a snapshot shows them: the state that marks a
+       * command processed is written first, so a reaction lost after it (a killed process, a write held by a limit)
+       * is given again (src/core/reconcile/commands/owed-reactions.ts). Bounded.
+       */
+      reactions: external_exports.array(
+        external_exports.object({
+          id: external_exports.number().int().nonnegative(),
+          content: external_exports.enum(["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]),
+          review: external_exports.boolean().optional(),
+          at: isoTime
+        })
+      ).max(30).default([]),
       history: HistorySchema.prefault({}),
       pendingHistory: external_exports.array(HistoryEntrySchema).max(200).default([]),
       incidents: external_exports.array(IncidentSchema).max(20).default([]),

@@ -309,6 +309,22 @@ export const DashboardStateSchema = z.object({
     .default(null),
   /** Logins that already got the polite refusal (bounded). */
   refused: z.array(z.string().max(40)).max(100).default([]),
+  /**
+   * Reactions Autopilot gave comments it processed, kept until a snapshot shows them: the state that marks a
+   * command processed is written first, so a reaction lost after it (a killed process, a write held by a limit)
+   * is given again (src/core/reconcile/commands/owed-reactions.ts). Bounded.
+   */
+  reactions: z
+    .array(
+      z.object({
+        id: z.number().int().nonnegative(),
+        content: z.enum(["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]),
+        review: z.boolean().optional(),
+        at: isoTime,
+      }),
+    )
+    .max(30)
+    .default([]),
   history: HistorySchema.prefault({}),
   pendingHistory: z.array(HistoryEntrySchema).max(200).default([]),
   incidents: z.array(IncidentSchema).max(20).default([]),

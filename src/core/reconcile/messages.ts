@@ -2,6 +2,7 @@
 import type { TaskRecord } from "../dashboard/index.js";
 import type { Reaction } from "../effects.js";
 import { escapeInline, truncate } from "../text/markdown.js";
+import { oweReaction } from "./commands/owed-reactions.js";
 import { note, type Reconciling } from "./context.js";
 
 export function incident(ctx: Reconciling, kind: string, message: string): void {
@@ -20,14 +21,13 @@ export function incidentOnce(ctx: Reconciling, kind: string, message: string): v
  */
 type CommentRef = number | { id: number; review?: boolean | undefined };
 
+/** A reaction to a comment, owed until a snapshot shows it (commands/owed-reactions.ts). */
 export function react(ctx: Reconciling, comment: CommentRef, content: Reaction): void {
-  if (typeof comment === "number" || !comment.review)
-    ctx.effects.push({
-      type: "react",
-      commentId: typeof comment === "number" ? comment : comment.id,
-      content,
-    });
-  else ctx.effects.push({ type: "react", commentId: comment.id, content, review: true });
+  const id = typeof comment === "number" ? comment : comment.id;
+  const review = typeof comment !== "number" && Boolean(comment.review);
+  if (!review) ctx.effects.push({ type: "react", commentId: id, content });
+  else ctx.effects.push({ type: "react", commentId: id, content, review: true });
+  oweReaction(ctx, id, content, review);
 }
 
 /** A reply quoting the command line it answers, once per comment (a line comment's: on its pull request). */

@@ -26,6 +26,7 @@ import { hasLabel } from "../task-labels.js";
 import { liveCount } from "../runs/worker-runs.js";
 import { pullsFor } from "../pulls/task-pulls.js";
 import { commentProcessedRule, issueOfTaskBranch } from "../../contract.js";
+import { giveOwedReactions } from "./owed-reactions.js";
 
 /** A `/autopilot status` or `report` to answer once this reconcile's decisions are made. */
 export interface StatusRequest {
@@ -54,6 +55,7 @@ export function processComments(ctx: Reconciling): CommentsRead {
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
   const wasProcessed = commentProcessedRule(state);
+  giveOwedReactions(ctx);
   // Line comments of reviews are read from now on; those written before count as read (contract.ts).
   state.reviewComments ??= { since: ctx.now.toISOString(), processed: [] };
   const lineComments = state.reviewComments;
