@@ -84618,7 +84618,14 @@ function processWorker(ctx, n) {
       } else {
         accountResult(record2, result);
         record2.handled = result.dispatchId;
-        note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
+        if (status !== null && status !== "done" && labeledInProgress(ctx, n)) {
+          setStatus(ctx, n, status);
+          note(
+            ctx,
+            `#${n}: worker finished (${result.result}); the task is ${status} and still labeled in progress: in-progress removed`
+          );
+        } else
+          note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
     } else if (labeledInProgress(ctx, n) && labelWriteLost(record2)) {
       if (record2.label === CLEARED) clearStateLabels(ctx, n);

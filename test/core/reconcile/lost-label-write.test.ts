@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
-import { applyEffects, input, issue, minutes, only, result, world } from "../world.js";
+import { applyEffects, input, issue, minutes, only, result, step, world } from "../world.js";
 
 describe("a lost label write of a handled outcome", () => {
   it("is written again once the settle window is over, and the task goes on", () => {
@@ -113,5 +113,36 @@ describe("a lost label write of a handled outcome", () => {
       }),
     ]);
     expect(only(d2.effects, "dispatchWorker")).toEqual([]);
+  });
+
+  it("takes in-progress off a half-done move whose state was not written either", () => {
+    // Found by the seeded simulation (seed 976, Actions): a budget-exceeded run's move to failed added the label,
+    // a 502 came before in-progress was removed, and the state recording the outcome was not written; the next
+    // reconcile read the task as failed and left its labels alone, in progress with no run for ever.
+    const first = step(world({ issues: [issue(1)] }), null);
+    const sent = only(first.decision.effects, "dispatchWorker")[0]!;
+    const w = {
+      ...first.world,
+      issues: [issue(1, { labels: ["autopilot:in-progress", "autopilot:failed"] })],
+      workerResults: [
+        result(1, {
+          result: "budget_exceeded",
+          reason: "why",
+          prNumber: undefined,
+          dispatchId: sent.dispatchId,
+          attempt: sent.attempt,
+        }),
+      ],
+    };
+    // The state is the dispatch's: the one recording the outcome was never written.
+    const d = decide({ ...input(w), state: first.state, now: minutes(120) });
+    expect(only(d.effects, "setStateLabel")).toEqual([
+      expect.objectContaining({
+        issue: 1,
+        add: "autopilot:failed",
+        remove: expect.arrayContaining(["autopilot:in-progress"]),
+      }),
+    ]);
+    expect(only(d.effects, "dispatchWorker")).toEqual([]);
   });
 });

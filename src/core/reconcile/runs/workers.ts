@@ -108,7 +108,17 @@ function processWorker(ctx: Reconciling, n: number): void {
       } else {
         accountResult(record, result);
         record.handled = result.dispatchId;
-        note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
+        if (status !== null && status !== "done" && labeledInProgress(ctx, n)) {
+          // A label move half done (a 5xx after the new label was added, before in-progress was removed) whose
+          // record was not written: the task shows its new status beside in-progress, and nothing else would
+          // take in-progress off. The status it shows stands; only in-progress goes.
+          setStatus(ctx, n, status);
+          note(
+            ctx,
+            `#${n}: worker finished (${result.result}); the task is ${status} and still labeled in progress: in-progress removed`,
+          );
+        } else
+          note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
       }
     } else if (labeledInProgress(ctx, n) && labelWriteLost(record)) {
       // The outcome was handled and its label written, yet the task still carries the in-progress label past
