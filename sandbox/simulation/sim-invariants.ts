@@ -255,7 +255,12 @@ export function everyTaskSettles(o: SimObservation, sessionStatus: string | null
     if (labels.length !== 1 || labels[0] !== READY) continue;
     if (o.store.whoLabeled(o.repo, issue.number, READY) === null) continue;
     if (!o.writers.has((o.store.whoLabeled(o.repo, issue.number, READY) ?? "").toLowerCase())) continue;
-    const deps = [...(issue.body ?? "").matchAll(/Depends on #(\d+)/g)].map((m) => Number(m[1]));
+    // Its `Depends on #N` lines and GitHub's native "blocked by" relations, as the product reads them
+    // (dependenciesDoneBeforeDispatch): a task waiting on an open one, or in a cycle, is rightly never worked on.
+    const deps = [
+      ...[...(issue.body ?? "").matchAll(/Depends on #(\d+)/g)].map((m) => Number(m[1])),
+      ...issue.blockedBy,
+    ];
     if (deps.some((d) => o.store.getIssue(o.repo, d)?.state !== "closed")) continue;
     if (!o.dispatches.some((d) => d.issue === issue.number))
       out.push({

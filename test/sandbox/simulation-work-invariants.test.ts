@@ -4,7 +4,7 @@
  * and stays quiet on the same world without it.
  */
 import { describe, expect, it } from "vitest";
-import { dispatchOnlyByWritersWord } from "../../sandbox/simulation/sim-invariants.js";
+import { dispatchOnlyByWritersWord, everyTaskSettles } from "../../sandbox/simulation/sim-invariants.js";
 import * as work from "../../sandbox/simulation/sim-work-invariants.js";
 import { BOT, dispatch, REPO, world } from "./simulation-world.js";
 
@@ -26,6 +26,19 @@ describe("the simulation's invariants on work given and kept", () => {
     store.closeIssue(REPO, 1, "alice");
     expect(work.dependenciesDoneBeforeDispatch(o, dispatch(2, 12))).toEqual([]);
     expect(work.dependenciesDoneBeforeDispatch(o, dispatch(3, 13))).toEqual([]);
+  });
+
+  it("a ready task waiting on an open blocker, by GitHub's blocked-by, is rightly never worked on", () => {
+    // Seed 866 (Actions) was a false alarm of everyTaskSettles, which read only `Depends on` lines: #3, blocked by
+    // #2 in a cycle, was labeled ready by a writer and, rightly, never dispatched.
+    const { store, o } = world();
+    store.createIssue(REPO, { title: "First", labels: [], author: "alice" });
+    store.createIssue(REPO, { title: "Second", labels: [], author: "alice" });
+    store.addLabels(REPO, 2, ["autopilot:ready"], "alice");
+    store.addBlockedBy(REPO, 2, 1, "alice");
+    expect(everyTaskSettles(o, "running")).toEqual([]);
+    store.closeIssue(REPO, 1, "alice");
+    expect(names(everyTaskSettles(o, "running"))).toEqual(["everyTaskSettles"]);
   });
 
   it("an epic is never dispatched; its sub-issue, pooled by a writer's label on the epic, is", () => {
