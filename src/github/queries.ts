@@ -141,7 +141,9 @@ fragment AutopilotPull on PullRequest {
       }
     }
   }
-  comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
+  comments(last: 10) {
+    nodes { databaseId author { __typename login } body createdAt viewerDidAuthor reactionGroups { content viewerHasReacted } }
+  }
 }`;
 
 const CLOSED_PULL_FIELDS = `

@@ -145,7 +145,7 @@ interface PullSpec {
   reviews?: { author: string; state: string; commit?: string }[];
   headRef?: string;
   /** Comments on the PR (newest last): the author's login (a `[bot]` one is a Bot), the body. */
-  comments?: { id: number; author: string; body: string }[];
+  comments?: { id: number; author: string; body: string; acknowledged?: boolean }[];
   /** GitHub's merge facts: the node id, `mergeStateStatus`, the auto-merge request, the merge-queue entry. */
   merge?: {
     id?: string;
@@ -219,6 +219,8 @@ export function gqlPull(spec: PullSpec) {
         },
         body: c.body,
         createdAt: "2026-11-20T09:45:00Z",
+        viewerDidAuthor: false,
+        reactionGroups: [{ content: "THUMBS_UP", viewerHasReacted: c.acknowledged ?? false }],
       })),
     },
   };

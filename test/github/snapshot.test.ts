@@ -185,6 +185,34 @@ describe("the world snapshot", () => {
     });
   });
 
+  it("reads whether Autopilot reacted to a comment on an open task PR, and never guesses when unread", async () => {
+    // An open PR's comments were read without their reactions: Autopilot's reaction to `/autopilot fix` there
+    // always read as missing, and the owed reaction went out again on every reconcile.
+    const scope = nock(API);
+    const pull = gqlPull({
+      number: 20,
+      issue: 7,
+      comments: [
+        { id: 94, author: "dev", body: "/autopilot fix more", acknowledged: true },
+        { id: 95, author: "dev", body: "/autopilot fix again" },
+      ],
+    });
+    const { reactionGroups: _notAsked, ...unread } = pull.comments.nodes[1]!;
+    replySnapshot(
+      scope,
+      snapshotPage({
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+        pulls: [
+          { ...pull, comments: { nodes: [pull.comments.nodes[0]!, unread] } } as unknown as typeof pull,
+        ],
+      }),
+    );
+    replyRuns(scope, []);
+    const { world } = await gateway().snapshot({ settingsFor, permissionsFor: () => [] });
+    expect(world.comments.find((c) => c.id === 94)?.acknowledged).toBe(true);
+    expect(world.comments.find((c) => c.id === 95)).not.toHaveProperty("acknowledged");
+  });
+
   it("looks up a referenced issue outside the pool in one aliased query", async () => {
     const scope = nock(API);
     replySnapshot(

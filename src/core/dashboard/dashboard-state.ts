@@ -321,6 +321,8 @@ export const DashboardStateSchema = z.object({
         content: z.enum(["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]),
         review: z.boolean().optional(),
         at: isoTime,
+        /** How many times it was given again (owed-reactions.ts stops at AGAIN_AT_MOST). */
+        again: z.number().int().nonnegative().max(100).optional(),
       }),
     )
     .max(30)

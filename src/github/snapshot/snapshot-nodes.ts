@@ -139,7 +139,9 @@ export function toComment(
     fromApp: byApp(c.author, c.viewerDidAuthor, appId),
     body: c.body,
     createdAt: c.createdAt,
-    acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted)),
+    // Unknown when the query did not ask for the reactions: never read as "not acknowledged" (owed-reactions.ts
+    // would give a reaction again on every reconcile).
+    ...(c.reactionGroups ? { acknowledged: c.reactionGroups.some((g) => g.viewerHasReacted) } : {}),
   };
 }
 

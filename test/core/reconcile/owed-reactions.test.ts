@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { decide } from "../../../src/core/reconcile/decide.js";
+import { AGAIN_AT_MOST } from "../../../src/core/reconcile/commands/owed-reactions.js";
 import type { WorldSnapshot } from "../../../src/core/world.js";
 import { comment, input, issue, minutes, only, readBack, step, world } from "../world.js";
 
@@ -41,5 +42,27 @@ describe("a reaction lost after the state write", () => {
     const state = readBack(d, w);
     const lost: WorldSnapshot = { ...w, comments: [{ ...w.comments[0]!, acknowledged: false }] };
     expect(only(decide({ ...input(lost), state, now: minutes(25 * 60) }).effects, "react")).toEqual([]);
+  });
+
+  it("is given again a few times at most, not on every reconcile while it reads as missing", () => {
+    const { w, d } = paused();
+    let state = readBack(d, w);
+    const lost: WorldSnapshot = { ...w, comments: [{ ...w.comments[0]!, acknowledged: false }] };
+    const given: number[] = [];
+    for (let i = 0; i < AGAIN_AT_MOST + 3; i++) {
+      const again = decide({ ...input(lost), state, now: minutes(2 + i) });
+      given.push(only(again.effects, "react").length);
+      // No write when nothing changed: the state stays the one the tracking issue holds.
+      if (only(again.effects, "writeTrackingIssue").length > 0) state = readBack(again, lost);
+    }
+    expect(given).toEqual([...Array(AGAIN_AT_MOST).fill(1), 0, 0, 0]);
+  });
+
+  it("is not given again when the snapshot did not read the comment's reactions", () => {
+    const { w, d } = paused();
+    const state = readBack(d, w);
+    const { acknowledged: _unread, ...unread } = { ...w.comments[0]! };
+    const again = decide({ ...input({ ...w, comments: [unread] }), state, now: minutes(2) });
+    expect(only(again.effects, "react")).toEqual([]);
   });
 });

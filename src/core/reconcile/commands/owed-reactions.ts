@@ -6,7 +6,9 @@
  * shows Autopilot's reaction on the comment, and each reconcile gives again those it does not show: GitHub keeps
  * one reaction of a kind per user and answers a repeat with the existing one
  * (https://docs.github.com/en/rest/reactions/reactions#create-reaction-for-an-issue-comment), so a repeat after
- * a stale read costs one request and changes nothing.
+ * a stale read costs one request and changes nothing. It is given again a few times at most: a comment whose
+ * reactions keep reading as not Autopilot's (a reaction GitHub refuses, a read that does not show it) must not
+ * cost a request on every reconcile for a day.
  */
 import type { DashboardState } from "../../dashboard/index.js";
 import type { Reaction } from "../../effects.js";
@@ -17,6 +19,8 @@ import type { Reconciling } from "../context.js";
 const OWED_HOURS = 24;
 /** How many reactions the state keeps (the oldest go first). */
 const KEPT = 30;
+/** How many times a reaction is given again before Autopilot stops trying. */
+export const AGAIN_AT_MOST = 3;
 
 type Owed = DashboardState["reactions"][number];
 
@@ -31,8 +35,9 @@ function expired(ctx: Reconciling, owed: Owed): boolean {
 /** The reactions owed from earlier reconciles that the snapshot shows the comment without: given again. */
 export function giveOwedReactions(ctx: Reconciling): void {
   for (const owed of ctx.state.reactions) {
-    if (expired(ctx, owed)) continue;
+    if (expired(ctx, owed) || (owed.again ?? 0) >= AGAIN_AT_MOST) continue;
     if (commentOf(ctx, owed)?.acknowledged !== false) continue;
+    owed.again = (owed.again ?? 0) + 1;
     ctx.effects.push({
       type: "react",
       commentId: owed.id,
