@@ -91971,6 +91971,20 @@ async function handToPerson(ctx, body, label2, what, beforeLabel) {
     ctx.warn(`could not ${what}: ${errorMessage2(error63)}`);
   }
 }
+async function awaitApproval(ctx, comment, what, proposed) {
+  await handToPerson(
+    ctx,
+    comment,
+    ctx.config.labels.needsHuman,
+    `post the ${what}`,
+    () => updateProgress(ctx)
+  );
+  return finish(
+    ctx,
+    "needs_human",
+    `${proposed}: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`
+  );
+}
 var init_ending = __esm({
   "src/worker/job/ending.ts"() {
     "use strict";
@@ -92876,18 +92890,7 @@ async function postPlan(ctx, run3, headBefore) {
   const plan = planOfFinalMessage(run3.output.finalMessage);
   if (!plan) return finish(ctx, "failed", "the planning run gave no plan (its final message was empty)");
   state.result.plan = { digest: planDigest(plan) };
-  await handToPerson(
-    ctx,
-    planComment(ctx.inputs.issue, plan),
-    ctx.config.labels.needsHuman,
-    "post the plan",
-    () => updateProgress(ctx)
-  );
-  return finish(
-    ctx,
-    "needs_human",
-    `plan proposed: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`
-  );
+  return awaitApproval(ctx, planComment(ctx.inputs.issue, plan), "plan", "plan proposed");
 }
 var init_plan = __esm({
   "src/worker/job/plan.ts"() {
@@ -92895,7 +92898,6 @@ var init_plan = __esm({
     init_task_plan();
     init_ending();
     init_own_comments();
-    init_report();
   }
 });
 
@@ -93722,17 +93724,11 @@ async function postSplit(ctx, run3, headBefore) {
   if (!proposal.ok)
     return finish(ctx, "failed", `the splitting run proposed no usable sub-issues: ${proposal.problem}`);
   state.result.plan = { digest: splitDigest(proposal.items) };
-  await handToPerson(
+  return awaitApproval(
     ctx,
     splitComment(ctx.inputs.issue, proposal.items),
-    ctx.config.labels.needsHuman,
-    "post the proposed sub-issues",
-    () => updateProgress(ctx)
-  );
-  return finish(
-    ctx,
-    "needs_human",
-    `sub-issues proposed: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`
+    "proposed sub-issues",
+    "sub-issues proposed"
   );
 }
 var init_split = __esm({
@@ -93741,7 +93737,6 @@ var init_split = __esm({
     init_split_proposal();
     init_ending();
     init_own_comments();
-    init_report();
   }
 });
 

@@ -105,3 +105,24 @@ export async function handToPerson(
     ctx.warn(`could not ${what}: ${errorMessage(error)}`);
   }
 }
+
+/**
+ * A proposal a writer approves (a plan, proposed sub-issues) posted on the issue, which waits in needs-human.
+ * The result marker names the proposal (the caller set `result.plan`) before the label moves: a writer's
+ * approval given before the job ends is of this proposal (src/core/reconcile/commands/plan-approval.ts).
+ */
+export async function awaitApproval(
+  ctx: JobContext,
+  comment: string,
+  what: string,
+  proposed: string,
+): Promise<WorkerRun> {
+  await handToPerson(ctx, comment, ctx.config.labels.needsHuman, `post the ${what}`, () =>
+    updateProgress(ctx),
+  );
+  return finish(
+    ctx,
+    "needs_human",
+    `${proposed}: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`,
+  );
+}

@@ -14,10 +14,9 @@ import {
 import type { WorkerComment } from "../../github/worker-github-data.js";
 import type { WorkerRun } from "../worker-deps.js";
 import type { AgentRunResult } from "./agent-iteration.js";
-import { finish, handToPerson } from "./ending.js";
+import { awaitApproval, finish } from "./ending.js";
 import type { JobContext } from "./job-context.js";
 import { ownComments } from "./own-comments.js";
-import { updateProgress } from "./report.js";
 
 /**
  * What the job does about the plan: `work` (with the approved plan in `approvedPlan`, when the task has one),
@@ -76,18 +75,5 @@ export async function postPlan(ctx: JobContext, run: AgentRunResult, headBefore:
   const plan = planOfFinalMessage(run.output.finalMessage);
   if (!plan) return finish(ctx, "failed", "the planning run gave no plan (its final message was empty)");
   state.result.plan = { digest: planDigest(plan) };
-  // The result marker names the plan before the task moves to needs-human: a writer's approval given before
-  // the job ends is of this plan (src/core/reconcile/commands/plan-approval.ts).
-  await handToPerson(
-    ctx,
-    planComment(ctx.inputs.issue, plan),
-    ctx.config.labels.needsHuman,
-    "post the plan",
-    () => updateProgress(ctx),
-  );
-  return finish(
-    ctx,
-    "needs_human",
-    `plan proposed: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`,
-  );
+  return awaitApproval(ctx, planComment(ctx.inputs.issue, plan), "plan", "plan proposed");
 }

@@ -15,10 +15,9 @@ import {
 import type { WorkerComment } from "../../github/worker-github-data.js";
 import type { WorkerRun } from "../worker-deps.js";
 import type { AgentRunResult } from "./agent-iteration.js";
-import { finish, handToPerson } from "./ending.js";
+import { awaitApproval, finish } from "./ending.js";
 import type { JobContext } from "./job-context.js";
 import { ownComments } from "./own-comments.js";
-import { updateProgress } from "./report.js";
 
 /** Whether this job is a splitting run (the `config` input's `plan: "split"`). */
 export function isSplitting(ctx: JobContext): boolean {
@@ -59,17 +58,10 @@ export async function postSplit(
   if (!proposal.ok)
     return finish(ctx, "failed", `the splitting run proposed no usable sub-issues: ${proposal.problem}`);
   state.result.plan = { digest: splitDigest(proposal.items) };
-  // The result marker names the proposal before the issue moves to needs-human, as for a plan (plan.ts).
-  await handToPerson(
+  return awaitApproval(
     ctx,
     splitComment(ctx.inputs.issue, proposal.items),
-    ctx.config.labels.needsHuman,
-    "post the proposed sub-issues",
-    () => updateProgress(ctx),
-  );
-  return finish(
-    ctx,
-    "needs_human",
-    `sub-issues proposed: waiting for a writer's \`/autopilot approve #${ctx.inputs.issue}\` (or a comment with changes)`,
+    "proposed sub-issues",
+    "sub-issues proposed",
   );
 }
