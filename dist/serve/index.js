@@ -77978,7 +77978,9 @@ var DashboardStateSchema = external_exports.object({
       id: external_exports.number().int().nonnegative(),
       content: external_exports.enum(["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]),
       review: external_exports.boolean().optional(),
-      at: isoTime
+      at: isoTime,
+      /** How many times it was given again (owed-reactions.ts stops at AGAIN_AT_MOST). */
+      again: external_exports.number().int().nonnegative().max(100).optional()
     })
   ).max(30).default([]),
   history: HistorySchema.prefault({}),
@@ -79136,6 +79138,7 @@ function round4(x2) {
 // src/core/reconcile/commands/owed-reactions.ts
 var OWED_HOURS = 24;
 var KEPT = 30;
+var AGAIN_AT_MOST = 3;
 function commentOf(ctx, owed) {
   return ctx.snapshot.comments.find((c) => c.id === owed.id && Boolean(c.review) === Boolean(owed.review));
 }
@@ -79144,8 +79147,9 @@ function expired(ctx, owed) {
 }
 function giveOwedReactions(ctx) {
   for (const owed of ctx.state.reactions) {
-    if (expired(ctx, owed)) continue;
+    if (expired(ctx, owed) || (owed.again ?? 0) >= AGAIN_AT_MOST) continue;
     if (commentOf(ctx, owed)?.acknowledged !== false) continue;
+    owed.again = (owed.again ?? 0) + 1;
     ctx.effects.push({
       type: "react",
       commentId: owed.id,
@@ -79438,6 +79442,10 @@ function finishedCurrent(ctx, n) {
   const record2 = ctx.state.tasks[n];
   const result = ctx.results.get(n);
   return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
+}
+function outcomePending(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  return !!record2?.dispatchId && record2.handled !== record2.dispatchId;
 }
 function finishedUnhandled(ctx, n) {
   const record2 = ctx.state.tasks[n];
@@ -80072,7 +80080,7 @@ function fixTask(ctx, asked) {
         return { ok: false, message: `#${n} has no open pull request on \`${taskBranch(ctx, n)}\` to fix.` };
       record2.fixAsked = { at: ctx.now.toISOString(), by: actor.slice(0, 40), comment: asked.commentId };
       acknowledge(ctx, asked, "fix");
-      if (liveState(ctx, n).live)
+      if (workerOnTask(ctx, n))
         return {
           ok: true,
           message: `A worker is still updating PR #${pr.number}; once it has finished, the PR goes back to a worker with these instructions.`
@@ -80102,9 +80110,12 @@ function fixTask(ctx, asked) {
 }
 function startAskedFix(ctx, n, pr) {
   const record2 = ctx.state.tasks[n];
-  if (!record2?.fixAsked) return false;
+  if (!record2?.fixAsked || outcomePending(ctx, n)) return false;
   sendBack(ctx, n, pr);
   return true;
+}
+function workerOnTask(ctx, n) {
+  return liveState(ctx, n).live || outcomePending(ctx, n);
 }
 function sendBack(ctx, n, pr) {
   const record2 = taskRecord(ctx, n);
@@ -83446,7 +83457,7 @@ function processReviews(ctx) {
   const handed = /* @__PURE__ */ new Set();
   for (const [n, issue2] of ctx.issues) {
     if (issue2.state !== "open" || statusOf(ctx, n) !== "review") continue;
-    if (liveState(ctx, n).live && !finishedCurrent(ctx, n)) {
+    if (liveState(ctx, n).live && !finishedCurrent(ctx, n) || outcomePending(ctx, n)) {
       lines.set(n, {
         issue: n,
         title: issue2.title,
@@ -84651,12 +84662,12 @@ function processWorker(ctx, n) {
   }
   const run2 = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
   const why = run2 ? `the worker run ended (${run2.conclusion ?? "unknown"}) without a result` : `the worker run never appeared within ${DISPATCH_GRACE_MINUTES} minutes of the dispatch`;
-  if (status !== "in-progress" && status !== "ready") {
-    record2.handled = record2.dispatchId;
-    return;
-  }
   if (run2?.conclusion === "success" && ctx.nowMs - Date.parse(run2.updatedAt) < RESULT_GRACE_MINUTES * 6e4) {
     note(ctx, `#${n}: run ${run2.id} succeeded; waiting for its result to show`);
+    return;
+  }
+  if (status !== "in-progress" && status !== "ready") {
+    record2.handled = record2.dispatchId;
     return;
   }
   if (isCandidateDispatch(record2, record2.dispatchId)) {
@@ -85392,7 +85403,9 @@ fragment AutopilotPull on PullRequest {
       }
     }
   }
-  comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
+  comments(last: 10) {
+    nodes { databaseId author { __typename login } body createdAt viewerDidAuthor reactionGroups { content viewerHasReacted } }
+  }
 }`;
 var CLOSED_PULL_FIELDS = `
 fragment AutopilotClosedPull on PullRequest {
@@ -86389,7 +86402,9 @@ function toComment(c, issue2, botLogin, appId = null) {
     fromApp: byApp(c.author, c.viewerDidAuthor, appId),
     body: c.body,
     createdAt: c.createdAt,
-    acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
+    // Unknown when the query did not ask for the reactions: never read as "not acknowledged" (owed-reactions.ts
+    // would give a reaction again on every reconcile).
+    ...c.reactionGroups ? { acknowledged: c.reactionGroups.some((g) => g.viewerHasReacted) } : {}
   };
 }
 function latestWorkerResults(comments, log) {

@@ -46770,7 +46770,9 @@ fragment AutopilotPull on PullRequest {
       }
     }
   }
-  comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
+  comments(last: 10) {
+    nodes { databaseId author { __typename login } body createdAt viewerDidAuthor reactionGroups { content viewerHasReacted } }
+  }
 }`;
     CLOSED_PULL_FIELDS = `
 fragment AutopilotClosedPull on PullRequest {
@@ -89744,7 +89746,9 @@ var init_dashboard_state = __esm({
           id: external_exports.number().int().nonnegative(),
           content: external_exports.enum(["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]),
           review: external_exports.boolean().optional(),
-          at: isoTime
+          at: isoTime,
+          /** How many times it was given again (owed-reactions.ts stops at AGAIN_AT_MOST). */
+          again: external_exports.number().int().nonnegative().max(100).optional()
         })
       ).max(30).default([]),
       history: HistorySchema.prefault({}),

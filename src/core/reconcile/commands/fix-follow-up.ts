@@ -26,7 +26,7 @@ import type { PullNode } from "../../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { pullsFor } from "../pulls/task-pulls.js";
 import { setStatus, statusOf } from "../task-labels.js";
-import { liveState } from "../runs/worker-runs.js";
+import { liveState, outcomePending } from "../runs/worker-runs.js";
 import { freshStart, type TaskCommandOutcome } from "./retry-skip.js";
 
 interface InstructionsAsked {
@@ -65,7 +65,7 @@ export function fixTask(ctx: Reconciling, asked: InstructionsAsked): TaskCommand
         return { ok: false, message: `#${n} has no open pull request on \`${taskBranch(ctx, n)}\` to fix.` };
       record.fixAsked = { at: ctx.now.toISOString(), by: actor.slice(0, 40), comment: asked.commentId };
       acknowledge(ctx, asked, "fix");
-      if (liveState(ctx, n).live)
+      if (workerOnTask(ctx, n))
         return {
           ok: true,
           message: `A worker is still updating PR #${pr.number}; once it has finished, the PR goes back to a worker with these instructions.`,
@@ -102,9 +102,17 @@ export function fixTask(ctx: Reconciling, asked: InstructionsAsked): TaskCommand
  */
 export function startAskedFix(ctx: Reconciling, n: number, pr: PullNode): boolean {
   const record = ctx.state.tasks[n];
-  if (!record?.fixAsked) return false;
+  if (!record?.fixAsked || outcomePending(ctx, n)) return false;
   sendBack(ctx, n, pr);
   return true;
+}
+
+/**
+ * A worker is still on the task: its run is live, or its outcome is not handled yet. Sent back before that
+ * outcome is handled, the task would be moved to review again when it is, and the fix lost.
+ */
+function workerOnTask(ctx: Reconciling, n: number): boolean {
+  return liveState(ctx, n).live || outcomePending(ctx, n);
 }
 
 function sendBack(ctx: Reconciling, n: number, pr: PullNode): void {

@@ -33,7 +33,7 @@ import { startAskedFix } from "../commands/fix-follow-up.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
 import { MERGE_RETRY_MINUTES, SETTLE_MINUTES } from "../timing.js";
-import { finishedCurrent, liveState } from "../runs/worker-runs.js";
+import { finishedCurrent, liveState, outcomePending } from "../runs/worker-runs.js";
 import { counted } from "../../text/plural.js";
 
 /** The dashboard line of each task still in review, by issue. */
@@ -44,9 +44,9 @@ export function processReviews(ctx: Reconciling): ReviewLines {
   const handed = new Set<number>();
   for (const [n, issue] of ctx.issues) {
     if (issue.state !== "open" || statusOf(ctx, n) !== "review") continue;
-    if (liveState(ctx, n).live && !finishedCurrent(ctx, n)) {
-      // A worker is still pushing to the branch (a feedback round): its commits are not final, so nothing is
-      // merged or sent back until it has finished.
+    if ((liveState(ctx, n).live && !finishedCurrent(ctx, n)) || outcomePending(ctx, n)) {
+      // A worker is still pushing to the branch (a feedback round), or its run ended and its result is still to
+      // be read: its commits are not final, so nothing is merged or sent back until its outcome is handled.
       lines.set(n, {
         issue: n,
         title: issue.title,

@@ -99,6 +99,15 @@ export function finishedCurrent(ctx: Reconciling, n: number): boolean {
   return !!record?.dispatchId && result?.dispatchId === record.dispatchId && result.status === "finished";
 }
 
+/**
+ * The current dispatch's outcome is not handled yet: its worker is at work, or its run ended and its result does
+ * not show yet (a worker's own last step counts its run as ended before then). Its PR is not final meanwhile.
+ */
+export function outcomePending(ctx: Reconciling, n: number): boolean {
+  const record = ctx.state.tasks[n];
+  return !!record?.dispatchId && record.handled !== record.dispatchId;
+}
+
 /** The current dispatch's worker finished and this controller has not acted on its result yet. */
 export function finishedUnhandled(ctx: Reconciling, n: number): boolean {
   const record = ctx.state.tasks[n];

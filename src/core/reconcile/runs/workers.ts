@@ -156,17 +156,19 @@ function processWorker(ctx: Reconciling, n: number): void {
   const why = run
     ? `the worker run ended (${run.conclusion ?? "unknown"}) without a result`
     : `the worker run never appeared within ${DISPATCH_GRACE_MINUTES} minutes of the dispatch`;
-  if (status !== "in-progress" && status !== "ready") {
-    record.handled = record.dispatchId;
-    return;
-  }
   if (
     run?.conclusion === "success" &&
     ctx.nowMs - Date.parse(run.updatedAt) < RESULT_GRACE_MINUTES * 60_000
   ) {
     // A job that succeeded wrote its result before it ended: the read of the comments lags the read of the
-    // runs. Waiting costs a reconcile; a crash would cost a retry (and three of them pause the session).
+    // runs. Waiting costs a reconcile; a crash would cost a retry (and three of them pause the session). Whatever
+    // the task shows: a worker moves its own task to review before its result is read, and that result is
+    // still to be counted and acted on.
     note(ctx, `#${n}: run ${run.id} succeeded; waiting for its result to show`);
+    return;
+  }
+  if (status !== "in-progress" && status !== "ready") {
+    record.handled = record.dispatchId;
     return;
   }
   if (isCandidateDispatch(record, record.dispatchId)) {
