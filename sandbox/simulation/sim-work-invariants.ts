@@ -157,5 +157,17 @@ export async function noCommitLost(o: SimObservation): Promise<Violation[]> {
             `${sha.slice(0, 7)}, pushed by run ${d.runId} for #${d.issue}, is on no branch and was never merged`,
           ),
         );
+  // A person's own commit on a task branch (a fix of theirs) is theirs to lose, never Autopilot's to delete.
+  for (const push of o.store.listPushes(o.repo)) {
+    if (push.deleted || push.forced || !push.ref.startsWith("refs/heads/autopilot/")) continue;
+    if (push.pusher.toLowerCase() === o.bot.toLowerCase() || reachable.has(push.after)) continue;
+    out.push(
+      violation(
+        o,
+        "noCommitLost",
+        `${push.after.slice(0, 7)}, pushed by ${push.pusher} to ${push.ref.slice("refs/heads/".length)}, is on no branch and was never merged`,
+      ),
+    );
+  }
   return out;
 }

@@ -81,6 +81,14 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "} else if (staleChangesRequested.length < 0) {",
   },
   {
+    name: "text-editor-writer",
+    subject: "the write-access check on who edited a task's text since a writer approved it",
+    caughtBy: "promptHoldsOnlyWritersWords",
+    file: "src/core/reconcile/text-approval.ts",
+    find: "const isWriter = (login: string) => hasWriteAccess(ctx.snapshot.permissions, login);",
+    replace: "const isWriter = (_login: string) => hasWriteAccess !== undefined;",
+  },
+  {
     name: "dependency-wait",
     subject: "the wait for a task's open dependencies",
     caughtBy: "dependenciesDoneBeforeDispatch",
