@@ -76518,7 +76518,9 @@ var MergeSchema = external_exports.strictObject({
   auto: external_exports.boolean().default(true).describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
   method: external_exports.enum(["merge", "squash", "rebase"]).default("squash").describe("How pull requests are merged."),
   requiredChecks: external_exports.array(nonBlank("a check name (not blank)")).default([]).describe("Names of the checks that must pass before merging; empty means every check on the PR."),
-  deleteBranch: external_exports.boolean().default(true).describe("Delete the task branch after merging."),
+  deleteBranch: external_exports.boolean().default(true).describe(
+    "Delete the task branch after merging (only while it is at the merged head: a branch pushed to after the merge is kept)."
+  ),
   checksTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe("How long to wait for the pull request's checks to finish."),
   maxFeedbackRounds: external_exports.int().min(0).max(20).default(3).describe(
     "How many times failing checks, requested changes or merge conflicts send a task back to a worker."
@@ -79919,7 +79921,7 @@ function taskDone(ctx, n, pr) {
     ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
   clearStateLabels(ctx, n);
   if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n) && pr.headBranchExists !== false) {
-    ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });
+    ctx.effects.push({ type: "deleteBranch", branch: pr.headRef, expectOid: pr.headSha });
   }
   retire(ctx, n, "done", pr.number);
   note(ctx, `#${n}: done (PR #${pr.number} merged)`);
@@ -85636,11 +85638,12 @@ function existingRefsOf(ctx, effect) {
   const world = ctx.world;
   if (!world) return null;
   if (effect.type === "deleteBranch") {
-    if (effect.expectOid) return null;
     const pull = world.pulls.find(
       (p) => p.headRef === effect.branch && p.state !== "open" && p.isCrossRepository !== true
     );
-    return pull?.headBranchExists === true ? [`refs/heads/${effect.branch}`] : null;
+    if (pull?.headBranchExists !== true) return null;
+    const name = `refs/heads/${effect.branch}`;
+    return [effect.expectOid ? { name, beforeOid: effect.expectOid } : { name }];
   }
   const listed = world.dispatchLocks;
   if (!listed) return null;
@@ -85648,7 +85651,7 @@ function existingRefsOf(ctx, effect) {
   const refs = [];
   for (let attempt = 1; attempt <= effect.attempts; attempt++) {
     const ref = dispatchLockRef(effect.issue, attempt);
-    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) refs.push(ref);
+    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) refs.push({ name: ref });
     else if (!world.dispatchLocksComplete) return null;
   }
   return refs;
@@ -85697,13 +85700,15 @@ async function deleteRefsTogether(ctx, effects) {
     const refs = existingRefsOf(ctx, effect);
     if (refs && refs.length > 0) chosen.push({ effect, refs });
   }
-  const names = [...new Set(chosen.flatMap((c) => c.refs))];
+  const byName = /* @__PURE__ */ new Map();
+  for (const ref of chosen.flatMap((c) => c.refs)) byName.set(ref.name, { ...byName.get(ref.name), ...ref });
+  const names = [...byName.keys()];
   if (names.length < 2) return [];
   try {
     await ctx.write(
       () => ctx.client.graphql(DELETE_REFS_MUTATION, {
         repository,
-        refs: names.map((name) => ({ name, afterOid: ZERO }))
+        refs: [...byName.values()].map((ref) => ({ ...ref, afterOid: ZERO }))
       })
     );
   } catch (error62) {

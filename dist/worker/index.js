@@ -38536,7 +38536,9 @@ var init_config_section_schemas = __esm({
       auto: external_exports.boolean().default(true).describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
       method: external_exports.enum(["merge", "squash", "rebase"]).default("squash").describe("How pull requests are merged."),
       requiredChecks: external_exports.array(nonBlank("a check name (not blank)")).default([]).describe("Names of the checks that must pass before merging; empty means every check on the PR."),
-      deleteBranch: external_exports.boolean().default(true).describe("Delete the task branch after merging."),
+      deleteBranch: external_exports.boolean().default(true).describe(
+        "Delete the task branch after merging (only while it is at the merged head: a branch pushed to after the merge is kept)."
+      ),
       checksTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe("How long to wait for the pull request's checks to finish."),
       maxFeedbackRounds: external_exports.int().min(0).max(20).default(3).describe(
         "How many times failing checks, requested changes or merge conflicts send a task back to a worker."

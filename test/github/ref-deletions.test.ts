@@ -90,6 +90,37 @@ describe("the refs a reconcile deletes", () => {
     expect(await refsOf(repo)).toEqual([]);
   });
 
+  it("keep a merged branch someone pushed to after the merge, in the batch and alone", async () => {
+    const { repo, full, gateway } = await twoEndedTasks("pushed-after");
+    const guarded: Effect[] = [
+      { type: "deleteBranch", branch: "autopilot/issue-1", expectOid: SHA },
+      { type: "releaseDispatchLocks", issue: 1, attempts: 1 },
+      { type: "deleteBranch", branch: "autopilot/issue-2", expectOid: SHA },
+      { type: "releaseDispatchLocks", issue: 2, attempts: 1 },
+    ];
+    // A person pushes a commit of their own to #2's branch after the snapshot: it was never merged.
+    const later = "b".repeat(40);
+    await suite.sandbox.store.updateRef(full, "refs/heads/autopilot/issue-2", later, true, "maintainer");
+    const report = await gateway.execute(guarded);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "done", "skipped", "done"]);
+    expect(await refsOf(repo)).toEqual(["refs/heads/autopilot/issue-2"]);
+    expect(await suite.sandbox.store.resolveRef(full, "refs/heads/autopilot/issue-2")).toBe(later);
+  });
+
+  it("still go in one request with their conditions when no branch moved", async () => {
+    const { repo, gateway } = await twoEndedTasks("guarded-together");
+    const start = suite.sandbox.requests.records.length;
+    const report = await gateway.execute([
+      { type: "deleteBranch", branch: "autopilot/issue-1", expectOid: SHA },
+      { type: "releaseDispatchLocks", issue: 1, attempts: 1 },
+      { type: "deleteBranch", branch: "autopilot/issue-2", expectOid: SHA },
+      { type: "releaseDispatchLocks", issue: 2, attempts: 1 },
+    ]);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "done", "done", "done"]);
+    expect(since(start).map((r) => r.endpoint)).toEqual(["POST /graphql"]);
+    expect(await refsOf(repo)).toEqual([]);
+  });
+
   it("are all or nothing on the sandbox, as GitHub documents updateRefs: one refused update changes no ref", async () => {
     const { repo } = await twoEndedTasks("atomic");
     const before = await refsOf(repo);

@@ -254,7 +254,12 @@ export const MergeSchema = z
       .array(nonBlank("a check name (not blank)"))
       .default([])
       .describe("Names of the checks that must pass before merging; empty means every check on the PR."),
-    deleteBranch: z.boolean().default(true).describe("Delete the task branch after merging."),
+    deleteBranch: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Delete the task branch after merging (only while it is at the merged head: a branch pushed to after the merge is kept).",
+      ),
     checksTimeoutMinutes: z
       .int()
       .min(1)

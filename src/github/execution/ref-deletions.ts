@@ -34,29 +34,40 @@ export function isRefDeletion(effect: Effect): effect is RefDeletion {
   return effect.type === "deleteBranch" || effect.type === "releaseDispatchLocks";
 }
 
+/** A ref to delete, only while it is at `beforeOid` when that is given. */
+interface RefToDelete {
+  name: string;
+  beforeOid?: string;
+}
+
 /**
  * The full names of the refs an effect deletes, when the snapshot shows each one exists; null when it cannot
  * tell for one of them (then the effect is left to REST).
  */
-export function existingRefsOf(ctx: Pick<RefDeletionContext, "world">, effect: RefDeletion): string[] | null {
+export function existingRefsOf(
+  ctx: Pick<RefDeletionContext, "world">,
+  effect: RefDeletion,
+): RefToDelete[] | null {
   const world = ctx.world;
   if (!world) return null;
   if (effect.type === "deleteBranch") {
-    // A deletion on condition goes alone (src/github/execution/executor.ts): a refused batch falls back to REST.
-    if (effect.expectOid) return null;
     // This repository's own closed PR on the branch (a fork's PR names a branch of the fork).
     const pull = world.pulls.find(
       (p) => p.headRef === effect.branch && p.state !== "open" && p.isCrossRepository !== true,
     );
-    return pull?.headBranchExists === true ? [`refs/heads/${effect.branch}`] : null;
+    if (pull?.headBranchExists !== true) return null;
+    // A deletion on condition (a merged branch only while it is at the merged head) keeps its condition in the
+    // batch: GitHub then deletes none of the batch's refs if it moved, and each goes alone.
+    const name = `refs/heads/${effect.branch}`;
+    return [effect.expectOid ? { name, beforeOid: effect.expectOid } : { name }];
   }
   const listed = world.dispatchLocks;
   if (!listed) return null;
   const names = new Set(listed);
-  const refs: string[] = [];
+  const refs: RefToDelete[] = [];
   for (let attempt = 1; attempt <= effect.attempts; attempt++) {
     const ref = dispatchLockRef(effect.issue, attempt);
-    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) refs.push(ref);
+    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) refs.push({ name: ref });
     // Not listed in a cut list: it may exist.
     else if (!world.dispatchLocksComplete) return null;
   }
@@ -120,18 +131,20 @@ export async function deleteRefsTogether(
 ): Promise<{ effect: RefDeletion; status: "done"; detail: string }[]> {
   const repository = ctx.facts?.repositoryNodeId;
   if (!repository) return [];
-  const chosen: { effect: RefDeletion; refs: string[] }[] = [];
+  const chosen: { effect: RefDeletion; refs: RefToDelete[] }[] = [];
   for (const effect of effects) {
     const refs = existingRefsOf(ctx, effect);
     if (refs && refs.length > 0) chosen.push({ effect, refs });
   }
-  const names = [...new Set(chosen.flatMap((c) => c.refs))];
+  const byName = new Map<string, RefToDelete>();
+  for (const ref of chosen.flatMap((c) => c.refs)) byName.set(ref.name, { ...byName.get(ref.name), ...ref });
+  const names = [...byName.keys()];
   if (names.length < 2) return [];
   try {
     await ctx.write(() =>
       ctx.client.graphql(DELETE_REFS_MUTATION, {
         repository,
-        refs: names.map((name) => ({ name, afterOid: ZERO })),
+        refs: [...byName.values()].map((ref) => ({ ...ref, afterOid: ZERO })),
       }),
     );
   } catch (error) {

@@ -222,7 +222,8 @@ describe("tracking issue", () => {
       };
       return only(decide({ ...input(w), state, now: minutes(5) }).effects, "deleteBranch");
     };
-    expect(merged()).toEqual([{ type: "deleteBranch", branch: "autopilot/issue-1" }]);
+    // Only while the branch is at the merged head: a commit pushed after the merge was never merged.
+    expect(merged()).toEqual([{ type: "deleteBranch", branch: "autopilot/issue-1", expectOid: "sha1a" }]);
     expect(merged(true)).toHaveLength(1);
     expect(merged(false)).toEqual([]);
   });

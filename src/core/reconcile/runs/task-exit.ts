@@ -11,9 +11,11 @@ export function taskDone(ctx: Reconciling, n: number, pr: PullNode): void {
   if (ctx.issues.get(n)?.state === "open")
     ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
   clearStateLabels(ctx, n);
-  // A branch GitHub already deleted (the repository deletes merged head branches) needs no request.
+  // A branch GitHub already deleted (the repository deletes merged head branches) needs no request. Deleted only
+  // while at the merged head: a commit pushed after the merge (a person's, a worker's) was never merged, and
+  // deleting the branch would lose it.
   if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n) && pr.headBranchExists !== false) {
-    ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });
+    ctx.effects.push({ type: "deleteBranch", branch: pr.headRef, expectOid: pr.headSha });
   }
   retire(ctx, n, "done", pr.number);
   note(ctx, `#${n}: done (PR #${pr.number} merged)`);
