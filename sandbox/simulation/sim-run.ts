@@ -16,6 +16,7 @@ import { type ControllerHooks, SimControllers } from "./sim-controllers.js";
 import * as invariants from "./sim-invariants.js";
 import * as workInvariants from "./sim-work-invariants.js";
 import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
+import { commandWorkOnlyByWriters } from "./sim-command-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -37,6 +38,8 @@ export interface WorldOutcome {
     /** Planning runs of the plan gate, and implementing runs on an approved plan. */
     planRuns: number;
     approvedPlanRuns: number;
+    /** `fix`, `follow-up` and `rollback` commands given, by anyone. */
+    roundCommands: number;
   };
   simulatedSeconds: number;
 }
@@ -123,6 +126,7 @@ async function simulate(
     requests: 0,
     planRuns: 0,
     approvedPlanRuns: 0,
+    roundCommands: 0,
   };
   const observation: SimObservation = {
     store,
@@ -409,6 +413,10 @@ async function simulate(
   const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);
   report(invariants.everyTaskSettles(observation, status, planGate.label));
   report(await workInvariants.noCommitLost(observation));
+  report(commandWorkOnlyByWriters(observation));
+  counts.roundCommands = store
+    .listComments(repo)
+    .filter((c) => /^\/autopilot (fix|follow-up|rollback)\b/.test(c.body)).length;
   if (process.env.SIM_DEBUG) {
     for (const issue of store.listIssues(repo))
       console.log(

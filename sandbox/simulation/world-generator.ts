@@ -83,6 +83,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
   makeEpic(later.fork(), issues);
   editTextAsOutsider(later.fork(), issues, timeline);
   const planGate = gateByPlan(later.fork(), issues, timeline);
+  askForAnotherRound(later.fork(), issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -246,6 +247,41 @@ function gateByPlan(
   const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
   timeline.sort((a, b) => at(a) - at(b));
   return everyTask ? { enabled: true } : undefined;
+}
+
+/**
+ * `fix`, `follow-up` and `rollback` (two worlds in five, one to three of them), from writers and from people
+ * without write access, on the task or on the dashboard with its number: a `fix` most often the moment the task's
+ * PR has passed its checks (while it is open), the others at a random time (mostly after a merge). Checked by
+ * commandWorkOnlyByWriters (sim-command-invariants.ts) and everyWriterCommandAcknowledged.
+ */
+function askForAnotherRound(rng: SimRandom, issues: IssueInput[], timeline: RuleInput[]): void {
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i + 1] : []));
+  if (!tasks.length || !rng.chance(0.4)) return;
+  const count = rng.int(1, 3);
+  for (let k = 0; k < count; k++) {
+    const n = rng.pick(tasks);
+    const verb = weighted(rng, [
+      ["fix", 3],
+      ["follow-up", 2],
+      ["rollback", 2],
+    ]);
+    const as = rng.chance(0.6) ? rng.pick(WRITERS) : rng.pick(NON_WRITERS);
+    const words = verb === "rollback" ? "" : verb === "fix" ? " Add a test for it." : " Document it too.";
+    const onTask = rng.chance(0.5);
+    const action: ActionInput = {
+      as,
+      comment: onTask ? `/autopilot ${verb}${words}` : `/autopilot ${verb} #${n}${words}`,
+      on: onTask ? n : "tracking",
+    };
+    const armed = verb === "fix" && rng.chance(0.6);
+    timeline.push({
+      when: armed ? { pr: n, checks: "success" } : { afterSeconds: rng.int(60, 2 * 3600) },
+      do: [action],
+    });
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
 }
 
 function round(x: number): number {
