@@ -1,5 +1,5 @@
 /**
- * Shrinking a failing world, as property-based testers do: drop one timeline event, one fault, the second
+ * Shrinking a failing world, as property-based testers do: drop one timeline event, one fault, the plan gate, the second
  * controller, one task (made inert: no ready label, no agent run, so the numbering of the others holds) or one
  * person at a time, and keep each drop after which the same invariant still fails. The result prints as a
  * scenario file (the scenario format of sandbox/scenario/scenario-file.ts).
@@ -17,6 +17,11 @@ function smaller(world: WorldInput): WorldInput[] {
   for (let i = timeline.length - 1; i >= 0; i--)
     out.push({ ...world, timeline: timeline.filter((_, j) => j !== i) });
   if (world.faults) out.push({ ...world, faults: undefined });
+  const config = world.repo?.config;
+  if (config && typeof config === "object" && "planGate" in config) {
+    const { planGate: _, ...rest } = config;
+    out.push({ ...world, repo: { ...world.repo, config: rest } });
+  }
   if (world.controllers?.instances === 2)
     out.push({ ...world, controllers: { ...world.controllers, instances: 1 } });
   world.issues.forEach((issue, i) => {

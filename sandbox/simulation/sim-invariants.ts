@@ -234,7 +234,11 @@ export function everyWriterCommandAcknowledged(o: SimObservation): Violation[] {
  * Liveness: once the world has run its course, no task is left in progress without a live run, and every task a
  * writer made ready whose dependencies are done was worked on (unless the session was paused or stopped).
  */
-export function everyTaskSettles(o: SimObservation, sessionStatus: string | null): Violation[] {
+export function everyTaskSettles(
+  o: SimObservation,
+  sessionStatus: string | null,
+  planLabel: string,
+): Violation[] {
   const out: Violation[] = [];
   const live = new Set(o.dispatches.filter((d) => d.endedAt === null).map((d) => d.issue));
   for (const issue of o.store.listIssues(o.repo)) {
@@ -251,7 +255,8 @@ export function everyTaskSettles(o: SimObservation, sessionStatus: string | null
   for (const issue of o.store.listIssues(o.repo)) {
     // An epic is not worked on itself (its sub-issues are): noEpicDispatched.
     if (issue.pull || issue.state !== "open" || issue.subIssues.length > 0) continue;
-    const labels = issue.labels.map(String);
+    // The plan gate's label says how the task is worked, not where it stands.
+    const labels = issue.labels.map(String).filter((l) => l !== planLabel);
     if (labels.length !== 1 || labels[0] !== READY) continue;
     if (o.store.whoLabeled(o.repo, issue.number, READY) === null) continue;
     if (!o.writers.has((o.store.whoLabeled(o.repo, issue.number, READY) ?? "").toLowerCase())) continue;

@@ -15,6 +15,8 @@ import { SimClock } from "./sim-clock.js";
 import { type ControllerHooks, SimControllers } from "./sim-controllers.js";
 import * as invariants from "./sim-invariants.js";
 import * as workInvariants from "./sim-work-invariants.js";
+import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
+import { commandWorkOnlyByWriters } from "./sim-command-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -33,6 +35,11 @@ export interface WorldOutcome {
     dispatches: number;
     merges: number;
     requests: number;
+    /** Planning runs of the plan gate, and implementing runs on an approved plan. */
+    planRuns: number;
+    approvedPlanRuns: number;
+    /** `fix`, `follow-up` and `rollback` commands given, by anyone. */
+    roundCommands: number;
   };
   simulatedSeconds: number;
 }
@@ -83,6 +90,7 @@ async function simulate(
   const configuredIterations = parsedConfig.ok
     ? parsedConfig.config.maxIterations
     : DEFAULT_CONFIG.maxIterations;
+  const planGate = parsedConfig.ok ? parsedConfig.config.planGate : DEFAULT_CONFIG.planGate;
   for (const [path, text] of Object.entries(scenario.repo.files)) store.setFile(repo, path, text);
   store.addWorkflow(repo, { path: `.github/workflows/${WORKER_WORKFLOW}`, name: "Autopilot worker" });
   const agents = new Map<number, SimAgent>();
@@ -116,6 +124,9 @@ async function simulate(
     dispatches: 0,
     merges: 0,
     requests: 0,
+    planRuns: 0,
+    approvedPlanRuns: 0,
+    roundCommands: 0,
   };
   const observation: SimObservation = {
     store,
@@ -160,11 +171,14 @@ async function simulate(
     const dispatch = worker.onDispatch(request);
     if (!dispatch) return;
     counts.dispatches++;
+    if (dispatch.plan === "propose") counts.planRuns++;
+    else if (dispatch.plan !== null && dispatch.plan !== "split") counts.approvedPlanRuns++;
     report(invariants.noTaskDispatchedTwiceAtOnce(observation, dispatch));
     report(invariants.dispatchOnlyByWritersWord(observation, dispatch));
     report(invariants.iterationLimitByWritersWord(observation, dispatch, configuredIterations));
     report(workInvariants.dependenciesDoneBeforeDispatch(observation, dispatch));
     report(workInvariants.noEpicDispatched(observation, dispatch));
+    report(planGatedWorkOnlyOnWritersApproval(observation, dispatch, planGate));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -346,6 +360,22 @@ async function simulate(
       controllers.states[0]!.killAfterWrites = afterWrites;
     },
   };
+  // Rules armed on a comment of Autopilot's on an issue (a plan posted: world-generator.ts `gateByPlan`) fire
+  // once, a moment later or a while later as the seed chooses: a writer's approval may race the planning run's
+  // result, or come long after.
+  const onComment = scenario.timeline.filter((r) => r.when.issue !== undefined && r.when.commented);
+  store.onEvent((event) => {
+    if (event.name !== "issue_comment" || event.sender.toLowerCase() !== bot.toLowerCase()) return;
+    for (const rule of [...onComment]) {
+      if (rule.when.issue !== event.comment.issueNumber) continue;
+      if (!new RegExp(rule.when.commented!).test(event.comment.body)) continue;
+      onComment.splice(onComment.indexOf(rule), 1);
+      const delay = rng.chance(0.4) ? rng.int(0, 5) : rng.int(5, 1800);
+      clock.after(delay * 1000, "timeline", async () => {
+        for (const action of rule.do) await playAction(action, timelineCtx);
+      });
+    }
+  });
   for (const rule of scenario.timeline) {
     if (rule.when.afterSeconds === undefined) continue;
     clock.after(rule.when.afterSeconds * 1000, "timeline", async () => {
@@ -381,8 +411,12 @@ async function simulate(
   const tracking = trackingIssueNumber(store, repo, bot);
   const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
   const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);
-  report(invariants.everyTaskSettles(observation, status));
+  report(invariants.everyTaskSettles(observation, status, planGate.label));
   report(await workInvariants.noCommitLost(observation));
+  report(commandWorkOnlyByWriters(observation));
+  counts.roundCommands = store
+    .listComments(repo)
+    .filter((c) => /^\/autopilot (fix|follow-up|rollback)\b/.test(c.body)).length;
   if (process.env.SIM_DEBUG) {
     for (const issue of store.listIssues(repo))
       console.log(

@@ -54,9 +54,14 @@ export async function playAction(action: ScenarioAction, ctx: TimelineContext): 
     const comment = store.createComment(repo, on, action.comment, as);
     // A command counts on the tracking issue or an open task issue (the dashboard's command list); an issue no
     // writer made ready is not a task, and a closed one is done: a command there is not checked for an answer.
+    // Nor is one on an issue that carries none of Autopilot's labels now (taken out for an outsider's edit):
+    // Autopilot reads commands there only while it remembers the task (src/core/reconcile/commands/
+    // comment-commands.ts `taskIssueFor`), which the simulation cannot see (seed 80, hosted).
     const where =
       on === trackingIssueNumber(store, repo, ctx.bot) ||
-      (store.getIssue(repo, on)?.state === "open" && writerMadeReady(store, repo, on, ctx.writers));
+      (store.getIssue(repo, on)?.state === "open" &&
+        writerMadeReady(store, repo, on, ctx.writers) &&
+        carriesTaskLabel(store, repo, on));
     if (action.comment.trim().startsWith("/autopilot") && ctx.writers.has(as.toLowerCase()) && where)
       ctx.recordWriterCommand(comment.id, action.comment);
     return true;
@@ -129,6 +134,22 @@ function writerMadeReady(store: SandboxStore, repo: string, issue: number, write
   return (store.getIssue(repo, issue)?.events ?? []).some(
     (e) => e.event === "labeled" && e.label?.name === "autopilot:ready" && writers.has(e.actor.toLowerCase()),
   );
+}
+
+/** Autopilot's task labels (the defaults of src/core/config/config-section-schemas.ts `labels`). */
+const TASK_LABELS = [
+  "ready",
+  "in-progress",
+  "review",
+  "blocked",
+  "needs-human",
+  "timeout",
+  "failed",
+  "exclude",
+].map((l) => `autopilot:${l}`);
+
+function carriesTaskLabel(store: SandboxStore, repo: string, issue: number): boolean {
+  return (store.getIssue(repo, issue)?.labels ?? []).some((l) => TASK_LABELS.includes(String(l)));
 }
 
 function openPullOf(store: SandboxStore, repo: string, task: number | null): number | null {

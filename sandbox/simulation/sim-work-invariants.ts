@@ -6,6 +6,7 @@
  */
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import type { SimDispatch } from "./sim-worker.js";
+import { commandOf, onTask } from "./sim-command-invariants.js";
 
 const READY = "autopilot:ready";
 
@@ -124,7 +125,7 @@ export function promptHoldsOnlyWritersWords(
  * branch (its task branch) or was merged into the default branch. The store keeps no commit graph without its
  * git backend, so the graph is the pushes' record: a fast-forward push's new head has the old one as parent, and
  * a merged pull request's merge commit has the base and the pull request's head (a squash merge carries the
- * head's changes, so its commits are counted as merged).
+ * head's changes, so its commits are counted as merged). A writer's rollback after a push lets that push go.
  */
 export async function noCommitLost(o: SimObservation): Promise<Violation[]> {
   const parents = new Map<string, string[]>();
@@ -146,10 +147,21 @@ export async function noCommitLost(o: SimObservation): Promise<Violation[]> {
     reachable.add(sha);
     queue.push(...(parents.get(sha) ?? []));
   }
+  // A writer's `/autopilot rollback` of a task not merged closes its PR and deletes its branch on purpose
+  // (src/core/reconcile/commands/rollback.ts): what was pushed before it is let go.
+  const rolledBack = (d: SimDispatch) =>
+    o.store
+      .listComments(o.repo)
+      .some(
+        (c) =>
+          o.writers.has(c.user.toLowerCase()) &&
+          c.createdAt.getTime() >= d.at &&
+          commandOf(c.body, ["rollback"], d.issue, onTask(o, c.issueNumber, d.issue)),
+      );
   const out: Violation[] = [];
   for (const d of o.dispatches)
     for (const sha of d.pushed)
-      if (!reachable.has(sha))
+      if (!reachable.has(sha) && !rolledBack(d))
         out.push(
           violation(
             o,

@@ -8,6 +8,7 @@
  */
 import { buildPrompt } from "../../src/core/agent/prompt.js";
 import { humanGateMarker, prMarker } from "../../src/core/contract.js";
+import { planComment, planDigest, planFromComment } from "../../src/core/tasks/task-plan.js";
 import {
   parseWorkerResult,
   renderWorkerResultMarker,
@@ -43,6 +44,11 @@ export interface SimDispatch {
   taskDigest: string | null;
   /** The SHAs this run reported pushed in its result (`headSha`). */
   pushed: string[];
+  /**
+   * The plan gate's word in the dispatch's `config` input (src/core/reconcile/commands/plan-approval.ts):
+   * `propose` (a planning run), the approved plan's digest, or null.
+   */
+  plan: string | null;
 }
 
 interface WorkerOptions {
@@ -103,10 +109,12 @@ export class SimWorker {
       maxIterations: override,
       taskDigest: inputs["task-digest"] ?? null,
       pushed: [],
+      plan: typeof config?.plan === "string" ? config.plan : null,
     };
     this.dispatches.push(dispatch);
+    // A planning run is not one of the task's jobs: the behaviours are the implementing jobs'.
     const job = this.jobsOf.get(issue) ?? 0;
-    this.jobsOf.set(issue, job + 1);
+    if (dispatch.plan !== "propose") this.jobsOf.set(issue, job + 1);
     const maxIterations = override ?? this.options.maxIterations;
     clock.after(rng.int(5, 40) * 1000, `worker-start-${issue}`, () =>
       this.start(dispatch, job, maxIterations),
@@ -195,6 +203,12 @@ export class SimWorker {
       return;
     }
     this.options.onPrompt(dispatch, this.prompt(dispatch.issue, maxIterations));
+    if (this.plans(dispatch)) {
+      clock.after(rng.int(60, 300) * 1000, `worker-plan-${dispatch.issue}`, () =>
+        this.proposePlan(dispatch, base),
+      );
+      return;
+    }
     const agent = agents.get(dispatch.issue) ?? { behaviors: ["complete"] };
     const behavior = agent.behaviors[Math.min(job, agent.behaviors.length - 1)] ?? "complete";
     if (behavior === "hang") return; // the job timeout (or a cancel) ends it
@@ -240,6 +254,42 @@ export class SimWorker {
     if (outcome === "blocked") this.moveLabel(dispatch.issue, "autopilot:blocked");
     if (outcome === "needs_human") this.moveLabel(dispatch.issue, "autopilot:needs-human");
     this.end(dispatch, outcome === "complete" ? "success" : "failure");
+  }
+
+  /**
+   * Whether this job is a planning run (src/worker/job/plan.ts `planStep`): asked to propose, or given an
+   * approved plan whose comment (Autopilot's own) no longer has that digest.
+   */
+  private plans(dispatch: SimDispatch): boolean {
+    if (dispatch.plan === null) return false;
+    if (dispatch.plan === "propose") return true;
+    const { store, repo, bot } = this.options;
+    const digest = dispatch.plan;
+    return !store
+      .listComments(repo, dispatch.issue)
+      .some((c) => c.user.toLowerCase() === bot.toLowerCase() && planFromComment(c.body, digest) !== null);
+  }
+
+  /**
+   * A planning run's end (src/worker/job/plan.ts `postPlan`): the plan posted on the issue, then the result
+   * naming its digest, then the move to needs-human; nothing pushed. Each run's plan differs (its dispatch id).
+   */
+  private proposePlan(dispatch: SimDispatch, base: WorkerResult): void {
+    if (this.killed.has(dispatch.runId)) return;
+    const { store, repo, bot, clock } = this.options;
+    const plan = `1. Change src/task-${dispatch.issue}.js.\n2. Test it. (run ${dispatch.dispatchId})`;
+    store.createComment(repo, dispatch.issue, planComment(dispatch.issue, plan), bot);
+    this.writeResult(dispatch.issue, {
+      ...base,
+      status: "finished",
+      result: "needs_human",
+      iterations: 1,
+      plan: { digest: planDigest(plan) },
+      reason: `plan proposed: waiting for a writer's \`/autopilot approve #${dispatch.issue}\``,
+      updatedAt: clock.now().toISOString(),
+    });
+    this.moveLabel(dispatch.issue, "autopilot:needs-human");
+    this.end(dispatch, "failure");
   }
 
   private outcomeOf(behavior: string, issue: number, agent: SimAgent): WorkerOutcome {

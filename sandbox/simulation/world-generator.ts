@@ -11,7 +11,10 @@ import { SimRandom } from "./sim-random.js";
 
 export type WorldInput = z.input<typeof ScenarioSchema>;
 type IssueInput = WorldInput["issues"][number];
-type RuleInput = { when: { afterSeconds: number } | { pr: number; checks: "success" }; do: ActionInput[] };
+type RuleInput = {
+  when: { afterSeconds: number } | { pr: number; checks: "success" } | { issue: number; commented: string };
+  do: ActionInput[];
+};
 type ActionInput = z.input<typeof ActionSchema>;
 
 export type ControllerMode = "hosted" | "actions";
@@ -79,6 +82,8 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
   const later = new SimRandom(seed ^ 0x2545f491);
   makeEpic(later.fork(), issues);
   editTextAsOutsider(later.fork(), issues, timeline);
+  const planGate = gateByPlan(later.fork(), issues, timeline);
+  askForAnotherRound(later.fork(), issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -88,6 +93,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
         maxIterations: rng.int(2, 5),
         retryBaseMs: 1000,
         rateLimit: { baseMs: 1000 },
+        ...(planGate ? { planGate } : {}),
       },
       files: { "README.md": "# shop\n" },
     },
@@ -182,6 +188,98 @@ function editTextAsOutsider(rng: SimRandom, issues: IssueInput[], timeline: Rule
       do: [{ as: writer, label: "autopilot:ready", on: n }],
     });
   timeline.push(...rules);
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
+}
+
+/** What a rule armed on a plan Autopilot posted waits for (the marker of src/core/tasks/task-plan.ts). */
+const PLAN_POSTED = "autopilot:plan digest=";
+
+/**
+ * The plan gate (two worlds in five): for every task (`planGate.enabled`), or for one or two tasks a writer opened
+ * with the gate's label. Each gated task's plan is approved, or not, at a random time: most often by a writer soon
+ * after a plan is posted (racing the planning run's result), sometimes at a time drawn with no regard to it (when
+ * no plan may wait yet); a non-writer approves too in some worlds, which never counts; a writer may answer the
+ * plan with changes instead, which asks for a new one. Checked by
+ * planGatedWorkOnlyOnWritersApproval (sim-plan-invariants.ts). Returns the configuration's `planGate`, if set.
+ */
+function gateByPlan(
+  rng: SimRandom,
+  issues: IssueInput[],
+  timeline: RuleInput[],
+): { enabled: true } | undefined {
+  if (!rng.chance(0.4)) return undefined;
+  const everyTask = rng.chance(0.3);
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i + 1] : []));
+  const labeled = tasks.filter((n) => WRITERS.includes(issues[n - 1]!.author ?? ""));
+  const gated = everyTask
+    ? tasks
+    : labeled.length
+      ? [...new Set([rng.pick(labeled), rng.pick(labeled)])]
+      : [];
+  for (const n of gated) {
+    const issue = issues[n - 1]!;
+    if (!everyTask) issue.labels = [...(issue.labels ?? []), "autopilot:plan"];
+    const words = rng.int(0, 3);
+    for (let k = 0; k < words; k++) {
+      const onTask = rng.chance(0.5);
+      const kind = weighted(rng, [
+        ["writer", 5],
+        ["outsider", 2],
+        ["changes", 2],
+      ]);
+      // A writer's other comment asks for a new plan: the task goes back to the queue unapproved, the path on
+      // which a proposed plan taken as approved would be implemented (`--mutant plan-approval`).
+      const action: ActionInput =
+        kind === "changes"
+          ? { as: rng.pick(WRITERS), comment: "Keep the old behaviour behind a flag, please.", on: n }
+          : {
+              as: kind === "writer" ? rng.pick(WRITERS) : rng.pick(NON_WRITERS),
+              comment: onTask ? "/autopilot approve" : `/autopilot approve #${n}`,
+              on: onTask ? n : "tracking",
+            };
+      timeline.push({
+        when: rng.chance(0.7) ? { issue: n, commented: PLAN_POSTED } : { afterSeconds: rng.int(30, 3600) },
+        do: [action],
+      });
+    }
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
+  return everyTask ? { enabled: true } : undefined;
+}
+
+/**
+ * `fix`, `follow-up` and `rollback` (two worlds in five, one to three of them), from writers and from people
+ * without write access, on the task or on the dashboard with its number: a `fix` most often the moment the task's
+ * PR has passed its checks (while it is open), the others at a random time (mostly after a merge). Checked by
+ * commandWorkOnlyByWriters (sim-command-invariants.ts) and everyWriterCommandAcknowledged.
+ */
+function askForAnotherRound(rng: SimRandom, issues: IssueInput[], timeline: RuleInput[]): void {
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i + 1] : []));
+  if (!tasks.length || !rng.chance(0.4)) return;
+  const count = rng.int(1, 3);
+  for (let k = 0; k < count; k++) {
+    const n = rng.pick(tasks);
+    const verb = weighted(rng, [
+      ["fix", 3],
+      ["follow-up", 2],
+      ["rollback", 2],
+    ]);
+    const as = rng.chance(0.6) ? rng.pick(WRITERS) : rng.pick(NON_WRITERS);
+    const words = verb === "rollback" ? "" : verb === "fix" ? " Add a test for it." : " Document it too.";
+    const onTask = rng.chance(0.5);
+    const action: ActionInput = {
+      as,
+      comment: onTask ? `/autopilot ${verb}${words}` : `/autopilot ${verb} #${n}${words}`,
+      on: onTask ? n : "tracking",
+    };
+    const armed = verb === "fix" && rng.chance(0.6);
+    timeline.push({
+      when: armed ? { pr: n, checks: "success" } : { afterSeconds: rng.int(60, 2 * 3600) },
+      do: [action],
+    });
+  }
   const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
   timeline.sort((a, b) => at(a) - at(b));
 }

@@ -36,9 +36,9 @@ describe("the simulation's invariants on work given and kept", () => {
     store.createIssue(REPO, { title: "Second", labels: [], author: "alice" });
     store.addLabels(REPO, 2, ["autopilot:ready"], "alice");
     store.addBlockedBy(REPO, 2, 1, "alice");
-    expect(everyTaskSettles(o, "running")).toEqual([]);
+    expect(everyTaskSettles(o, "running", "autopilot:plan")).toEqual([]);
     store.closeIssue(REPO, 1, "alice");
-    expect(names(everyTaskSettles(o, "running"))).toEqual(["everyTaskSettles"]);
+    expect(names(everyTaskSettles(o, "running", "autopilot:plan"))).toEqual(["everyTaskSettles"]);
   });
 
   it("an epic is never dispatched; its sub-issue, pooled by a writer's label on the epic, is", () => {

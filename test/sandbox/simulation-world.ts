@@ -47,4 +47,5 @@ export const dispatch = (issue: number, runId: number): SimDispatch => ({
   maxIterations: null,
   taskDigest: null,
   pushed: [],
+  plan: null,
 });

@@ -15,7 +15,7 @@ export interface Mutant {
   name: string;
   /** The check turned off, in a few words. */
   subject: string;
-  /** The invariant expected to catch it (sim-invariants.ts, sim-work-invariants.ts). */
+  /** The invariant expected to catch it (sim-invariants.ts, sim-work-invariants.ts, sim-plan-invariants.ts). */
   caughtBy: string;
   /** The product file, relative to the repository's root. */
   file: string;
@@ -95,6 +95,14 @@ export const MUTANTS: readonly Mutant[] = [
     file: "src/core/tasks/ready-tasks.ts",
     find: "if (on.length > 0) {",
     replace: "if (on.length < 0) {",
+  },
+  {
+    name: "plan-approval",
+    subject: "the plan gate's wait for a writer's approval (a proposed plan taken as approved)",
+    caughtBy: "planGatedWorkOnlyOnWritersApproval",
+    file: "src/core/reconcile/commands/plan-approval.ts",
+    find: "if (record.plan?.approvedBy) return record.plan.digest;",
+    replace: "if (record.plan) return record.plan.digest;",
   },
 ];
 
