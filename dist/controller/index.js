@@ -65887,6 +65887,21 @@ query AutopilotSnapshot(
         comments(last: 5) { nodes { ...AutopilotComment } }
       }
     }
+    recentlyCommentedOpen: issues(
+      first: 10
+      states: [OPEN]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        createdAt
+        author { login }
+        labels(first: 20) { nodes { name } }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
+    }
   }
 }
 ${COMMENT_FIELDS}
@@ -67219,6 +67234,14 @@ async function takeSnapshot(ctx, request2) {
   };
   for (const node3 of compact(repo.recentlyClosed?.nodes)) addStub(toIssueNode(node3, settings.readyLabel));
   for (const node3 of compact(repo.recentlyCommentedClosed?.nodes)) {
+    addStub(toIssueNode(node3, settings.readyLabel));
+    for (const c of compact(node3.comments?.nodes)) {
+      const comment = toComment(c, node3.number, botLogin, appId);
+      if (comment) allComments.push(comment);
+    }
+  }
+  for (const node3 of compact(repo.recentlyCommentedOpen?.nodes)) {
+    if (byNumber.has(node3.number)) continue;
     addStub(toIssueNode(node3, settings.readyLabel));
     for (const c of compact(node3.comments?.nodes)) {
       const comment = toComment(c, node3.number, botLogin, appId);

@@ -46628,6 +46628,21 @@ query AutopilotSnapshot(
         comments(last: 5) { nodes { ...AutopilotComment } }
       }
     }
+    recentlyCommentedOpen: issues(
+      first: 10
+      states: [OPEN]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        createdAt
+        author { login }
+        labels(first: 20) { nodes { name } }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
+    }
   }
 }
 ${COMMENT_FIELDS2}

@@ -184,8 +184,9 @@ export function nextIssuesPage(total: number | undefined, fetched: number): numb
  * The world in one request (later pages repeat it with the finished parts switched off): repository facts,
  * config file, tracking-issue candidates, open pool issues, recently closed pool issues, open pull requests
  * (filtered to Autopilot's branches by the caller) and recently closed ones, and the newest comments of the
- * recently closed pull requests and of the closed issues updated last (a comment updates its issue: a command
- * written on a merged task's issue or pull request is among them, src/core/reconcile/commands/comment-commands.ts).
+ * recently closed pull requests and of the issues updated last, closed and open (a comment updates its issue: a
+ * command written on a merged task's issue or pull request, or on a skipped task's issue, which carries no pool
+ * label, is among them, src/core/reconcile/commands/comment-commands.ts).
  */
 function snapshotQuery(options: { blockedBy: boolean }): string {
   return `
@@ -279,6 +280,21 @@ query AutopilotSnapshot(
         createdAt
         closedAt
         author { login }
+        comments(last: 5) { nodes { ...AutopilotComment } }
+      }
+    }
+    recentlyCommentedOpen: issues(
+      first: 10
+      states: [OPEN]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes {
+        number
+        title
+        state
+        createdAt
+        author { login }
+        labels(first: 20) { nodes { name } }
         comments(last: 5) { nodes { ...AutopilotComment } }
       }
     }

@@ -184,6 +184,8 @@ export interface SnapshotResponse {
     recentPulls?: { nodes: (GqlPull | null)[] | null } | null;
     /** Closed issues updated last, with their newest comments (a command on a merged task's issue). */
     recentlyCommentedClosed?: { nodes: (GqlIssue | null)[] | null } | null;
+    /** Open issues updated last, with their labels and newest comments (a command on a skipped task's issue). */
+    recentlyCommentedOpen?: { nodes: (GqlIssue | null)[] | null } | null;
   } | null;
 }
 

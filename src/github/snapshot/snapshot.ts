@@ -341,6 +341,16 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       if (comment) allComments.push(comment);
     }
   }
+  // The same for open issues outside the pool: a skipped task carries only the exclude label, and `/autopilot
+  // retry` (or `rollback`, `cleanup`) may be written on its own issue. A pool issue's comments are read above.
+  for (const node of compact(repo.recentlyCommentedOpen?.nodes)) {
+    if (byNumber.has(node.number)) continue;
+    addStub(toIssueNode(node, settings.readyLabel));
+    for (const c of compact(node.comments?.nodes)) {
+      const comment = toComment(c, node.number, botLogin, appId);
+      if (comment) allComments.push(comment);
+    }
+  }
   for (const node of poolIssues) {
     if (node.parent) addStub(stub(node.parent.number, node.parent.title ?? "", node.parent.state ?? "OPEN"));
     for (const sub of compact(node.subIssues?.nodes))
