@@ -248,13 +248,20 @@ async function simulate(
   const fireArmed = async (method: string, url: string) => {
     const merging = method === "PUT" && /\/pulls\/\d+\/merge$/.test(url);
     for (const rule of [...armed]) {
-      const head = store
-        .listPulls(repo)
-        .find((p) => p.state === "open" && p.pull.head.ref === `autopilot/issue-${rule.when.pr}`)?.pull
-        .head.sha;
+      const branch = `autopilot/issue-${rule.when.pr}`;
+      const pulls = store.listPulls(repo).filter((p) => p.pull.head.ref === branch);
+      const head = pulls.find((p) => p.state === "open")?.pull.head.sha;
+      // A person's push also comes after the merge, onto the branch still at the merged head (they did not see
+      // the merge): what Autopilot's deletion of the merged branch must not take with it (noCommitLost).
+      const merged = pulls.find((p) => p.pull.merged)?.pull.head.sha;
+      const lateOnMerged =
+        !head &&
+        merged !== undefined &&
+        rule.do.some((a) => a.push) &&
+        (await store.resolveRef(repo, `refs/heads/${branch}`)) === merged;
       if (
-        !head ||
-        !store.listCheckRuns(repo, head).some((r) => r.name === "ci" && r.conclusion === "success")
+        !lateOnMerged &&
+        (!head || !store.listCheckRuns(repo, head).some((r) => r.name === "ci" && r.conclusion === "success"))
       )
         continue;
       if (!rng.chance(merging ? 0.5 : 0.1)) continue;

@@ -89,6 +89,14 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "const isWriter = (_login: string) => hasWriteAccess !== undefined;",
   },
   {
+    name: "merged-branch-head",
+    subject: "the condition on deleting a merged task's branch (only while it is at the merged head)",
+    caughtBy: "noCommitLost",
+    file: "src/core/reconcile/runs/task-exit.ts",
+    find: 'ctx.effects.push({ type: "deleteBranch", branch: pr.headRef, expectOid: pr.headSha });',
+    replace: 'ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });',
+  },
+  {
     name: "dependency-wait",
     subject: "the wait for a task's open dependencies",
     caughtBy: "dependenciesDoneBeforeDispatch",
