@@ -78319,8 +78319,11 @@ var WorkerResultSchema = external_exports.object({
     tokens: external_exports.number().nonnegative(),
     costUsd: external_exports.number().nonnegative()
   }).optional(),
-  /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
-  plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+  /**
+   * A planning run's plan (the plan gate): the digest of the plan it posted on the issue, and when GitHub says it
+   * posted it (its comment's `created_at`): an approval written before then was not of this plan.
+   */
+  plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), postedAt: external_exports.iso.datetime().optional() }).optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
   agentAccess: external_exports.string().max(300).optional(),
   /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
@@ -80188,6 +80191,12 @@ function acknowledge(ctx, asked, kind) {
   });
 }
 
+// src/core/tasks/task-plan.ts
+function postedBefore(plan, writtenAt) {
+  if (!plan?.postedAt) return true;
+  return Date.parse(writtenAt) >= Date.parse(plan.postedAt);
+}
+
 // src/core/tasks/split-proposal.ts
 var MAX_SPLIT_ITEMS = 10;
 var MAX_TITLE = 200;
@@ -80293,7 +80302,7 @@ function splitIssue(ctx, n, actor) {
     message: `A splitting run proposes sub-issues of #${n} in a comment here; \`/autopilot approve #${n}\` then creates them. It starts in a free slot while the session runs${ctx.config.mode === "semi-auto" ? " (with `mode: semi-auto`, `/autopilot run #" + n + "` starts it)" : ""}.`
   };
 }
-function approveSplit(ctx, n, actor) {
+function approveSplit(ctx, n, actor, writtenAt) {
   const split = splitOf(ctx, n);
   if (split.approved)
     return { ok: false, message: `#${n}'s split is approved already (by @${split.approved.by}).` };
@@ -80305,6 +80314,11 @@ function approveSplit(ctx, n, actor) {
     return {
       ok: false,
       message: `#${n} has no proposal of sub-issues waiting for approval now (a new one may be on its way): approve it once it is posted.`
+    };
+  if (!postedBefore(result?.plan, writtenAt))
+    return {
+      ok: false,
+      message: `#${n}'s proposal of sub-issues was revised after this approval was written: read the new one, then approve it.`
     };
   const at2 = ctx.now.toISOString();
   split.approved = { digest, by: actor.slice(0, 40), at: at2 };
@@ -80417,8 +80431,8 @@ function planWaits(ctx, n, record2) {
   if (!record2?.planRun || record2.planRun !== record2.dispatchId || record2.plan?.approvedBy) return false;
   return statusOf(ctx, n) === "needs-human";
 }
-function approvePlan(ctx, n, actor) {
-  if (splitOf(ctx, n)) return approveSplit(ctx, n, actor);
+function approvePlan(ctx, n, actor, writtenAt) {
+  if (splitOf(ctx, n)) return approveSplit(ctx, n, actor, writtenAt);
   const record2 = ctx.state.tasks[n];
   if (record2?.plan?.approvedBy)
     return { ok: false, message: `#${n}'s plan is already approved (by @${record2.plan.approvedBy}).` };
@@ -80430,6 +80444,11 @@ function approvePlan(ctx, n, actor) {
     return {
       ok: false,
       message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`
+    };
+  if (!postedBefore(result?.plan, writtenAt))
+    return {
+      ok: false,
+      message: `#${n}'s plan was revised after this approval was written: read the new plan, then approve it.`
     };
   record2.plan = { digest, at: ctx.now.toISOString(), approvedBy: actor.slice(0, 40) };
   record2.result = "approved";
@@ -80909,7 +80928,7 @@ ${commandHelp()}`
       case "rollback":
       case "cleanup":
       case "approve": {
-        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : command.name === "approve" ? approvePlan(ctx, command.issue, login) : cleanupTask(ctx, command.issue, login);
+        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : command.name === "approve" ? approvePlan(ctx, command.issue, login, c.createdAt) : cleanupTask(ctx, command.issue, login);
         react(ctx, c, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);
         break;

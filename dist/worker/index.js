@@ -45545,8 +45545,11 @@ var init_worker_result = __esm({
         tokens: external_exports.number().nonnegative(),
         costUsd: external_exports.number().nonnegative()
       }).optional(),
-      /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
-      plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+      /**
+       * A planning run's plan (the plan gate): the digest of the plan it posted on the issue, and when GitHub says it
+       * posted it (its comment's `created_at`): an approval written before then was not of this plan.
+       */
+      plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), postedAt: external_exports.iso.datetime().optional() }).optional(),
       /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
       agentAccess: external_exports.string().max(300).optional(),
       /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
@@ -91985,21 +91988,19 @@ async function settleBeforeEnd(ctx, outcome, reason) {
 async function handToPerson(ctx, body, label2, what, beforeLabel) {
   if (ctx.config.dryRun || ctx.inputs.candidate) return;
   try {
-    if (body !== null) await ctx.deps.github.createComment(ctx.inputs.issue, body);
-    await beforeLabel?.();
+    const posted = body !== null ? await ctx.deps.github.createComment(ctx.inputs.issue, body) : null;
+    await beforeLabel?.(posted?.createdAt ?? null);
     await ctx.deps.github.moveLabel(ctx.inputs.issue, label2, ctx.config.labels.inProgress);
   } catch (error63) {
     ctx.warn(`could not ${what}: ${errorMessage2(error63)}`);
   }
 }
 async function awaitApproval(ctx, comment, what, proposed) {
-  await handToPerson(
-    ctx,
-    comment,
-    ctx.config.labels.needsHuman,
-    `post the ${what}`,
-    () => updateProgress(ctx)
-  );
+  await handToPerson(ctx, comment, ctx.config.labels.needsHuman, `post the ${what}`, (postedAt) => {
+    const plan = ctx.state.result.plan;
+    if (plan && postedAt) plan.postedAt = postedAt;
+    return updateProgress(ctx);
+  });
   return finish(
     ctx,
     "needs_human",

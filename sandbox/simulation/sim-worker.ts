@@ -278,13 +278,14 @@ export class SimWorker {
     if (this.killed.has(dispatch.runId)) return;
     const { store, repo, bot, clock } = this.options;
     const plan = `1. Change src/task-${dispatch.issue}.js.\n2. Test it. (run ${dispatch.dispatchId})`;
-    store.createComment(repo, dispatch.issue, planComment(dispatch.issue, plan), bot);
+    const posted = store.createComment(repo, dispatch.issue, planComment(dispatch.issue, plan), bot);
     this.writeResult(dispatch.issue, {
       ...base,
       status: "finished",
       result: "needs_human",
       iterations: 1,
-      plan: { digest: planDigest(plan) },
+      // As the worker names it: when GitHub says the plan's comment was posted (src/worker/job/ending.ts).
+      plan: { digest: planDigest(plan), postedAt: posted.createdAt.toISOString() },
       reason: `plan proposed: waiting for a writer's \`/autopilot approve #${dispatch.issue}\``,
       updatedAt: clock.now().toISOString(),
     });

@@ -40,12 +40,14 @@ describe("a planning run", () => {
     });
     const run = await runWorker(h.inputs, config(), h.deps);
     expect(run.result.result).toBe("needs_human");
-    expect(run.result.plan).toEqual({ digest: planDigest(PLAN) });
+    const posted = h.github.comments.find((c) => c.body.includes("Autopilot's plan for #7"));
+    // When GitHub says the plan was posted: an approval written before then is not of this plan.
+    expect(run.result.plan).toEqual({ digest: planDigest(PLAN), postedAt: posted?.createdAt });
+    expect(posted?.createdAt).toEqual(expect.any(String));
     expect(h.git.pushes).toEqual([]);
     expect(h.agent.requests).toHaveLength(1);
     expect(h.agent.requests[0]!.prompt).toMatch(/## This is a planning run/);
     expect(h.agent.requests[0]!.prompt).not.toMatch(/<promise>COMPLETE<\/promise>/);
-    const posted = h.github.comments.find((c) => c.body.includes("Autopilot's plan for #7"));
     expect(posted && planFromComment(posted.body, planDigest(PLAN))).toBe(PLAN);
     expect(h.github.labels.get(7)).toContain("autopilot:needs-human");
     // The result marker names the plan before the task moves to needs-human, so an approval a writer gives at

@@ -32,7 +32,7 @@ describe("a splitting run", () => {
     const digest = splitDigest(itemsOf(MESSAGE));
     expect(run.result.result).toBe("needs_human");
     expect(run.result.reason).toMatch(/sub-issues proposed/);
-    expect(run.result.plan).toEqual({ digest });
+    expect(run.result.plan).toEqual({ digest, postedAt: expect.any(String) });
     expect(h.git.pushes).toEqual([]);
     expect(h.agent.requests).toHaveLength(1);
     const prompt = h.agent.requests[0]!.prompt;

@@ -58,3 +58,16 @@ export function planFromComment(body: string, digest: string): string | null {
   const plan = block[2]!;
   return planDigest(plan) === digest ? plan : null;
 }
+
+/**
+ * Whether a writer's `approve`, written at `writtenAt`, can be of the proposal the result names: not when it was
+ * written before the proposal was posted. A writer who asked for changes and then approved while the new
+ * planning run was still at work approved what they had read, not the revision they have not seen.
+ */
+export function postedBefore(
+  plan: { postedAt?: string | undefined } | undefined,
+  writtenAt: string,
+): boolean {
+  if (!plan?.postedAt) return true;
+  return Date.parse(writtenAt) >= Date.parse(plan.postedAt);
+}

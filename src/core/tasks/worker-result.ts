@@ -62,8 +62,13 @@ export const WorkerResultSchema = z.object({
       costUsd: z.number().nonnegative(),
     })
     .optional(),
-  /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
-  plan: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+  /**
+   * A planning run's plan (the plan gate): the digest of the plan it posted on the issue, and when GitHub says it
+   * posted it (its comment's `created_at`): an approval written before then was not of this plan.
+   */
+  plan: z
+    .object({ digest: z.string().regex(/^[0-9a-f]{64}$/), postedAt: z.iso.datetime().optional() })
+    .optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
   agentAccess: z.string().max(300).optional(),
   /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */

@@ -93,13 +93,14 @@ export async function handToPerson(
   body: string | null,
   label: string,
   what: string,
-  beforeLabel?: () => Promise<void>,
+  /** Runs between the comment and the label move, given when GitHub says the comment was posted. */
+  beforeLabel?: (postedAt: string | null) => Promise<void>,
 ): Promise<void> {
   // A candidate that stops leaves the round, not the task: the other candidates go on (best-of.ts).
   if (ctx.config.dryRun || ctx.inputs.candidate) return;
   try {
-    if (body !== null) await ctx.deps.github.createComment(ctx.inputs.issue, body);
-    await beforeLabel?.();
+    const posted = body !== null ? await ctx.deps.github.createComment(ctx.inputs.issue, body) : null;
+    await beforeLabel?.(posted?.createdAt ?? null);
     await ctx.deps.github.moveLabel(ctx.inputs.issue, label, ctx.config.labels.inProgress);
   } catch (error) {
     ctx.warn(`could not ${what}: ${errorMessage(error)}`);
@@ -117,9 +118,12 @@ export async function awaitApproval(
   what: string,
   proposed: string,
 ): Promise<WorkerRun> {
-  await handToPerson(ctx, comment, ctx.config.labels.needsHuman, `post the ${what}`, () =>
-    updateProgress(ctx),
-  );
+  await handToPerson(ctx, comment, ctx.config.labels.needsHuman, `post the ${what}`, (postedAt) => {
+    // An approval written before the proposal was posted is not of it (src/core/tasks/task-plan.ts).
+    const plan = ctx.state.result.plan;
+    if (plan && postedAt) plan.postedAt = postedAt;
+    return updateProgress(ctx);
+  });
   return finish(
     ctx,
     "needs_human",

@@ -143,6 +143,48 @@ describe("the plan gate", () => {
     expect(dispatched.map((e) => jobPlan([e]))).toContain(DIGEST);
   });
 
+  it("does not take an approval written before the plan it would approve was posted (a revision it never saw)", () => {
+    const first = step(
+      world({ issues: [issue(7, { labels: ["autopilot:ready", "autopilot:plan"] })] }),
+      null,
+      { config: gated },
+    );
+    // The planning run posted its plan at minute 5 (its comment's created_at); a writer's approve of minute 4,
+    // written while that run was still at work, is read with the run's result in one snapshot.
+    const posted = {
+      ...first.world,
+      issues: first.world.issues.map((i) => ({ ...i, labels: ["autopilot:needs-human", "autopilot:plan"] })),
+      runs: first.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+      comments: [comment(902, 7, "dev", "/autopilot approve", { createdAt: minutes(4).toISOString() })],
+      workerResults: [
+        result(7, {
+          result: "needs_human",
+          reason: "plan proposed",
+          plan: { digest: DIGEST, postedAt: minutes(5).toISOString() },
+          updatedAt: minutes(5).toISOString(),
+        }),
+      ],
+    };
+    const read = step(posted, first.state, { now: minutes(6), config: gated });
+    expect(read.state.tasks[7]?.plan?.approvedBy).toBeUndefined();
+    expect(only(read.decision.effects, "dispatchWorker")).toEqual([]);
+    expect(
+      only(read.decision.effects, "comment")
+        .map((c) => c.body)
+        .join("\n"),
+    ).toMatch(/revised after this approval was written/);
+    // An approve written once the plan was posted is taken.
+    const again = step(
+      {
+        ...read.world,
+        comments: [comment(903, 7, "dev", "/autopilot approve", { createdAt: minutes(7).toISOString() })],
+      },
+      read.state,
+      { now: minutes(7), config: gated },
+    );
+    expect(again.state.tasks[7]?.plan).toMatchObject({ digest: DIGEST, approvedBy: "dev" });
+  });
+
   it("refuses an approval from someone without write access, and one with no plan waiting", () => {
     const waiting = proposed();
     const stranger = step(

@@ -247,7 +247,7 @@ export function processComments(ctx: Reconciling): CommentsRead {
               : command.name === "rollback"
                 ? rollbackTask(ctx, command.issue, login)
                 : command.name === "approve"
-                  ? approvePlan(ctx, command.issue, login)
+                  ? approvePlan(ctx, command.issue, login, c.createdAt)
                   : cleanupTask(ctx, command.issue, login);
         react(ctx, c, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c, parsed.line, outcome.message);

@@ -14,6 +14,7 @@
  * drops it, and a writer's new ready label starts with a new plan.
  */
 import type { TaskRecord } from "../../dashboard/index.js";
+import { postedBefore } from "../../tasks/task-plan.js";
 import { note, type Reconciling } from "../context.js";
 import { hasLabel, setStatus, statusOf } from "../task-labels.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
@@ -60,8 +61,13 @@ export function planWaits(ctx: Reconciling, n: number, record: TaskRecord | unde
   return statusOf(ctx, n) === "needs-human";
 }
 
-export function approvePlan(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
-  if (splitOf(ctx, n)) return approveSplit(ctx, n, actor);
+export function approvePlan(
+  ctx: Reconciling,
+  n: number,
+  actor: string,
+  writtenAt: string,
+): TaskCommandOutcome {
+  if (splitOf(ctx, n)) return approveSplit(ctx, n, actor, writtenAt);
   const record = ctx.state.tasks[n];
   if (record?.plan?.approvedBy)
     return { ok: false, message: `#${n}'s plan is already approved (by @${record.plan.approvedBy}).` };
@@ -82,6 +88,11 @@ export function approvePlan(ctx: Reconciling, n: number, actor: string): TaskCom
     return {
       ok: false,
       message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`,
+    };
+  if (!postedBefore(result?.plan, writtenAt))
+    return {
+      ok: false,
+      message: `#${n}'s plan was revised after this approval was written: read the new plan, then approve it.`,
     };
   record.plan = { digest, at: ctx.now.toISOString(), approvedBy: actor.slice(0, 40) };
   record.result = "approved";

@@ -17,6 +17,7 @@
  */
 import { sameLogin } from "../../tasks/commands.js";
 import { splitItemOf } from "../../tasks/split-proposal.js";
+import { postedBefore } from "../../tasks/task-plan.js";
 import { labelForStatus } from "../../tasks/task.js";
 import { isEpicParent } from "../../tasks/epics.js";
 import { note, type Reconciling, taskRecord } from "../context.js";
@@ -86,7 +87,12 @@ export function splitIssue(ctx: Reconciling, n: number, actor: string): TaskComm
  * `/autopilot approve` of a split's proposal: only while N needs a human right after its splitting run, whose
  * result (Autopilot's own marker) names the proposal's digest.
  */
-export function approveSplit(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
+export function approveSplit(
+  ctx: Reconciling,
+  n: number,
+  actor: string,
+  writtenAt: string,
+): TaskCommandOutcome {
   const split = splitOf(ctx, n)!;
   if (split.approved)
     return { ok: false, message: `#${n}'s split is approved already (by @${split.approved.by}).` };
@@ -99,6 +105,11 @@ export function approveSplit(ctx: Reconciling, n: number, actor: string): TaskCo
     return {
       ok: false,
       message: `#${n} has no proposal of sub-issues waiting for approval now (a new one may be on its way): approve it once it is posted.`,
+    };
+  if (!postedBefore(result?.plan, writtenAt))
+    return {
+      ok: false,
+      message: `#${n}'s proposal of sub-issues was revised after this approval was written: read the new one, then approve it.`,
     };
   const at = ctx.now.toISOString();
   split.approved = { digest, by: actor.slice(0, 40), at };
