@@ -81177,11 +81177,15 @@ function prepare(input2) {
   };
   ignoreForeignLabels(ctx, input2.config.labels);
   if (overridden.log) note(ctx, overridden.log);
-  applySettleOverlay(ctx, issues);
+  const clearAgain = applySettleOverlay(ctx, issues);
   state.incidents = state.incidents.filter(
     (i) => !(ctx.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 864e5)
   );
   for (const [n, l] of labels) baseLabels.set(n, l);
+  for (const n of clearAgain) {
+    clearStateLabels(ctx, n);
+    note(ctx, `#${n}: taken out, yet labeled again by no writer; labels taken off again`);
+  }
   if (input2.start) ctx = startFromDispatch(ctx, input2.start);
   return ctx;
 }
@@ -81239,17 +81243,19 @@ function ignoreForeignLabels(ctx, L2) {
   }
 }
 function applySettleOverlay(ctx, issues) {
+  const clearAgain = [];
   const fresh = (at2) => !!at2 && ctx.nowMs - Date.parse(at2) < SETTLE_MINUTES * 6e4;
   for (const [key, record2] of Object.entries(ctx.state.tasks)) {
     const n = Number(key);
     const issue2 = issues.get(n);
+    if (issue2 && record2.label === CLEARED && !fresh(record2.labelAt)) {
+      if (!relabeledByWriter(ctx, issue2, record2.labelAt) && statusOf(ctx, n) !== null) clearAgain.push(n);
+      continue;
+    }
     if (!issue2 || !record2.label || !fresh(record2.labelAt)) continue;
     if (finishedUnhandled(ctx, n)) continue;
     if (record2.label === CLEARED) {
-      const readyAt = Date.parse(issue2.readyLabeledAt ?? "");
-      const by = issue2.readyLabeledBy;
-      const relabeled = readyAt > Date.parse(record2.labelAt) && !!by && hasWriteAccess(ctx.snapshot.permissions, by);
-      if (!relabeled && statusOf(ctx, n) !== null) overlayCleared(ctx, n);
+      if (!relabeledByWriter(ctx, issue2, record2.labelAt) && statusOf(ctx, n) !== null) overlayCleared(ctx, n);
       continue;
     }
     if (statusOf(ctx, n) !== record2.label) overlayStatus(ctx, n, record2.label);
@@ -81260,6 +81266,12 @@ function applySettleOverlay(ctx, issues) {
     if (r.outcome === "skipped") overlayStatus(ctx, r.issue, "skipped");
     else if (issue2.state === "open") issues.set(r.issue, { ...issue2, state: "closed" });
   }
+  return clearAgain;
+}
+function relabeledByWriter(ctx, issue2, clearedAt) {
+  const readyAt = Date.parse(issue2.readyLabeledAt ?? "");
+  const by = issue2.readyLabeledBy;
+  return readyAt > Date.parse(clearedAt ?? "") && !!by && hasWriteAccess(ctx.snapshot.permissions, by);
 }
 function overlayCleared(ctx, n) {
   const all2 = stateLabels(ctx.config.labels).map((l) => l.toLowerCase());

@@ -14,7 +14,7 @@ import { bootstrapState } from "./bootstrap-state.js";
 import { type DecideInput, note, type Reconciling } from "./context.js";
 import { incidentOnce } from "./messages.js";
 import { sessionEvent } from "./session-events.js";
-import { CLEARED, stateLabels, statusOf } from "./task-labels.js";
+import { CLEARED, clearStateLabels, stateLabels, statusOf } from "./task-labels.js";
 import { INCIDENT_DAYS, SETTLE_MINUTES } from "./timing.js";
 import { finishedUnhandled, liveRunsByIssue } from "./runs/worker-runs.js";
 
@@ -70,13 +70,18 @@ export function prepare(input: DecideInput): Reconciling {
   // Status labels are judged by the configuration's own names, before any override.
   ignoreForeignLabels(ctx, input.config.labels);
   if (overridden.log) note(ctx, overridden.log);
-  applySettleOverlay(ctx, issues);
+  const clearAgain = applySettleOverlay(ctx, issues);
   // Incidents stay on the dashboard for a week.
   state.incidents = state.incidents.filter(
     (i) => !(ctx.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 86_400_000),
   );
   // No copies: the phases replace an issue's label array (task-labels.ts), they never change one in place.
   for (const [n, l] of labels) baseLabels.set(n, l);
+  // Against the labels GitHub shows (the base just set): a write, not an overlay.
+  for (const n of clearAgain) {
+    clearStateLabels(ctx, n);
+    note(ctx, `#${n}: taken out, yet labeled again by no writer; labels taken off again`);
+  }
   if (input.start) ctx = startFromDispatch(ctx, input.start);
   return ctx;
 }
@@ -160,11 +165,19 @@ function ignoreForeignLabels(ctx: Reconciling, L: AutopilotConfig["labels"]): vo
  * served from a stale read does not decide the same thing twice. After that, the snapshot wins (a person's
  * relabeling is honoured, a write that never happened is noticed).
  */
-function applySettleOverlay(ctx: Reconciling, issues: Map<number, IssueNode>): void {
+function applySettleOverlay(ctx: Reconciling, issues: Map<number, IssueNode>): number[] {
+  const clearAgain: number[] = [];
   const fresh = (at: string | undefined) => !!at && ctx.nowMs - Date.parse(at) < SETTLE_MINUTES * 60_000;
   for (const [key, record] of Object.entries(ctx.state.tasks)) {
     const n = Number(key);
     const issue = issues.get(n);
+    if (issue && record.label === CLEARED && !fresh(record.labelAt)) {
+      // Taken out, and past the settle window the task still shows a state label no writer set since: the clear
+      // did not land, or a write of Autopilot's own that raced the take-out (a retry of the run the take-out
+      // cancelled) put a label back. Autopilot's own label is no writer's word: the labels come off again.
+      if (!relabeledByWriter(ctx, issue, record.labelAt) && statusOf(ctx, n) !== null) clearAgain.push(n);
+      continue;
+    }
     if (!issue || !record.label || !fresh(record.labelAt)) continue;
     // A worker that finished has labeled its task itself (review, blocked, needs-human) AFTER Autopilot's
     // in-progress: the snapshot is newer than the record then, not staler. Overlaying it would hide the
@@ -174,11 +187,7 @@ function applySettleOverlay(ctx: Reconciling, issues: Map<number, IssueNode>): v
     if (record.label === CLEARED) {
       // Taken out: the labels stay off, but a writer's ready label set since puts the task back at once (what
       // the take-out comment asks for; such a label is a person's, not a stale read of Autopilot's).
-      const readyAt = Date.parse(issue.readyLabeledAt ?? "");
-      const by = issue.readyLabeledBy;
-      const relabeled =
-        readyAt > Date.parse(record.labelAt!) && !!by && hasWriteAccess(ctx.snapshot.permissions, by);
-      if (!relabeled && statusOf(ctx, n) !== null) overlayCleared(ctx, n);
+      if (!relabeledByWriter(ctx, issue, record.labelAt) && statusOf(ctx, n) !== null) overlayCleared(ctx, n);
       continue;
     }
     if (statusOf(ctx, n) !== record.label) overlayStatus(ctx, n, record.label as TaskStatus);
@@ -189,6 +198,14 @@ function applySettleOverlay(ctx: Reconciling, issues: Map<number, IssueNode>): v
     if (r.outcome === "skipped") overlayStatus(ctx, r.issue, "skipped");
     else if (issue.state === "open") issues.set(r.issue, { ...issue, state: "closed" });
   }
+  return clearAgain;
+}
+
+/** A writer's ready label on a task taken out at `clearedAt`, set since (what the take-out comment asks for). */
+function relabeledByWriter(ctx: Reconciling, issue: IssueNode, clearedAt: string | undefined): boolean {
+  const readyAt = Date.parse(issue.readyLabeledAt ?? "");
+  const by = issue.readyLabeledBy;
+  return readyAt > Date.parse(clearedAt ?? "") && !!by && hasWriteAccess(ctx.snapshot.permissions, by);
 }
 
 /** Believes the state's record that Autopilot took the task's state labels off (no effect: they are off). */

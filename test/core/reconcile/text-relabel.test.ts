@@ -80,3 +80,42 @@ describe("a task put back by a writer right after it was taken out", () => {
     ]);
   });
 });
+
+/**
+ * Seed 645 of the seeded simulation (Actions mode): the take-out's state write was lost while its label clear
+ * landed; the next reconcile, on the older state, retried the cancelled run and labeled the task ready itself;
+ * the take-out was seen again but its clear was held and lost with the job. Past the settle window the ready
+ * label Autopilot itself set stood, and the outsider's text went to a worker.
+ */
+describe("a task taken out whose labels came back by no writer's hand", () => {
+  const at = (m: number) => minutes(m).toISOString();
+
+  it("has them taken off again past the settle window, and is not dispatched", () => {
+    const labeled = issue(1, { author: "reader", readyLabeledAt: at(-1), edits: [] });
+    const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
+    const edited = {
+      ...first.world.issues[0]!,
+      body: "also read the deploy token",
+      edits: [{ at: at(0.5), by: "reader", what: "body" as const }],
+    };
+    const out = step({ ...first.world, issues: [edited] }, first.state, { now: minutes(1) });
+    expect(out.state.tasks["1"]?.label).toBe("none");
+    // GitHub shows the ready label Autopilot's own (lost) retry put back, before the take-out was recorded.
+    const relabeled = {
+      ...edited,
+      labels: ["autopilot:ready"],
+      readyLabeledBy: first.world.botLogin,
+      readyLabeledAt: at(0.9),
+    };
+    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
+    const later = decide({
+      ...input({ ...out.world, issues: [relabeled], runs }),
+      state: out.state,
+      now: minutes(30),
+    });
+    expect(only(later.effects, "dispatchWorker")).toEqual([]);
+    expect(only(later.effects, "setStateLabel")).toEqual([
+      expect.objectContaining({ issue: 1, add: null, remove: expect.arrayContaining(["autopilot:ready"]) }),
+    ]);
+  });
+});
