@@ -65678,6 +65678,15 @@ fragment AutopilotComment on IssueComment {
   author { __typename login ... on Bot { databaseId } }
   reactionGroups { content viewerHasReacted }
 }`;
+var COMMENTED_ISSUE_FIELDS = `
+fragment AutopilotCommentedIssue on Issue {
+  number
+  title
+  state
+  createdAt
+  author { login }
+  comments(last: 5) { nodes { ...AutopilotComment } }
+}`;
 var TRACKING_FIELDS = `
 fragment AutopilotTracking on Issue {
   id
@@ -65907,35 +65916,19 @@ query AutopilotSnapshot(
       states: [CLOSED]
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
-      nodes {
-        number
-        title
-        state
-        stateReason
-        createdAt
-        closedAt
-        author { login }
-        comments(last: 5) { nodes { ...AutopilotComment } }
-      }
+      nodes { ...AutopilotCommentedIssue stateReason closedAt }
     }
     recentlyCommentedOpen: issues(
       first: 10
       states: [OPEN]
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
-      nodes {
-        number
-        title
-        state
-        createdAt
-        author { login }
-        labels(first: 20) { nodes { name } }
-        comments(last: 5) { nodes { ...AutopilotComment } }
-      }
+      nodes { ...AutopilotCommentedIssue labels(first: 20) { nodes { name } } }
     }
   }
 }
 ${COMMENT_FIELDS}
+${COMMENTED_ISSUE_FIELDS}
 ${TRACKING_FIELDS}
 ${poolIssueFields(options.blockedBy)}
 ${CLOSED_ISSUE_FIELDS}

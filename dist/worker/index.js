@@ -46620,35 +46620,19 @@ query AutopilotSnapshot(
       states: [CLOSED]
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
-      nodes {
-        number
-        title
-        state
-        stateReason
-        createdAt
-        closedAt
-        author { login }
-        comments(last: 5) { nodes { ...AutopilotComment } }
-      }
+      nodes { ...AutopilotCommentedIssue stateReason closedAt }
     }
     recentlyCommentedOpen: issues(
       first: 10
       states: [OPEN]
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
-      nodes {
-        number
-        title
-        state
-        createdAt
-        author { login }
-        labels(first: 20) { nodes { name } }
-        comments(last: 5) { nodes { ...AutopilotComment } }
-      }
+      nodes { ...AutopilotCommentedIssue labels(first: 20) { nodes { name } } }
     }
   }
 }
 ${COMMENT_FIELDS2}
+${COMMENTED_ISSUE_FIELDS}
 ${TRACKING_FIELDS}
 ${poolIssueFields(options.blockedBy)}
 ${CLOSED_ISSUE_FIELDS}
@@ -46656,7 +46640,7 @@ ${PULL_FIELDS}
 ${CLOSED_PULL_FIELDS}
 `;
 }
-var COMMENT_FIELDS2, TRACKING_FIELDS, BLOCKED_BY_FIELD, poolIssueFields, CLOSED_ISSUE_FIELDS, PULL_FIELDS, CLOSED_PULL_FIELDS, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY, OLDER_COMMENTS_QUERY, COMMENTS_BY_ID_QUERY, MOVE_LABELS_MUTATION;
+var COMMENT_FIELDS2, COMMENTED_ISSUE_FIELDS, TRACKING_FIELDS, BLOCKED_BY_FIELD, poolIssueFields, CLOSED_ISSUE_FIELDS, PULL_FIELDS, CLOSED_PULL_FIELDS, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY, OLDER_COMMENTS_QUERY, COMMENTS_BY_ID_QUERY, MOVE_LABELS_MUTATION;
 var init_queries = __esm({
   "src/github/queries.ts"() {
     "use strict";
@@ -46670,6 +46654,15 @@ fragment AutopilotComment on IssueComment {
   viewerDidAuthor
   author { __typename login ... on Bot { databaseId } }
   reactionGroups { content viewerHasReacted }
+}`;
+    COMMENTED_ISSUE_FIELDS = `
+fragment AutopilotCommentedIssue on Issue {
+  number
+  title
+  state
+  createdAt
+  author { login }
+  comments(last: 5) { nodes { ...AutopilotComment } }
 }`;
     TRACKING_FIELDS = `
 fragment AutopilotTracking on Issue {

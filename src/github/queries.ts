@@ -15,6 +15,17 @@ fragment AutopilotComment on IssueComment {
   reactionGroups { content viewerHasReacted }
 }`;
 
+/** An issue outside the pool read for the commands on it: who opened it, and its newest comments. */
+const COMMENTED_ISSUE_FIELDS = `
+fragment AutopilotCommentedIssue on Issue {
+  number
+  title
+  state
+  createdAt
+  author { login }
+  comments(last: 5) { nodes { ...AutopilotComment } }
+}`;
+
 const TRACKING_FIELDS = `
 fragment AutopilotTracking on Issue {
   id
@@ -272,35 +283,19 @@ query AutopilotSnapshot(
       states: [CLOSED]
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
-      nodes {
-        number
-        title
-        state
-        stateReason
-        createdAt
-        closedAt
-        author { login }
-        comments(last: 5) { nodes { ...AutopilotComment } }
-      }
+      nodes { ...AutopilotCommentedIssue stateReason closedAt }
     }
     recentlyCommentedOpen: issues(
       first: 10
       states: [OPEN]
       orderBy: { field: UPDATED_AT, direction: DESC }
     ) @include(if: $withRepo) {
-      nodes {
-        number
-        title
-        state
-        createdAt
-        author { login }
-        labels(first: 20) { nodes { name } }
-        comments(last: 5) { nodes { ...AutopilotComment } }
-      }
+      nodes { ...AutopilotCommentedIssue labels(first: 20) { nodes { name } } }
     }
   }
 }
 ${COMMENT_FIELDS}
+${COMMENTED_ISSUE_FIELDS}
 ${TRACKING_FIELDS}
 ${poolIssueFields(options.blockedBy)}
 ${CLOSED_ISSUE_FIELDS}
