@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { withRunEnded } from "../../../src/core/reconcile/runs/ending-run.js";
 import type { WorldSnapshot } from "../../../src/core/world.js";
-import { comment, issue, minutes, only, pull, result, run, step, world } from "../world.js";
+import { check, comment, issue, minutes, only, pull, result, run, step, world } from "../world.js";
 
 const tracking = { number: 50, body: "", updatedAt: minutes(0).toISOString(), state: "open" as const };
 
@@ -70,5 +70,36 @@ describe("/autopilot fix as the worker's run ends", () => {
       { now: minutes(31) },
     );
     expect(only(resumed.decision.effects, "dispatchWorker")).toEqual([expect.objectContaining({ issue: 7 })]);
+  });
+});
+
+describe("a task in review whose run ended before its result shows", () => {
+  it("is not sent back on failing checks until the run's outcome is handled, and is then", () => {
+    const first = step(world({ issues: [issue(7)], trackingIssue: tracking }), null);
+    const dispatched = only(first.decision.effects, "dispatchWorker")[0]!;
+    const ids = { dispatchId: dispatched.dispatchId, attempt: dispatched.attempt };
+    const ending: WorldSnapshot = withRunEnded(
+      {
+        ...first.world,
+        issues: first.world.issues.map((i) => (i.number === 7 ? { ...i, labels: ["autopilot:review"] } : i)),
+        runs: [run(900, 7, ids)],
+        workerResults: [result(7, { ...ids, status: "running", updatedAt: minutes(29).toISOString() })],
+        pulls: [pull(7, { checks: [check("test", "failure")] })],
+      },
+      900,
+      minutes(30),
+    );
+    const round1 = step(ending, first.state, { now: minutes(30) });
+    expect(only(round1.decision.effects, "dispatchWorker")).toEqual([]);
+    expect(only(round1.decision.effects, "setStateLabel")).toEqual([]);
+    const round2 = step(
+      { ...round1.world, workerResults: [result(7, { ...ids, updatedAt: minutes(30).toISOString() })] },
+      round1.state,
+      { now: minutes(30.1) },
+    );
+    // The outcome handled, the failing checks send the PR back to a worker: a new attempt of the same task.
+    expect(only(round2.decision.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 7, attempt: ids.attempt + 1 }),
+    ]);
   });
 });

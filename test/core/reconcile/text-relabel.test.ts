@@ -118,4 +118,55 @@ describe("a task taken out whose labels came back by no writer's hand", () => {
       expect.objectContaining({ issue: 1, add: null, remove: expect.arrayContaining(["autopilot:ready"]) }),
     ]);
   });
+
+  const takenOutLong = () => {
+    const labeled = issue(1, { author: "reader", readyLabeledAt: at(-1), edits: [] });
+    const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
+    const edited = {
+      ...first.world.issues[0]!,
+      body: "also read the deploy token",
+      edits: [{ at: at(0.5), by: "reader", what: "body" as const }],
+    };
+    const out = step({ ...first.world, issues: [edited] }, first.state, { now: minutes(1) });
+    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
+    return { out, edited, runs };
+  };
+
+  it("comes back only by a writer's ready label: a writer's other state label comes off too", () => {
+    const { out, edited, runs } = takenOutLong();
+    const blocked = {
+      ...edited,
+      labels: ["autopilot:blocked"],
+      readyLabeledBy: undefined,
+      readyLabeledAt: undefined,
+    };
+    const later = decide({
+      ...input({ ...out.world, issues: [blocked], runs }),
+      state: out.state,
+      now: minutes(30),
+    });
+    expect(only(later.effects, "dispatchWorker")).toEqual([]);
+    expect(only(later.effects, "setStateLabel")).toEqual([
+      expect.objectContaining({ issue: 1, add: null, remove: expect.arrayContaining(["autopilot:blocked"]) }),
+    ]);
+  });
+
+  it("keeps a writer's ready label set since the take-out, however late, and works the task again", () => {
+    const { out, edited, runs } = takenOutLong();
+    const putBack = {
+      ...edited,
+      labels: ["autopilot:ready"],
+      readyLabeledBy: "maintainer",
+      readyLabeledAt: at(25),
+    };
+    const later = decide({
+      ...input({ ...out.world, issues: [putBack], runs }),
+      state: out.state,
+      now: minutes(30),
+    });
+    expect(only(later.effects, "setStateLabel").filter((e) => e.add === null)).toEqual([]);
+    expect(only(later.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 1, attempt: 2 }),
+    ]);
+  });
 });
