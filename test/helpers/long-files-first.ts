@@ -1,7 +1,7 @@
 /**
  * Vitest's file order with the longest files first on a fresh clone too. Vitest orders by each file's last
- * duration from its cache, and with no cache (CI's fresh clone) by file size: a short file that runs a whole
- * demo (test/worker/checkout-location.test.ts) then starts last and ends the run alone on one worker while the
+ * duration from its cache, and with no cache (CI's fresh clone) by file size: a short file that runs whole
+ * scenarios (test/worker/checkout-location.test.ts) then starts last and ends the run alone on one worker while the
  * other idles. The files below took 15 s or more each in `npm test` on a 2-core machine (vitest's own per-file
  * times); they start first, longest first, and everything else follows in vitest's order. Only the order
  * changes: every file still runs, each in its own process.

@@ -2,7 +2,10 @@
  * Runs started by events and by `schedule`, as GitHub starts them for the workflows of a repository: every
  * store event is checked against each registered workflow's `on:` (workflow-triggers.ts) and, when it
  * matches, becomes a workflow run with the event's webhook payload as `github.event`; each `schedule` cron
- * starts a run every period, a cron minute lasting `scheduleMinuteMs` (the sandbox's scaled time).
+ * starts a run at the minutes it names on a scaled clock, a cron minute lasting `scheduleMinuteMs`. The clock
+ * reads {@link CLOCK_START_MINUTE} minutes past midnight UTC when the stand-in starts and runs on whatever the
+ * repository does: as on GitHub, a schedule keeps its times when the default branch moves, and a workflow added
+ * at 00:09 runs its `*\/10` cron first at 00:10.
  *
  * Which file and commit a run uses: a `push` runs the workflow at the pushed commit; every other event runs
  * the default branch's file (as registered by the last sync of the default branch) at its head — GitHub does so for issues, comments, checks, `workflow_run` and
@@ -15,11 +18,17 @@ import type { ActionsOptions } from "./actions-types.js";
 import { Shapes } from "../shapes.js";
 import type { Repo, SandboxStore, StoreEvent, Workflow, WorkflowRunRequest } from "../store.js";
 import { webhookFor } from "../server/webhooks.js";
-import { cronPeriodMinutes, eventStartsRun, scheduleCrons } from "./workflow-triggers.js";
+import { cronOffsetMinutes, cronPeriodMinutes, eventStartsRun, scheduleCrons } from "./workflow-triggers.js";
 import { readWorkflow, type WorkflowDefinition } from "./workflow-template.js";
 
+/** The scaled clock's reading when the stand-in starts, in minutes past midnight UTC (see the header). */
+const CLOCK_START_MINUTE = 9;
+
 export class EventRuns {
+  /** The armed `schedule` crons, by `owner/name::path::cron`: the timer of each one's next run. */
   private readonly schedules = new Map<string, NodeJS.Timeout>();
+  /** When the scaled clock read midnight UTC (epoch ms). */
+  private readonly midnightMs: number;
   /** Each workflow's file on its repository's default branch, by `owner/name::path` (set by each sync). */
   private readonly files = new Map<string, WorkflowDefinition | null>();
   private stopped = false;
@@ -30,7 +39,9 @@ export class EventRuns {
     private readonly store: SandboxStore,
     private readonly options: ActionsOptions,
     private readonly enqueue: (request: WorkflowRunRequest) => void,
-  ) {}
+  ) {
+    this.midnightMs = Date.now() - CLOCK_START_MINUTE * (options.scheduleMinuteMs ?? 0);
+  }
 
   /** Checks one store event against every workflow of its repository; starts the runs it triggers. */
   async onStoreEvent(event: StoreEvent): Promise<void> {
@@ -85,31 +96,51 @@ export class EventRuns {
   }
 
   /**
-   * Takes the repository's workflow files on the default branch (read by the runner's sync) and (re)arms
-   * their `schedule` timers. Without `scheduleMinuteMs` no schedule runs (a real minute outlasts any sandbox
-   * run).
+   * Takes the repository's workflow files on the default branch (read by the runner's sync) and arms the
+   * `schedule` crons they name that are not armed yet; a cron no file names any more is disarmed. An armed
+   * cron keeps its times (the clock's, not the sync's). Without `scheduleMinuteMs` no schedule runs (a real
+   * minute outlasts any sandbox run).
    */
   sync(repo: Repo, files: Map<string, WorkflowDefinition | null>): void {
     for (const [path, file] of files) this.files.set(`${repo.fullName}::${path}`, file);
     const minuteMs = this.options.scheduleMinuteMs;
-    for (const [key, timer] of this.schedules) {
-      if (key.startsWith(`${repo.fullName}::`)) {
-        clearInterval(timer);
-        this.schedules.delete(key);
-      }
-    }
-    if (!minuteMs || this.stopped) return;
+    const wanted = new Map<string, { path: string; cron: string; period: number }>();
     for (const workflow of this.store.listWorkflows(repo.fullName)) {
       const file = this.files.get(`${repo.fullName}::${workflow.path}`);
       for (const cron of scheduleCrons(file?.events)) {
         const period = cronPeriodMinutes(cron);
-        const key = `${repo.fullName}::${workflow.path}::${cron}`;
-        if (period === null || this.schedules.has(key) || this.stopped) continue;
-        const timer = setInterval(() => void this.scheduled(repo, workflow, cron), period * minuteMs);
-        timer.unref();
-        this.schedules.set(key, timer);
+        if (period !== null)
+          wanted.set(`${repo.fullName}::${workflow.path}::${cron}`, { path: workflow.path, cron, period });
       }
     }
+    for (const [key, timer] of this.schedules) {
+      if (key.startsWith(`${repo.fullName}::`) && !wanted.has(key)) {
+        clearTimeout(timer);
+        this.schedules.delete(key);
+      }
+    }
+    if (!minuteMs || this.stopped) return;
+    for (const [key, { path, cron, period }] of wanted) {
+      if (!this.schedules.has(key)) this.arm(repo, key, path, cron, period, minuteMs);
+    }
+  }
+
+  /** Sets the timer of a cron's next run on the scaled clock; each run arms the one after. */
+  private arm(repo: Repo, key: string, path: string, cron: string, period: number, minuteMs: number): void {
+    const now = (Date.now() - this.midnightMs) / minuteMs;
+    const offset = cronOffsetMinutes(cron) % period;
+    const next = Math.floor((now - offset) / period + 1) * period + offset;
+    const timer = setTimeout(
+      () => {
+        if (this.stopped || this.schedules.get(key) !== timer) return;
+        this.arm(repo, key, path, cron, period, minuteMs);
+        const workflow = this.store.listWorkflows(repo.fullName).find((w) => w.path === path);
+        if (workflow) void this.scheduled(repo, workflow, cron).catch(() => {});
+      },
+      Math.max(0, this.midnightMs + next * minuteMs - Date.now()),
+    );
+    timer.unref();
+    this.schedules.set(key, timer);
   }
 
   /**
@@ -168,7 +199,7 @@ export class EventRuns {
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.schedules.values()) clearInterval(timer);
+    for (const timer of this.schedules.values()) clearTimeout(timer);
     this.schedules.clear();
   }
 }

@@ -160,6 +160,17 @@ export function cronPeriodMinutes(cron: string): number | null {
   return null;
 }
 
+/**
+ * Where in its period a `schedule` cron fires, in minutes after midnight UTC modulo the period (what
+ * {@link cronPeriodMinutes} reads): `*\/N` and `* * * * *` at the period's marks (0), `M * * * *` at minute M of
+ * each hour, `M H * * *` at H:M each day. GitHub runs a schedule on the clock, not from when the file landed.
+ */
+export function cronOffsetMinutes(cron: string): number {
+  const [minute = "*", hour = "*"] = cron.trim().split(/\s+/);
+  const m = /^\d+$/.test(minute) ? Number(minute) : 0;
+  return /^\d+$/.test(hour) ? Number(hour) * 60 + m : m;
+}
+
 /** The `cron` lines of a workflow's `on.schedule`. */
 export function scheduleCrons(events: EventsConfig | undefined): string[] {
   return (events?.schedule ?? []).map((entry) => entry.cron);
