@@ -50,6 +50,43 @@ export function commandWorkOnlyByWriters(o: SimObservation): Violation[] {
   return out;
 }
 
+/**
+ * Once the world has run its course: every revert pull request Autopilot opened (`/autopilot rollback` of a merged
+ * task, src/core/reconcile/commands/rollback.ts; GitHub names its branch `revert-<PR>-<head branch>`) reverts a
+ * merged pull request of Autopilot's own from a task branch, and a writer asked for that task's rollback before.
+ * Nothing else is ever reverted: not a person's pull request, not one off the task branches, not on anyone else's
+ * word.
+ */
+export function rollbackRevertsOnlyAutopilotsMerges(o: SimObservation): Violation[] {
+  const out: Violation[] = [];
+  const fail = (detail: string) =>
+    out.push({ invariant: "rollbackRevertsOnlyAutopilotsMerges", atSeconds: o.elapsed(), detail });
+  const isBot = (login: string) => login.toLowerCase() === o.bot.toLowerCase();
+  const comments = o.store.listComments(o.repo);
+  for (const revert of o.store.listPulls(o.repo)) {
+    const named = /^revert-(\d+)-/.exec(revert.pull.head.ref);
+    if (!named || !isBot(revert.user)) continue;
+    const reverted = o.store.getIssue(o.repo, Number(named[1]));
+    const task = /^autopilot\/issue-(\d+)$/.exec(reverted?.pull?.head.ref ?? "");
+    if (!reverted?.pull?.merged || !task || !isBot(reverted.user)) {
+      fail(`PR #${revert.number} reverts #${named[1]}, which is not a merged task PR of Autopilot's`);
+      continue;
+    }
+    const issue = Number(task[1]);
+    const asked = comments.some(
+      (c) =>
+        o.writers.has(c.user.toLowerCase()) &&
+        c.createdAt.getTime() <= revert.createdAt.getTime() &&
+        commandOf(c.body, ["rollback"], issue, onTask(o, c.issueNumber, issue)),
+    );
+    if (!asked)
+      fail(
+        `PR #${revert.number} reverts #${reverted.number} (task #${issue}) with no writer's rollback of it`,
+      );
+  }
+  return out;
+}
+
 /** Whether a comment on issue or PR `on` is on task `issue` itself: the issue, or its task branch's PR. */
 export function onTask(o: SimObservation, on: number, issue: number): boolean {
   if (on === issue) return true;

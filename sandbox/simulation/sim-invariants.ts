@@ -113,7 +113,8 @@ export function iterationLimitByWritersWord(
 }
 
 /**
- * A pull request Autopilot merges is its own, from the task branch, with CI passed at the merged head, no
+ * A pull request Autopilot merges is its own, from the task branch (or GitHub's revert branch of a task PR, for a
+ * writer's rollback: rollbackRevertsOnlyAutopilotsMerges checks what it reverts), with CI passed at the merged head, no
  * writer's changes request standing, and, when the human gate fired at that head, a writer's approval of it.
  * Reviews count as they stood when the reconcile that merged read the repository (`beforeRead`: its first GraphQL
  * request, the snapshot): one submitted after that read cannot have been seen, and GitHub has no way to pin a
@@ -137,7 +138,7 @@ export async function mergeOnlyWithEveryGate(
     });
   const head = pull.pull.head.sha;
   if (pull.user.toLowerCase() !== o.bot.toLowerCase()) fail(`opened by ${pull.user}, not Autopilot`);
-  if (!/^autopilot\/issue-\d+$/.test(pull.pull.head.ref) || pull.pull.headRepo)
+  if (!/^(revert-\d+-)?autopilot\/issue-\d+$/.test(pull.pull.head.ref) || pull.pull.headRepo)
     fail(`head ${pull.pull.headRepo ?? ""}:${pull.pull.head.ref} is not a task branch`);
   const runs = o.store.listCheckRuns(o.repo, head);
   if (!runs.some((r) => r.name === "ci" && r.conclusion === "success"))

@@ -16,7 +16,7 @@ import { type ControllerHooks, SimControllers } from "./sim-controllers.js";
 import * as invariants from "./sim-invariants.js";
 import * as workInvariants from "./sim-work-invariants.js";
 import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
-import { commandWorkOnlyByWriters } from "./sim-command-invariants.js";
+import { commandWorkOnlyByWriters, rollbackRevertsOnlyAutopilotsMerges } from "./sim-command-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -421,6 +421,7 @@ async function simulate(
   report(invariants.everyTaskSettles(observation, status, planGate.label));
   report(await workInvariants.noCommitLost(observation));
   report(commandWorkOnlyByWriters(observation));
+  report(rollbackRevertsOnlyAutopilotsMerges(observation));
   counts.roundCommands = store
     .listComments(repo)
     .filter((c) => /^\/autopilot (fix|follow-up|rollback)\b/.test(c.body)).length;

@@ -32,7 +32,11 @@ describe("the stand-in's schedule clock", () => {
     const workflow = store.addWorkflow(repo.fullName, { path: ".github/workflows/scheduled.yml" });
     const files = new Map([[workflow.path, (await readWorkflow(workflow.path, SCHEDULED)).workflow]]);
     const runs: WorkflowRunRequest[] = [];
-    const options = { url: "http://127.0.0.1:1", store, scheduleMinuteMs: MINUTE_MS } as unknown as ActionsOptions;
+    const options = {
+      url: "http://127.0.0.1:1",
+      store,
+      scheduleMinuteMs: MINUTE_MS,
+    } as unknown as ActionsOptions;
     const eventRuns = new EventRuns(store, options, (request) => runs.push(request));
     return { eventRuns, sync: () => eventRuns.sync(repo, files), runs };
   }

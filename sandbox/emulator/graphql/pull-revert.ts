@@ -10,9 +10,13 @@
  * Refusals: a pull request that is not merged; a revert branch that already exists; a revert that conflicts
  * with what the base branch has now (GitHub then offers no revert either). GitHub does not publish its error
  * wordings for these; the words are the sandbox's own.
+ *
+ * Without the git remote (the in-memory store the seeded simulation runs on) the revert commit is a SHA no
+ * content backs, on top of the base branch's head, and a conflict is never found: content is modelled only with
+ * git, as for merges (a merge in memory conflicts only where a pull request is marked unmergeable).
  */
 import type { Issue, PullFields, Repo, SandboxStore } from "../store.js";
-import { StoreError } from "../store.js";
+import { StoreError, syntheticSha } from "../store.js";
 
 export async function revertPullRequest(
   store: SandboxStore,
@@ -27,8 +31,6 @@ export async function revertPullRequest(
   const branch = `revert-${pull.number}-${pull.pull.head.ref}`;
   if (await store.resolveRef(repo.fullName, `refs/heads/${branch}`))
     throw new StoreError(422, `A branch named ${branch} already exists`);
-  const backend = store.getGitBackend();
-  if (!backend?.revertCommit) throw new StoreError(422, "Reverting needs the sandbox's git remote");
   const user = store.getUser(actor);
   const author = {
     name: actor,
@@ -36,14 +38,23 @@ export async function revertPullRequest(
   };
   const title = input.title ?? `Revert "${pull.title}"`;
   const message = `${title}\n\nThis reverts commit ${merged}.`;
-  const key = { owner: repo.owner, name: repo.name };
-  const made = await backend.revertCommit(key, pull.pull.base.ref, merged, message, author);
-  if ("conflict" in made)
-    throw new StoreError(
-      422,
-      `Pull request #${pull.number} cannot be reverted automatically: ${made.message ?? "conflict"}`,
-    );
-  await store.createRef(repo.fullName, `refs/heads/${branch}`, made.sha, actor);
+  const backend = store.getGitBackend();
+  let sha: string;
+  if (backend) {
+    if (!backend.revertCommit) throw new StoreError(422, "Reverting needs the sandbox's git remote");
+    const key = { owner: repo.owner, name: repo.name };
+    const made = await backend.revertCommit(key, pull.pull.base.ref, merged, message, author);
+    if ("conflict" in made)
+      throw new StoreError(
+        422,
+        `Pull request #${pull.number} cannot be reverted automatically: ${made.message ?? "conflict"}`,
+      );
+    sha = made.sha;
+  } else {
+    const base = await store.resolveRef(repo.fullName, `refs/heads/${pull.pull.base.ref}`);
+    sha = syntheticSha("revert", base ?? "", merged, message);
+  }
+  await store.createRef(repo.fullName, `refs/heads/${branch}`, sha, actor);
   return store.createPull(repo.fullName, {
     title,
     body: input.body ?? `Reverts ${repo.fullName}#${pull.number}`,
