@@ -49,9 +49,9 @@ const WORKER_WORKFLOW = "autopilot-worker.yml";
 /** How long one reconcile lasts in simulated time: what happens meanwhile may land between its requests. */
 const RECONCILE_WINDOW_MS = 4000;
 /**
- * How long a world that ends with a task in progress and no run (or labeled otherwise than the state says) plays
- * on before it is judged: the settle window
- * (or a dispatch's grace), ten minutes, then the next ten-minute schedule, with room to spare.
+ * How long a world that ends with a task in progress and no run (or an off-ramp its labels do not show yet) plays
+ * on before it is judged: the settle window (or a dispatch's grace), ten minutes, then the next ten-minute
+ * schedule, with room to spare.
  */
 const SETTLE_BOUND_MS = 30 * 60_000;
 
@@ -422,8 +422,8 @@ async function simulate(
   // Liveness has a bound, not a deadline: a label write lost in the world's last minutes is repaired by a
   // reconcile past Autopilot's settle window or its dispatch's grace (src/core/reconcile/timing.ts, ten minutes
   // each) on the next scheduled run. A world that ends with a task in progress and no run plays on for that
-  // bound (its ticks, runs and CI go on) before it is judged, as does one whose labels do not yet show what
-  // Autopilot's state says; the others end as they did.
+  // bound (its ticks, runs and CI go on) before it is judged, as does one whose labels do not yet show an
+  // off-ramp Autopilot's state records (labelsFollowTheState); the others end as they did.
   const finalState = () => {
     const tracking = trackingIssueNumber(store, repo, bot);
     const text = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
