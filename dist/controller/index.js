@@ -65342,7 +65342,15 @@ function processWorker(ctx, n) {
     return;
   }
   if (!record2?.dispatchId || record2.handled === record2.dispatchId) {
-    if (status === "in-progress" && !holdsInProgress(record2)) {
+    if (record2 && endLabelLost(ctx, n, record2, status)) {
+      const again = readiedByWriterSince(ctx, n, record2) ? "ready" : record2.label;
+      if (again === CLEARED) clearStateLabels(ctx, n);
+      else setStatus(ctx, n, again);
+      note(
+        ctx,
+        `#${n}: still labeled in progress after its run's end set ${record2.label}; labeled ${again} again`
+      );
+    } else if (status === "in-progress" && !holdsInProgress(record2)) {
       setStatus(ctx, n, "ready");
       note(ctx, `#${n}: in progress without a worker run; back to ready`);
     }
@@ -65354,7 +65362,7 @@ function processWorker(ctx, n) {
     note(ctx, `#${n}: run ${run.id} succeeded; waiting for its result to show`);
     return;
   }
-  if (status !== "in-progress" && status !== "ready") {
+  if (status !== "in-progress" && status !== "ready" && !halfMovedToInProgress(ctx, n, record2, status)) {
     record2.handled = record2.dispatchId;
     return;
   }
@@ -65367,6 +65375,23 @@ function processWorker(ctx, n) {
 function labeledInProgress(ctx, n) {
   const labels = ctx.labels.get(n) ?? ctx.issues.get(n)?.labels ?? [];
   return hasLabel(labels, ctx.config.labels.inProgress);
+}
+function halfMovedToInProgress(ctx, n, record2, status) {
+  if (status === null || status === "skipped" || status === "done") return false;
+  return record2.label === "in-progress" && labeledInProgress(ctx, n);
+}
+function endLabelLost(ctx, n, record2, status) {
+  if (status === null || status === "skipped" || status === "done") return false;
+  if (!labeledInProgress(ctx, n) || !labelWriteLost(record2)) return false;
+  return !(ctx.nowMs - Date.parse(record2.labelAt ?? "") < SETTLE_MINUTES * 6e4);
+}
+function readiedByWriterSince(ctx, n, record2) {
+  const issue3 = ctx.issues.get(n);
+  const labels = ctx.labels.get(n) ?? issue3?.labels ?? [];
+  if (!issue3 || !hasLabel(labels, ctx.config.labels.ready)) return false;
+  const by = issue3.readyLabeledBy;
+  const at2 = Date.parse(issue3.readyLabeledAt ?? "");
+  return !!by && hasWriteAccess(ctx.snapshot.permissions, by) && at2 > Date.parse(record2.labelAt ?? "");
 }
 function labelWriteLost(record2) {
   if (record2.label === CLEARED) return !holdsInProgress(record2);
@@ -65481,10 +65506,16 @@ function repoActivity(input2) {
     if (issue3.isPullRequest || issue3.state !== "open") continue;
     const status = taskStatusFromLabels(issue3, labels);
     if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue3.number} is ${status}` };
+    if (status && status !== "skipped" && hasInProgressLabel(issue3.labels, labels))
+      return { kind: "active", reason: `task #${issue3.number} is still labeled in progress` };
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
+}
+function hasInProgressLabel(issueLabels, labels) {
+  const name = labels.inProgress.toLowerCase();
+  return !!name && issueLabels.some((l) => l.toLowerCase() === name);
 }
 
 // src/core/reconcile/runs/ending-run.ts

@@ -84687,7 +84687,15 @@ function processWorker(ctx, n) {
     return;
   }
   if (!record2?.dispatchId || record2.handled === record2.dispatchId) {
-    if (status === "in-progress" && !holdsInProgress(record2)) {
+    if (record2 && endLabelLost(ctx, n, record2, status)) {
+      const again = readiedByWriterSince(ctx, n, record2) ? "ready" : record2.label;
+      if (again === CLEARED) clearStateLabels(ctx, n);
+      else setStatus(ctx, n, again);
+      note(
+        ctx,
+        `#${n}: still labeled in progress after its run's end set ${record2.label}; labeled ${again} again`
+      );
+    } else if (status === "in-progress" && !holdsInProgress(record2)) {
       setStatus(ctx, n, "ready");
       note(ctx, `#${n}: in progress without a worker run; back to ready`);
     }
@@ -84699,7 +84707,7 @@ function processWorker(ctx, n) {
     note(ctx, `#${n}: run ${run2.id} succeeded; waiting for its result to show`);
     return;
   }
-  if (status !== "in-progress" && status !== "ready") {
+  if (status !== "in-progress" && status !== "ready" && !halfMovedToInProgress(ctx, n, record2, status)) {
     record2.handled = record2.dispatchId;
     return;
   }
@@ -84712,6 +84720,23 @@ function processWorker(ctx, n) {
 function labeledInProgress(ctx, n) {
   const labels = ctx.labels.get(n) ?? ctx.issues.get(n)?.labels ?? [];
   return hasLabel(labels, ctx.config.labels.inProgress);
+}
+function halfMovedToInProgress(ctx, n, record2, status) {
+  if (status === null || status === "skipped" || status === "done") return false;
+  return record2.label === "in-progress" && labeledInProgress(ctx, n);
+}
+function endLabelLost(ctx, n, record2, status) {
+  if (status === null || status === "skipped" || status === "done") return false;
+  if (!labeledInProgress(ctx, n) || !labelWriteLost(record2)) return false;
+  return !(ctx.nowMs - Date.parse(record2.labelAt ?? "") < SETTLE_MINUTES * 6e4);
+}
+function readiedByWriterSince(ctx, n, record2) {
+  const issue2 = ctx.issues.get(n);
+  const labels = ctx.labels.get(n) ?? issue2?.labels ?? [];
+  if (!issue2 || !hasLabel(labels, ctx.config.labels.ready)) return false;
+  const by = issue2.readyLabeledBy;
+  const at2 = Date.parse(issue2.readyLabeledAt ?? "");
+  return !!by && hasWriteAccess(ctx.snapshot.permissions, by) && at2 > Date.parse(record2.labelAt ?? "");
 }
 function labelWriteLost(record2) {
   if (record2.label === CLEARED) return !holdsInProgress(record2);
@@ -84826,10 +84851,16 @@ function repoActivity(input2) {
     if (issue2.isPullRequest || issue2.state !== "open") continue;
     const status = taskStatusFromLabels(issue2, labels);
     if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue2.number} is ${status}` };
+    if (status && status !== "skipped" && hasInProgressLabel(issue2.labels, labels))
+      return { kind: "active", reason: `task #${issue2.number} is still labeled in progress` };
   }
   const live = snapshot.runs.find((run2) => run2.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
+}
+function hasInProgressLabel(issueLabels, labels) {
+  const name = labels.inProgress.toLowerCase();
+  return !!name && issueLabels.some((l) => l.toLowerCase() === name);
 }
 
 // src/core/reconcile/runs/ending-run.ts

@@ -4,7 +4,14 @@
  * its invariant, the simulated time and what was seen.
  */
 import { isDeepStrictEqual } from "node:util";
-import { parseDashboard, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
+import {
+  type DashboardState,
+  parseDashboard,
+  renderStateBlock,
+  TRACKING_MARKER,
+} from "../../src/core/dashboard/index.js";
+import { taskStatusFromLabels } from "../../src/core/tasks/task.js";
 import type { SandboxStore } from "../emulator/store.js";
 import type { SimDispatch } from "./sim-worker.js";
 
@@ -274,6 +281,38 @@ export function everyTaskSettles(
         atSeconds: o.elapsed(),
         detail: `#${issue.number} was made ready by a writer and never worked on`,
       });
+  }
+  return out;
+}
+
+/**
+ * Liveness of Autopilot's own off-ramp moves: once the world has run its course, every open task the state
+ * records as failed, timed out, blocked or needing a human shows that status, whatever writes were lost on the
+ * way (a write held by a secondary limit and dropped with an Actions job, one half done by a 5xx): a task that
+ * failed for good is not back in the queue by Autopilot's hand. Statuses are read as the product reads them (the
+ * first of its order among the labels), so a person's ready label beside the off-ramp's is no violation; a skip
+ * (the exclude label) and an epic are not judged. The pool statuses are not judged: the state records `ready` for
+ * an epic's unlabeled sub-issues, and an outcome handled on a task already showing it leaves the record's label
+ * as it was (seed 378 in Actions mode: labeled failed, recorded in progress).
+ */
+const OFF_RAMPS = new Set(["failed", "timeout", "blocked", "needs-human"]);
+
+export function labelsFollowTheState(o: SimObservation, state: DashboardState | null): Violation[] {
+  if (!state) return [];
+  const out: Violation[] = [];
+  const names = DEFAULT_CONFIG.labels;
+  for (const [key, record] of Object.entries(state.tasks)) {
+    const issue = o.store.getIssue(o.repo, Number(key));
+    if (!issue || issue.pull || issue.state !== "open" || issue.subIssues.length > 0) continue;
+    if (!record.label || !OFF_RAMPS.has(record.label)) continue;
+    const labels = issue.labels.map(String);
+    const shown = taskStatusFromLabels({ state: "open", labels }, names);
+    if (shown === "skipped" || shown === record.label) continue;
+    out.push({
+      invariant: "labelsFollowTheState",
+      atSeconds: o.elapsed(),
+      detail: `#${key} is labeled ${shown ?? "with no state label"}; Autopilot's state says ${record.label}`,
+    });
   }
   return out;
 }

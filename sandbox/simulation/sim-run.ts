@@ -48,6 +48,12 @@ const START = Date.parse("2026-11-02T09:00:00Z");
 const WORKER_WORKFLOW = "autopilot-worker.yml";
 /** How long one reconcile lasts in simulated time: what happens meanwhile may land between its requests. */
 const RECONCILE_WINDOW_MS = 4000;
+/**
+ * How long a world that ends with a task in progress and no run (or an off-ramp its labels do not show yet) plays
+ * on before it is judged: the settle window (or a dispatch's grace), ten minutes, then the next ten-minute
+ * schedule, with room to spare.
+ */
+const SETTLE_BOUND_MS = 30 * 60_000;
 
 /** Runs one world (the scenario format, as the generator or a replay file gives it). */
 export async function runWorld(input: WorldInput, seed: number): Promise<WorldOutcome> {
@@ -413,12 +419,29 @@ async function simulate(
       if (quietTicks >= 6) break;
     }
   }
+  // Liveness has a bound, not a deadline: a label write lost in the world's last minutes is repaired by a
+  // reconcile past Autopilot's settle window or its dispatch's grace (src/core/reconcile/timing.ts, ten minutes
+  // each) on the next scheduled run. A world that ends with a task in progress and no run plays on for that
+  // bound (its ticks, runs and CI go on) before it is judged, as does one whose labels do not yet show an
+  // off-ramp Autopilot's state records (labelsFollowTheState); the others end as they did.
+  const finalState = () => {
+    const tracking = trackingIssueNumber(store, repo, bot);
+    const text = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
+    return { body: text, state: text === null ? null : parseDashboard(text).state };
+  };
+  if (
+    invariants.everyTaskSettles(observation, "paused", planGate.label).length > 0 ||
+    invariants.labelsFollowTheState(observation, finalState().state).length > 0
+  ) {
+    const settled = clock.ms() + SETTLE_BOUND_MS;
+    for (let task = clock.next(settled); task; task = clock.next(settled)) await task.run();
+  }
   report(invariants.everyWriterCommandAcknowledged(observation));
   report(invariants.oneTrackingIssue(observation));
-  const tracking = trackingIssueNumber(store, repo, bot);
-  const body = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
-  const status = body === null ? null : (parseDashboard(body).state?.session.status ?? null);
+  const { body, state } = finalState();
+  const status = state?.session.status ?? null;
   report(invariants.everyTaskSettles(observation, status, planGate.label));
+  report(invariants.labelsFollowTheState(observation, state));
   report(await workInvariants.noCommitLost(observation));
   report(commandWorkOnlyByWriters(observation));
   report(rollbackRevertsOnlyAutopilotsMerges(observation));

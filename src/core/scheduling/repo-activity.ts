@@ -5,7 +5,8 @@
  * that Autopilot starts by itself (`Decision.readyWaitsOnAutopilot`: `mode: auto`, a running session, and a
  * task labeled ready, whether the pool can start it now or only after a slot, a backoff, an agent's limit or a
  * dead controller's dispatch lock), a task in progress (runs that stall,
- * time out or never appear) or in review (checks that never report, merge retries, the review reminder); a
+ * time out or never appear; also one still labeled in progress beside another state label, a label move half
+ * done that a later reconcile repairs) or in review (checks that never report, merge retries, the review reminder); a
  * session pausing or stopping (it waits for its workers' checkpoints); a worker run not completed; or a
  * reconcile that acted (its effects' own results are read by the next one). Everything else waits on people,
  * whose labels, commands and answers arrive as webhooks: such a repository is idle, and ticks leave it to the
@@ -47,8 +48,17 @@ export function repoActivity(input: {
     if (issue.isPullRequest || issue.state !== "open") continue;
     const status = taskStatusFromLabels(issue, labels);
     if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue.number} is ${status}` };
+    // In progress beside another state label (a label move of Autopilot's half done, src/core/reconcile/runs/
+    // workers.ts): its repair comes with time (the settle window, the dispatch's grace), not with a person.
+    if (status && status !== "skipped" && hasInProgressLabel(issue.labels, labels))
+      return { kind: "active", reason: `task #${issue.number} is still labeled in progress` };
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
   return decision.wakeAtMs === undefined ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
+}
+
+function hasInProgressLabel(issueLabels: readonly string[], labels: TaskLabelNames): boolean {
+  const name = labels.inProgress.toLowerCase();
+  return !!name && issueLabels.some((l) => l.toLowerCase() === name);
 }

@@ -80,6 +80,18 @@ describe("repoActivity", () => {
     }
   });
 
+  it("is active, paused too, while a task carries in-progress beside another state label: its repair waits on time", () => {
+    // A label move of Autopilot's half done (seeds 540 and 742 of the seeded simulation, Actions): the status
+    // read is the other label, yet only a later reconcile takes in-progress off (src/core/reconcile/runs/workers.ts).
+    for (const other of ["autopilot:needs-human", "autopilot:failed", "autopilot:ready"]) {
+      const snapshot = world({ issues: [issue(4, { labels: [other, "autopilot:in-progress"] })] });
+      for (const session of ["paused", "completed"] as const)
+        expect(repoActivity({ snapshot, decision: quiet, labels, session }).kind, `${other} ${session}`).toBe(
+          "active",
+        );
+    }
+  });
+
   it("is active while the session is pausing or stopping: it waits for its workers' checkpoints", () => {
     for (const session of ["pausing", "stopping"] as const)
       expect(repoActivity({ snapshot: world(), decision: quiet, labels, session })).toEqual({

@@ -6,6 +6,7 @@ import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../../contract.js";
 import type { Effect } from "../../effects.js";
 import { isDispatching } from "../../session/session.js";
 import { TASK_STATUSES, type TaskStatus } from "../../tasks/task.js";
+import { hasWriteAccess } from "../../tasks/commands.js";
 import type { TaskRecord } from "../../dashboard/index.js";
 import type { RunNode } from "../../world.js";
 import type { WorkerOutcome } from "../../tasks/worker-result.js";
@@ -21,6 +22,7 @@ import {
   DISPATCH_RESEND_MINUTES,
   DISPATCH_UNSENT_SECONDS,
   RESULT_GRACE_MINUTES,
+  SETTLE_MINUTES,
 } from "../timing.js";
 import { accountResult, crash, handleOutcome } from "./worker-outcomes.js";
 import { candidateEnded, holdsInProgress, isCandidateDispatch } from "./best-of.js";
@@ -144,7 +146,19 @@ function processWorker(ctx: Reconciling, n: number): void {
   }
   if (!record?.dispatchId || record.handled === record.dispatchId) {
     // A best-of round being chosen, or its winner on its way to the task branch, has no worker (best-of.ts).
-    if (status === "in-progress" && !holdsInProgress(record)) {
+    if (record && endLabelLost(ctx, n, record, status)) {
+      // The run's end was handled (a crash, a lost run, a failure with no retries left) and its label move lost
+      // or half done, past the settle window: the record's label is what it decided, so it is written again.
+      // Back to ready would put a task that failed for good in the queue again, past its retries; leaving a
+      // half-done move alone would keep it labeled in progress with no run. A writer's ready label since stands.
+      const again = readiedByWriterSince(ctx, n, record) ? "ready" : record.label!;
+      if (again === CLEARED) clearStateLabels(ctx, n);
+      else setStatus(ctx, n, again as TaskStatus);
+      note(
+        ctx,
+        `#${n}: still labeled in progress after its run's end set ${record.label}; labeled ${again} again`,
+      );
+    } else if (status === "in-progress" && !holdsInProgress(record)) {
       // Labeled in-progress without any dispatch we know of: give it back to the pool, no penalty.
       setStatus(ctx, n, "ready");
       note(ctx, `#${n}: in progress without a worker run; back to ready`);
@@ -167,7 +181,7 @@ function processWorker(ctx: Reconciling, n: number): void {
     note(ctx, `#${n}: run ${run.id} succeeded; waiting for its result to show`);
     return;
   }
-  if (status !== "in-progress" && status !== "ready") {
+  if (status !== "in-progress" && status !== "ready" && !halfMovedToInProgress(ctx, n, record, status)) {
     record.handled = record.dispatchId;
     return;
   }
@@ -183,6 +197,45 @@ function processWorker(ctx: Reconciling, n: number): void {
 function labeledInProgress(ctx: Reconciling, n: number): boolean {
   const labels = ctx.labels.get(n) ?? ctx.issues.get(n)?.labels ?? [];
   return hasLabel(labels, ctx.config.labels.inProgress);
+}
+
+/**
+ * The task still carries the in-progress label beside another state label, and Autopilot's own last move was to
+ * in progress: that move was half done (in-progress added, the old label not removed: a write refused or held
+ * and lost with an Actions job), so the other label is what the task was before, not where it stands. Without a
+ * run this dispatch ends as any other that never ran; leaving the labels alone would keep the task in progress
+ * with no run for ever. A skip (the exclude label) and a closed issue are people's words and stand.
+ */
+function halfMovedToInProgress(
+  ctx: Reconciling,
+  n: number,
+  record: TaskRecord,
+  status: TaskStatus | null,
+): boolean {
+  if (status === null || status === "skipped" || status === "done") return false;
+  return record.label === "in-progress" && labeledInProgress(ctx, n);
+}
+
+/**
+ * A handled dispatch's task still labeled in progress, past the settle window of Autopilot's last label of it,
+ * whose record names another status: the end's label write was lost (a write held and dropped with an Actions
+ * job) or half done (a 5xx between adding the new label and removing in-progress). A skip (the exclude label)
+ * and a closed issue are people's words and stand.
+ */
+function endLabelLost(ctx: Reconciling, n: number, record: TaskRecord, status: TaskStatus | null): boolean {
+  if (status === null || status === "skipped" || status === "done") return false;
+  if (!labeledInProgress(ctx, n) || !labelWriteLost(record)) return false;
+  return !(ctx.nowMs - Date.parse(record.labelAt ?? "") < SETTLE_MINUTES * 60_000);
+}
+
+/** A writer's ready label set on the task after Autopilot's last label of it (a person's word: it stands). */
+function readiedByWriterSince(ctx: Reconciling, n: number, record: TaskRecord): boolean {
+  const issue = ctx.issues.get(n);
+  const labels = ctx.labels.get(n) ?? issue?.labels ?? [];
+  if (!issue || !hasLabel(labels, ctx.config.labels.ready)) return false;
+  const by = issue.readyLabeledBy;
+  const at = Date.parse(issue.readyLabeledAt ?? "");
+  return !!by && hasWriteAccess(ctx.snapshot.permissions, by) && at > Date.parse(record.labelAt ?? "");
 }
 
 /** A handled outcome whose label write did not land: the record names a pool status other than in progress. */
