@@ -68684,6 +68684,11 @@ var Gateway = class {
       report.outcomes.push(outcome);
       if (effect.type === "deleteBranch" && (outcome.status === "done" || outcome.status === "dry-run"))
         deleted.add(effect.branch);
+      if (effect.type === "writeTrackingIssue" && outcome.status === "queued") {
+        const why = new Error(`held behind the tracking issue's write (${outcome.detail ?? "not taken"})`);
+        for (const rest of effects.slice(i + 1)) report.outcomes.push(this.hold(rest, why, null));
+        break;
+      }
       if (outcome.status === "conflict") {
         report.conflict = true;
         for (const rest of effects.slice(i + 1)) {

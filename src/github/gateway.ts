@@ -292,6 +292,15 @@ export class Gateway {
       report.outcomes.push(outcome);
       if (effect.type === "deleteBranch" && (outcome.status === "done" || outcome.status === "dry-run"))
         deleted.add(effect.branch);
+      // The state goes first so that nothing goes out that it does not record. A tracking-issue write held (a 5xx,
+      // the breaker open, a secondary-limit pause) holds the rest of this reconcile's writes behind it, in order,
+      // as a secondary-limit pause does: a write sent beside a lost state write (a label cleared while the take-out
+      // was not recorded) was undone by the next reconcile working from the older state.
+      if (effect.type === "writeTrackingIssue" && outcome.status === "queued") {
+        const why = new Error(`held behind the tracking issue's write (${outcome.detail ?? "not taken"})`);
+        for (const rest of effects.slice(i + 1)) report.outcomes.push(this.hold(rest, why, null));
+        break;
+      }
       if (outcome.status === "conflict") {
         report.conflict = true;
         for (const rest of effects.slice(i + 1)) {

@@ -52,6 +52,41 @@ describe("the tracking issue", () => {
     expect(report.outcomes.map((o) => o.status)).toEqual(["conflict", "deferred"]);
   });
 
+  it("holds the reconcile's later writes behind its own when a 5xx holds it: nothing goes out the state does not record", async () => {
+    const circuit = new GitHubCircuit();
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) }, [], {
+      circuit,
+    });
+    // GitHub answers the state's write with a 502 however often the client asks; the comment is never sent.
+    // GitHub answers the state's write with a 502 however often the client asks; the comment is never sent.
+    nock(API)
+      .get(`${R}/issues/1`)
+      .reply(200, restIssue(1, stateBody(3)))
+      .patch(`${R}/issues/1`)
+      .times(10)
+      .reply(502, { message: "Bad Gateway" });
+    const comment = nock(API).post(`${R}/issues/9/comments`).reply(201, { id: 900 });
+    const report = await gw.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: 1,
+        title: "Autopilot dashboard",
+        body: stateBody(4),
+        expectedRevision: 3,
+      },
+      { type: "comment", issue: 9, body: "> /autopilot status\n\nAutopilot is running.", key: "reply-77" },
+    ]);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["queued", "queued"]);
+    expect(report.outcomes[0]?.detail).toMatch(/502/);
+    expect(comment.isDone()).toBe(false);
+    // Held in order, for the next reconcile to replay unless it decides them again.
+    expect(circuit.queued(`${OWNER}/${REPO}`).map((q) => q.effect.type)).toEqual([
+      "writeTrackingIssue",
+      "comment",
+    ]);
+    nock.cleanAll();
+  });
+
   it("is not written over a person's edit since the snapshot that kept the revision (a box ticked on the page)", async () => {
     const read = stateBody(3);
     const ticked = read.replace(
