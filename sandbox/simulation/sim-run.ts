@@ -17,6 +17,13 @@ import * as invariants from "./sim-invariants.js";
 import * as workInvariants from "./sim-work-invariants.js";
 import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
 import { commandWorkOnlyByWriters } from "./sim-command-invariants.js";
+import {
+  budgetsNeverExceededAtDispatch,
+  budgetsNeverExceededAtEnd,
+  type ReportedSpend,
+  reportedSpend,
+  sessionBudgetStopOnlyWhenSpent,
+} from "./sim-budget-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -40,6 +47,8 @@ export interface WorldOutcome {
     approvedPlanRuns: number;
     /** `fix`, `follow-up` and `rollback` commands given, by anyone. */
     roundCommands: number;
+    /** In a world with budgets: jobs the worker ended at a budget (the task's, or the session's). */
+    budgetStops: number;
   };
   simulatedSeconds: number;
 }
@@ -91,6 +100,11 @@ async function simulate(
     ? parsedConfig.config.maxIterations
     : DEFAULT_CONFIG.maxIterations;
   const planGate = parsedConfig.ok ? parsedConfig.config.planGate : DEFAULT_CONFIG.planGate;
+  const config = parsedConfig.ok ? parsedConfig.config : DEFAULT_CONFIG;
+  const { task: taskBudget, session: sessionBudget } = config.budgets;
+  const budgeted = [taskBudget.tokens, taskBudget.usd, sessionBudget.tokens, sessionBudget.usd].some(
+    (b) => b !== null,
+  );
   for (const [path, text] of Object.entries(scenario.repo.files)) store.setFile(repo, path, text);
   store.addWorkflow(repo, { path: `.github/workflows/${WORKER_WORKFLOW}`, name: "Autopilot worker" });
   const agents = new Map<number, SimAgent>();
@@ -127,6 +141,7 @@ async function simulate(
     planRuns: 0,
     approvedPlanRuns: 0,
     roundCommands: 0,
+    budgetStops: 0,
   };
   const observation: SimObservation = {
     store,
@@ -161,9 +176,11 @@ async function simulate(
     agents,
     writers,
     maxIterations: configuredIterations,
+    budgets: budgeted ? { budgets: config.budgets, maxParallel: config.maxParallel } : null,
     onRunEnded: (d) => {
       if (mode === "actions") everyController(1000, d.runId);
     },
+    onSessionBudgetStop: (d) => report(sessionBudgetStopOnlyWhenSpent(observation, d, config.budgets)),
     onPrompt: (d, prompt) => report(workInvariants.promptHoldsOnlyWritersWords(observation, d, prompt)),
   });
   observation.dispatches = worker.dispatches;
@@ -179,6 +196,8 @@ async function simulate(
     report(workInvariants.dependenciesDoneBeforeDispatch(observation, dispatch));
     report(workInvariants.noEpicDispatched(observation, dispatch));
     report(planGatedWorkOnlyOnWritersApproval(observation, dispatch, planGate));
+    const read = spendAtRead.get(requesting);
+    if (budgeted && read) report(budgetsNeverExceededAtDispatch(observation, dispatch, config.budgets, read));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -215,6 +234,8 @@ async function simulate(
   // The event each running reconcile's first GraphQL read (the snapshot, reviews included) was sent after: a
   // review submitted before it was seen, however late in the reconcile it came.
   const reconcileReads = new Map<number, number>();
+  // In a world with budgets, the spend the workers had reported at that first read.
+  const spendAtRead = new Map<number, ReportedSpend>();
   let requesting = 0;
   store.onEvent((event: StoreEvent) => {
     counts.events++;
@@ -283,8 +304,10 @@ async function simulate(
         if (task) await task.run();
       }
       requesting = id;
-      if (method === "POST" && url.endsWith("/graphql") && !reconcileReads.has(id))
+      if (method === "POST" && url.endsWith("/graphql") && !reconcileReads.has(id)) {
         reconcileReads.set(id, eventSeq);
+        if (budgeted) spendAtRead.set(id, reportedSpend(observation));
+      }
     },
   };
 
@@ -311,6 +334,7 @@ async function simulate(
       depth--;
       reconcileStarts.delete(id);
       reconcileReads.delete(id);
+      spendAtRead.delete(id);
     }
     await afterReconcile();
   };
@@ -421,6 +445,8 @@ async function simulate(
   report(invariants.everyTaskSettles(observation, status, planGate.label));
   report(await workInvariants.noCommitLost(observation));
   report(commandWorkOnlyByWriters(observation));
+  if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets));
+  counts.budgetStops = worker.budgetStops;
   counts.roundCommands = store
     .listComments(repo)
     .filter((c) => /^\/autopilot (fix|follow-up|rollback)\b/.test(c.body)).length;

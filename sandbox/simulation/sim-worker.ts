@@ -19,8 +19,11 @@ import type { SandboxStore } from "../emulator/store.js";
 import { syntheticSha } from "../emulator/store/ref-names.js";
 import type { WorkflowRunRequest } from "../emulator/store/store-events.js";
 import { taskTextRefusal } from "../../src/worker/job/task-text-check.js";
+import type { AutopilotConfig } from "../../src/core/config/index.js";
 import type { SimClock } from "./sim-clock.js";
 import type { SimRandom } from "./sim-random.js";
+import { HUNGRY_CALL, JobSpend, ORDINARY_CALL } from "./sim-spend.js";
+import { trackingIssueNumber } from "./sim-timeline.js";
 
 export interface SimAgent {
   /** One behaviour per job of the task; the last repeats. */
@@ -49,6 +52,11 @@ export interface SimDispatch {
    * `propose` (a planning run), the approved plan's digest, or null.
    */
   plan: string | null;
+  /**
+   * In a world with `budgets`: the tokens of the call that crossed a run's cap when the job was stopped at it (the
+   * overrun docs/WORKER.md allows), else 0.
+   */
+  overrun: number;
 }
 
 interface WorkerOptions {
@@ -61,8 +69,12 @@ interface WorkerOptions {
   writers: Set<string>;
   /** The configuration file's `maxIterations`: a job's limit unless its `config` input sets another. */
   maxIterations: number;
+  /** The configuration's budgets and `maxParallel`, when it sets a budget: each job's spend is then metered. */
+  budgets: { budgets: AutopilotConfig["budgets"]; maxParallel: number } | null;
   /** Called when a job ends (its run completed): the end-of-run reconcile of Actions mode, the invariants. */
   onRunEnded: (dispatch: SimDispatch) => void;
+  /** Called when a job stops at an iteration boundary for the session's budget, before it writes its end. */
+  onSessionBudgetStop: (dispatch: SimDispatch) => void;
   /** Called with the first prompt of a job, once the task passed the worker's checks: the invariants. */
   onPrompt: (dispatch: SimDispatch, prompt: string) => void;
 }
@@ -71,6 +83,8 @@ const JOB_TIMEOUT_MS = 60 * 60_000;
 
 export class SimWorker {
   readonly dispatches: SimDispatch[] = [];
+  /** Jobs ended at a budget, the task's or the session's (in a world with budgets). */
+  budgetStops = 0;
   private readonly jobsOf = new Map<number, number>();
   private readonly options: WorkerOptions;
   /** Runs a `killRun` or a cancel ended: their later steps do nothing. */
@@ -110,6 +124,7 @@ export class SimWorker {
       taskDigest: inputs["task-digest"] ?? null,
       pushed: [],
       plan: typeof config?.plan === "string" ? config.plan : null,
+      overrun: 0,
     };
     this.dispatches.push(dispatch);
     // A planning run is not one of the task's jobs: the behaviours are the implementing jobs'.
@@ -180,6 +195,21 @@ export class SimWorker {
       startedAt: clock.now().toISOString(),
       updatedAt: clock.now().toISOString(),
     };
+    // With budgets, the task's totals carry over from its earlier result (src/worker/job/claim.ts).
+    const spend = this.options.budgets
+      ? new JobSpend(
+          dispatch.issue,
+          this.options.budgets.budgets,
+          this.options.budgets.maxParallel,
+          previous
+            ? { input: previous.tokens.input, output: previous.tokens.output, usd: previous.costUsd }
+            : { input: 0, output: 0, usd: 0 },
+        )
+      : null;
+    if (spend) {
+      base.tokens = { input: spend.input, output: spend.output };
+      base.costUsd = spend.usd;
+    }
     this.writeResult(dispatch.issue, base);
     // The worker's own refusals before the agent sees a word (src/worker/job/prepare.ts): a closed task, or a
     // text that is not the one the controller approved (the digest it handed over).
@@ -214,9 +244,81 @@ export class SimWorker {
     if (behavior === "hang") return; // the job timeout (or a cancel) ends it
     const iterations =
       behavior === "complete" || behavior === "gated" ? rng.int(1, maxIterations) : maxIterations;
+    if (spend) {
+      const each = rng.int(60, 240) * 1000;
+      this.iterate(dispatch, base, behavior, iterations, agent, spend, each, 0);
+      return;
+    }
     clock.after(iterations * rng.int(60, 240) * 1000, `worker-finish-${dispatch.issue}`, () =>
       this.finish(dispatch, base, behavior, iterations, agent),
     );
+  }
+
+  /**
+   * Iteration `done + 1` of a job in a world with budgets: the boundary's checks, then one agent run metered call
+   * by call (the `spend` behaviour's agent would go on past any budget; it completes only if never stopped), its
+   * running totals reported at its end as the worker's progress comment does; the last one finishes the job.
+   */
+  private iterate(
+    dispatch: SimDispatch,
+    base: WorkerResult,
+    behavior: string,
+    iterations: number,
+    agent: SimAgent,
+    spend: JobSpend,
+    each: number,
+    done: number,
+  ): void {
+    if (this.killed.has(dispatch.runId)) return;
+    const { store, repo, bot, clock } = this.options;
+    const totals = () => ({
+      iterations: done,
+      tokens: { input: spend.input, output: spend.output },
+      costUsd: spend.usd,
+      updatedAt: clock.now().toISOString(),
+    });
+    const tracking = trackingIssueNumber(store, repo, bot);
+    const stop = spend.boundary(tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null));
+    if (stop) {
+      const sessionBudget = stop.reason.includes("over its budget");
+      if (stop.outcome === "budget_exceeded" || sessionBudget) this.budgetStops++;
+      if (sessionBudget) this.options.onSessionBudgetStop(dispatch);
+      this.writeResult(dispatch.issue, {
+        ...base,
+        ...totals(),
+        status: "finished",
+        result: stop.outcome,
+        reason: stop.reason,
+      });
+      this.end(dispatch, "failure");
+      return;
+    }
+    const stopped = spend.run(
+      behavior === "spend" ? 40 : 4,
+      behavior === "spend" ? HUNGRY_CALL : ORDINARY_CALL,
+    );
+    clock.after(each, `worker-iteration-${dispatch.issue}`, () => {
+      if (this.killed.has(dispatch.runId)) return;
+      done++;
+      if (stopped) {
+        this.budgetStops++;
+        dispatch.overrun = spend.overrun;
+        this.writeResult(dispatch.issue, {
+          ...base,
+          ...totals(),
+          status: "finished",
+          result: "budget_exceeded",
+          reason: `${stopped}; the agent was stopped mid-run and its work so far is committed and pushed`,
+        });
+        this.end(dispatch, "failure");
+      } else if (done < iterations) {
+        this.writeResult(dispatch.issue, { ...base, ...totals() });
+        this.iterate(dispatch, base, behavior, iterations, agent, spend, each, done);
+      } else {
+        const completes = behavior === "spend" ? "complete" : behavior;
+        void this.finish(dispatch, { ...base, ...totals() }, completes, iterations, agent, true);
+      }
+    });
   }
 
   private async finish(
@@ -225,6 +327,7 @@ export class SimWorker {
     behavior: string,
     iterations: number,
     agent: SimAgent,
+    metered = false,
   ): Promise<void> {
     if (this.killed.has(dispatch.runId)) return;
     const { clock } = this.options;
@@ -234,8 +337,9 @@ export class SimWorker {
       status: "finished",
       result: outcome,
       iterations,
-      tokens: { input: 1000 * iterations, output: 200 * iterations },
-      costUsd: 0.01 * iterations,
+      ...(metered
+        ? {}
+        : { tokens: { input: 1000 * iterations, output: 200 * iterations }, costUsd: 0.01 * iterations }),
       updatedAt: clock.now().toISOString(),
     };
     if (outcome === "rate_limited" || outcome === "usage_limited") {

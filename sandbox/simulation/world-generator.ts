@@ -84,6 +84,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
   editTextAsOutsider(later.fork(), issues, timeline);
   const planGate = gateByPlan(later.fork(), issues, timeline);
   askForAnotherRound(later.fork(), issues, timeline);
+  const budgets = spendWithinBudgets(later.fork(), issues);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -94,6 +95,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
         retryBaseMs: 1000,
         rateLimit: { baseMs: 1000 },
         ...(planGate ? { planGate } : {}),
+        ...(budgets ? { budgets } : {}),
       },
       files: { "README.md": "# shop\n" },
     },
@@ -282,6 +284,38 @@ function askForAnotherRound(rng: SimRandom, issues: IssueInput[], timeline: Rule
   }
   const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
   timeline.sort((a, b) => at(a) - at(b));
+}
+
+/** Tokens of one ordinary iteration of the simulated agent (sim-spend.ts `ORDINARY_CALL`, four calls). */
+const ITERATION_TOKENS = 1200;
+
+/**
+ * Budgets (two worlds in five): a session budget, a task budget or both, in tokens, drawn small enough that most
+ * such worlds spend them (a session budget of 2 to 14 ordinary iterations, a task's of 1 to 4), and in half of
+ * them one task's agent overruns any budget (`spend`: calls ten times an ordinary one's, until the worker stops
+ * it). Checked by budgetsNeverExceeded (sim-budget-invariants.ts). Returns the configuration's `budgets`, if any.
+ */
+function spendWithinBudgets(
+  rng: SimRandom,
+  issues: IssueInput[],
+): { session?: { tokens: number }; task?: { tokens: number } } | undefined {
+  if (!rng.chance(0.4)) return undefined;
+  const kind = weighted(rng, [
+    ["session", 4],
+    ["task", 3],
+    ["both", 3],
+  ]);
+  const session = rng.int(2, 14) * ITERATION_TOKENS + rng.int(0, ITERATION_TOKENS - 1);
+  const task = rng.int(1, 4) * ITERATION_TOKENS + rng.int(0, ITERATION_TOKENS - 1);
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i] : []));
+  if (tasks.length && rng.chance(0.5)) {
+    const agent = issues[rng.pick(tasks)]!.agent;
+    if (agent) agent.behavior = "spend";
+  }
+  return {
+    ...(kind !== "task" ? { session: { tokens: session } } : {}),
+    ...(kind !== "session" ? { task: { tokens: task } } : {}),
+  };
 }
 
 function round(x: number): number {

@@ -43,6 +43,7 @@ export const dispatch = (issue: number, runId: number): SimDispatch => ({
   dispatchId: `${issue}-1-${runId}`,
   at: 0,
   endedAt: null,
+  overrun: 0,
   candidate: false,
   maxIterations: null,
   taskDigest: null,
