@@ -5,7 +5,8 @@
  *
  * - At each dispatch: none once the session's budget was spent as the dispatching reconcile read GitHub (the
  *   controller pauses the session then, src/core/reconcile/session-end.ts `checkBudget`); none of a task whose
- *   own budget was spent, unless a writer asked for it since (`/autopilot retry`, `fix`, …, the ready label).
+ *   own budget was spent, unless a writer asked for it since (`/autopilot retry`, `fix`, …, the ready label) or
+ *   it is the next candidate of a best-of round.
  * - When a worker stops at an iteration boundary for the session's budget: the workers had reported the budget
  *   spent. The marker the controller publishes says what is left after what it counted of each task; a count that
  *   misses a task's earlier attempts makes its worker take them off twice, stop, and be dispatched again, round
@@ -61,7 +62,16 @@ export function budgetsNeverExceededAtDispatch(
     });
   const task = budgets.task.tokens;
   const spent = read.byIssue.get(dispatch.issue);
-  if (task !== null && spent && spent.tokens >= task && !writerAskedSince(o, dispatch.issue, spent.at))
+  // A best-of round goes on after a candidate spent the task's budget: the next candidate gets what is left and
+  // ends at once (docs/CONTROLLER.md "Best of N", Costs); the controller leaves the task budget to the worker.
+  const inRound = dispatch.candidateNumber !== null;
+  if (
+    task !== null &&
+    spent &&
+    spent.tokens >= task &&
+    !inRound &&
+    !writerAskedSince(o, dispatch.issue, spent.at)
+  )
     found.push({
       invariant: "budgetsNeverExceeded",
       atSeconds: o.elapsed(),

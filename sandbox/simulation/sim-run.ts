@@ -17,6 +17,7 @@ import * as invariants from "./sim-invariants.js";
 import * as workInvariants from "./sim-work-invariants.js";
 import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
 import { commandWorkOnlyByWriters } from "./sim-command-invariants.js";
+import { bestOfOneWinner, bestOfOnlyByWritersWord } from "./sim-best-of-invariants.js";
 import {
   budgetsNeverExceededAtDispatch,
   budgetsNeverExceededAtEnd,
@@ -49,6 +50,8 @@ export interface WorldOutcome {
     roundCommands: number;
     /** In a world with budgets: jobs the worker ended at a budget (the task's, or the session's). */
     budgetStops: number;
+    /** Best-of candidates dispatched. */
+    candidates: number;
   };
   simulatedSeconds: number;
 }
@@ -142,6 +145,7 @@ async function simulate(
     approvedPlanRuns: 0,
     roundCommands: 0,
     budgetStops: 0,
+    candidates: 0,
   };
   const observation: SimObservation = {
     store,
@@ -176,6 +180,7 @@ async function simulate(
     agents,
     writers,
     maxIterations: configuredIterations,
+    candidates: config.bestOf.candidates.length,
     budgets: budgeted ? { budgets: config.budgets, maxParallel: config.maxParallel } : null,
     onRunEnded: (d) => {
       if (mode === "actions") everyController(1000, d.runId);
@@ -188,6 +193,7 @@ async function simulate(
     const dispatch = worker.onDispatch(request);
     if (!dispatch) return;
     counts.dispatches++;
+    if (dispatch.candidateNumber !== null) counts.candidates++;
     if (dispatch.plan === "propose") counts.planRuns++;
     else if (dispatch.plan !== null && dispatch.plan !== "split") counts.approvedPlanRuns++;
     report(invariants.noTaskDispatchedTwiceAtOnce(observation, dispatch));
@@ -196,6 +202,7 @@ async function simulate(
     report(workInvariants.dependenciesDoneBeforeDispatch(observation, dispatch));
     report(workInvariants.noEpicDispatched(observation, dispatch));
     report(planGatedWorkOnlyOnWritersApproval(observation, dispatch, planGate));
+    report(bestOfOnlyByWritersWord(observation, dispatch, config.bestOf.onRetry));
     const read = spendAtRead.get(requesting);
     if (budgeted && read) report(budgetsNeverExceededAtDispatch(observation, dispatch, config.budgets, read));
   });
@@ -446,6 +453,7 @@ async function simulate(
   report(await workInvariants.noCommitLost(observation));
   report(commandWorkOnlyByWriters(observation));
   if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets));
+  report(bestOfOneWinner(observation));
   counts.budgetStops = worker.budgetStops;
   counts.roundCommands = store
     .listComments(repo)

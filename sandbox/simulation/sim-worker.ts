@@ -41,6 +41,8 @@ export interface SimDispatch {
   at: number;
   endedAt: number | null;
   candidate: boolean;
+  /** A best-of candidate's number (its `config` input's `candidate`), or null. */
+  candidateNumber: number | null;
   /** The iteration limit the dispatch's `config` input set for this job (a writer's `--iterations M`), or null. */
   maxIterations: number | null;
   /** The task text's digest the controller approved (`task-digest`), or null when it gave none. */
@@ -69,6 +71,8 @@ interface WorkerOptions {
   writers: Set<string>;
   /** The configuration file's `maxIterations`: a job's limit unless its `config` input sets another. */
   maxIterations: number;
+  /** How many candidates a best-of round has (`bestOf.candidates`), for a candidate's pull-request title. */
+  candidates: number;
   /** The configuration's budgets and `maxParallel`, when it sets a budget: each job's spend is then metered. */
   budgets: { budgets: AutopilotConfig["budgets"]; maxParallel: number } | null;
   /** Called when a job ends (its run completed): the end-of-run reconcile of Actions mode, the invariants. */
@@ -120,6 +124,7 @@ export class SimWorker {
       at: clock.ms(),
       endedAt: null,
       candidate: config?.candidate !== undefined,
+      candidateNumber: typeof config?.candidate === "number" ? config.candidate : null,
       maxIterations: override,
       taskDigest: inputs["task-digest"] ?? null,
       pushed: [],
@@ -188,7 +193,10 @@ export class SimWorker {
       iterations: 0,
       maxIterations,
       commits: 0,
-      branch: `autopilot/issue-${dispatch.issue}`,
+      branch:
+        dispatch.candidateNumber === null
+          ? `autopilot/issue-${dispatch.issue}`
+          : `autopilot/issue-${dispatch.issue}-candidate-${dispatch.candidateNumber}`,
       tokens: { input: 0, output: 0 },
       costUsd: 0,
       humanGate: { fired: false, rules: [] },
@@ -355,8 +363,10 @@ export class SimWorker {
       result.humanGate = pushed.humanGate;
     }
     this.writeResult(dispatch.issue, result);
-    if (outcome === "blocked") this.moveLabel(dispatch.issue, "autopilot:blocked");
-    if (outcome === "needs_human") this.moveLabel(dispatch.issue, "autopilot:needs-human");
+    // A candidate's words go into its result, not onto the task (docs/CONTROLLER.md "Best of N").
+    if (outcome === "blocked" && !dispatch.candidate) this.moveLabel(dispatch.issue, "autopilot:blocked");
+    if (outcome === "needs_human" && !dispatch.candidate)
+      this.moveLabel(dispatch.issue, "autopilot:needs-human");
     this.end(dispatch, outcome === "complete" ? "success" : "failure");
   }
 
@@ -462,6 +472,8 @@ export class SimWorker {
     gated: boolean,
   ): Promise<{ headSha: string; prNumber: number; humanGate: WorkerResult["humanGate"] }> {
     const { store, repo, clock, bot } = this.options;
+    const k = dispatch.candidateNumber;
+    if (k !== null) return this.pushCandidate(dispatch, k, gated);
     const branch = `autopilot/issue-${dispatch.issue}`;
     const sha = syntheticSha(repo, dispatch.dispatchId, String(clock.ms()));
     const before = await store.resolveRef(repo, `refs/heads/${branch}`);
@@ -493,6 +505,40 @@ export class SimWorker {
     }
     this.moveLabel(dispatch.issue, "autopilot:review");
     return { headSha: sha, prNumber: pull.number, humanGate };
+  }
+
+  /**
+   * A best-of candidate's end (src/worker/job/outcome.ts): its branch `autopilot/issue-N-candidate-K` from the
+   * default branch, its own pull request titled as a candidate's, no review label, and the task left in progress
+   * for the controller to choose.
+   */
+  private async pushCandidate(
+    dispatch: SimDispatch,
+    k: number,
+    gated: boolean,
+  ): Promise<{ headSha: string; prNumber: number; humanGate: WorkerResult["humanGate"] }> {
+    const { store, repo, clock, bot } = this.options;
+    const branch = `autopilot/issue-${dispatch.issue}-candidate-${k}`;
+    const sha = syntheticSha(repo, dispatch.dispatchId, String(clock.ms()));
+    if (await store.resolveRef(repo, `refs/heads/${branch}`))
+      await store.updateRef(repo, `refs/heads/${branch}`, sha, true, bot);
+    else await store.createRef(repo, `refs/heads/${branch}`, sha, bot);
+    const humanGate: WorkerResult["humanGate"] = gated
+      ? {
+          fired: true,
+          rules: [
+            { rule: "migrations", where: "path", match: "db/migrations/1.sql", neverAutoApprove: false },
+          ],
+        }
+      : { fired: false, rules: [] };
+    const body = `Closes #${dispatch.issue}\n\nCandidate ${k}, done by the simulated agent.\n\n${prMarker(dispatch.issue)}\n${humanGateMarker(humanGate)}`;
+    const title = `[candidate ${k} of ${this.options.candidates}] Task ${dispatch.issue} (#${dispatch.issue})`;
+    const open = store.listPulls(repo).find((p) => p.state === "open" && p.pull.head.ref === branch);
+    if (open) store.updatePull(repo, open.number, { title, body }, bot);
+    const number =
+      open?.number ??
+      (await store.createPull(repo, { title, body, head: branch, base: "main", author: bot })).number;
+    return { headSha: sha, prNumber: number, humanGate };
   }
 
   /** The worker's own label move on its task: from in-progress to `label`. */

@@ -85,6 +85,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
   const planGate = gateByPlan(later.fork(), issues, timeline);
   askForAnotherRound(later.fork(), issues, timeline);
   const budgets = spendWithinBudgets(later.fork(), issues);
+  const bestOf = roundsOfCandidates(later.fork(), issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -96,6 +97,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
         rateLimit: { baseMs: 1000 },
         ...(planGate ? { planGate } : {}),
         ...(budgets ? { budgets } : {}),
+        ...(bestOf ? { bestOf } : {}),
       },
       files: { "README.md": "# shop\n" },
     },
@@ -315,6 +317,43 @@ function spendWithinBudgets(
   return {
     ...(kind !== "task" ? { session: { tokens: session } } : {}),
     ...(kind !== "session" ? { task: { tokens: task } } : {}),
+  };
+}
+
+/** What a best-of task carries (the configuration's default `bestOf.label`). */
+const BEST_OF = "autopilot:best-of";
+
+/**
+ * Best of N (one world in four): two or three candidates (the demo agent each), one or two tasks labeled
+ * `autopilot:best-of` by the writer who opened them, or later by a triager (not a writer's word: no round), and
+ * in some worlds `onRetry` (an attempt after one that ended without a PR is a round). Checked by
+ * bestOfOneWinner (sim-best-of-invariants.ts). Returns the configuration's `bestOf`, if set.
+ */
+function roundsOfCandidates(
+  rng: SimRandom,
+  issues: IssueInput[],
+  timeline: RuleInput[],
+): { candidates: { preset: "custom"; command: string }[]; onRetry?: true } | undefined {
+  if (!rng.chance(0.25)) return undefined;
+  const count = rng.int(2, 3);
+  const onRetry = rng.chance(0.3);
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i + 1] : []));
+  const labeled = tasks.length ? [...new Set([rng.pick(tasks), rng.pick(tasks)])] : [];
+  for (const n of labeled) {
+    const issue = issues[n - 1]!;
+    if (WRITERS.includes(issue.author ?? "") && rng.chance(0.75))
+      issue.labels = [...(issue.labels ?? []), BEST_OF];
+    else
+      timeline.push({
+        when: { afterSeconds: rng.int(1, 600) },
+        do: [{ as: rng.chance(0.5) ? "tina" : rng.pick(WRITERS), label: BEST_OF, on: n }],
+      });
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
+  return {
+    candidates: Array.from({ length: count }, () => ({ preset: "custom" as const, command: "{demo_agent}" })),
+    ...(onRetry ? { onRetry: true as const } : {}),
   };
 }
 

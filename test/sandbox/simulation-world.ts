@@ -45,6 +45,7 @@ export const dispatch = (issue: number, runId: number): SimDispatch => ({
   endedAt: null,
   overrun: 0,
   candidate: false,
+  candidateNumber: null,
   maxIterations: null,
   taskDigest: null,
   pushed: [],
