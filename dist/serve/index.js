@@ -86118,7 +86118,7 @@ function boundRepoMemories(repositories) {
 function promotionDone(world, effect) {
   if (!world) return null;
   const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
-  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
+  const own4 = world.pulls.find((p) => p.state === "open" && distrustOf(p, trust) === null);
   return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
 }
 async function promoteCandidate(ctx, effect) {
