@@ -18,6 +18,7 @@ import * as workInvariants from "./sim-work-invariants.js";
 import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
 import { commandWorkOnlyByWriters } from "./sim-command-invariants.js";
 import { bestOfOneWinner, bestOfOnlyByWritersWord } from "./sim-best-of-invariants.js";
+import { botsAreNeverObeyed } from "./sim-bot-invariants.js";
 import {
   budgetsNeverExceededAtDispatch,
   budgetsNeverExceededAtEnd,
@@ -92,7 +93,12 @@ async function simulate(
       .filter((u) => ["admin", "maintain", "write"].includes(u.permission))
       .map((u) => u.login.toLowerCase()),
   );
-  for (const user of scenario.users) store.addUser(user.login, { permission: user.permission });
+  // An app's bot account (`…[bot]`) is GitHub's type Bot.
+  for (const user of scenario.users)
+    store.addUser(user.login, {
+      permission: user.permission,
+      ...(user.login.endsWith("[bot]") ? { type: "Bot" as const } : {}),
+    });
   store.createRepo({ owner, name });
   for (const user of scenario.users) store.setPermission(repo, user.login, user.permission);
   const configText = scenarioConfigText(scenario, "demo-agent {prompt_file}");
@@ -454,6 +460,7 @@ async function simulate(
   report(commandWorkOnlyByWriters(observation));
   if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets));
   report(bestOfOneWinner(observation));
+  report(botsAreNeverObeyed(observation));
   counts.budgetStops = worker.budgetStops;
   counts.roundCommands = store
     .listComments(repo)

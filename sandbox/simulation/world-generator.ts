@@ -86,6 +86,7 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
   askForAnotherRound(later.fork(), issues, timeline);
   const budgets = spendWithinBudgets(later.fork(), issues);
   const bestOf = roundsOfCandidates(later.fork(), issues, timeline);
+  const bot = botsAsPeople(later.fork(), issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -101,7 +102,10 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
       },
       files: { "README.md": "# shop\n" },
     },
-    users: PEOPLE.map((p) => ({ login: p.login, permission: p.permission })),
+    users: [
+      ...PEOPLE.map((p) => ({ login: p.login, permission: p.permission })),
+      ...(bot ? [{ login: bot, permission: "none" as const }] : []),
+    ],
     issues,
     timeline,
     ...(faults ? { faults } : {}),
@@ -355,6 +359,45 @@ function roundsOfCandidates(
     candidates: Array.from({ length: count }, () => ({ preset: "custom" as const, command: "{demo_agent}" })),
     ...(onRetry ? { onRetry: true as const } : {}),
   };
+}
+
+/** Another app's bot account, and Autopilot's own (the sandbox App's: what an agent holding its token writes as). */
+const OTHER_BOT = "helper[bot]";
+const OWN_BOT = "autopilot[bot]";
+
+/**
+ * Bots as people (two worlds in five): another app's bot (type Bot, no collaborator permission) labels a task
+ * ready and writes commands, and Autopilot's own account writes commands (what an agent holding its token could
+ * write), in the first twenty minutes. A bot's comment is never a command (src/core/tasks/commands.ts), nor is a
+ * bot's label a writer's word. Checked by botsAreNeverObeyed (sim-bot-invariants.ts), dispatchOnlyByWritersWord
+ * and sessionMovesOnlyByWriters. Returns the other bot's login when the world has it.
+ */
+function botsAsPeople(rng: SimRandom, issues: IssueInput[], timeline: RuleInput[]): string | undefined {
+  if (!rng.chance(0.4)) return undefined;
+  const tasks = issues.length;
+  const words = rng.int(1, 3);
+  for (let k = 0; k < words; k++) {
+    const n = rng.int(1, tasks);
+    const as = rng.chance(0.6) ? OTHER_BOT : OWN_BOT;
+    const action: ActionInput =
+      as === OTHER_BOT && rng.chance(0.3)
+        ? { as, label: "autopilot:ready", on: n }
+        : {
+            as,
+            comment: rng.pick([
+              "/autopilot stop",
+              "/autopilot pause",
+              `/autopilot skip #${n}`,
+              `/autopilot retry #${n}`,
+              `/autopilot approve #${n}`,
+            ]),
+            on: rng.chance(0.5) ? "tracking" : n,
+          };
+    timeline.push({ when: { afterSeconds: rng.int(10, 1200) }, do: [action] });
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
+  return OTHER_BOT;
 }
 
 function round(x: number): number {
