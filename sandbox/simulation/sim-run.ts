@@ -53,6 +53,8 @@ export interface WorldOutcome {
     budgetStops: number;
     /** Best-of candidates dispatched. */
     candidates: number;
+    /** Commands written and labels set by bot accounts (another app's, Autopilot's own account's commands). */
+    botWords: number;
   };
   simulatedSeconds: number;
 }
@@ -152,6 +154,7 @@ async function simulate(
     roundCommands: 0,
     budgetStops: 0,
     candidates: 0,
+    botWords: 0,
   };
   const observation: SimObservation = {
     store,
@@ -461,6 +464,16 @@ async function simulate(
   if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets));
   report(bestOfOneWinner(observation));
   report(botsAreNeverObeyed(observation));
+  counts.botWords =
+    store.listComments(repo).filter((c) => /\[bot\]$/i.test(c.user) && /^\/autopilot\b/.test(c.body.trim()))
+      .length +
+    store
+      .listIssues(repo)
+      .flatMap((i) => i.events)
+      .filter(
+        (e) =>
+          e.event === "labeled" && /\[bot\]$/i.test(e.actor) && e.actor.toLowerCase() !== bot.toLowerCase(),
+      ).length;
   counts.budgetStops = worker.budgetStops;
   counts.roundCommands = store
     .listComments(repo)
