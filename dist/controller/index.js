@@ -64429,6 +64429,11 @@ function sessionSpend(state, results) {
     usd += Math.max(0, reported.usd - record2.costUsd);
     counted2[String(result.issue)] = { tokens: reported.tokens, usd: round6(reported.usd) };
   }
+  for (const [issue3, record2] of Object.entries(state.tasks)) {
+    if (counted2[issue3] || !record2.dispatchId || record2.handled === record2.dispatchId) continue;
+    const tokens2 = record2.tokensIn + record2.tokensOut;
+    if (tokens2 > 0 || record2.costUsd > 0) counted2[issue3] = { tokens: tokens2, usd: round6(record2.costUsd) };
+  }
   return { total: { tokens, usd: round6(usd) }, counted: counted2 };
 }
 function sessionOverBudget(budget, used) {
@@ -66492,7 +66497,7 @@ function memoryFor(repo) {
 function promotionDone(world, effect) {
   if (!world) return null;
   const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
-  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
+  const own4 = world.pulls.find((p) => p.state === "open" && distrustOf(p, trust) === null);
   return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
 }
 async function promoteCandidate(ctx, effect) {

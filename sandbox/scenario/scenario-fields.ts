@@ -19,5 +19,9 @@ export type ReportState = (typeof REPORT_STATES)[number];
 
 export const login = z
   .string()
-  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "a GitHub login (letters, digits and hyphens)");
+  // An app's bot account is named `<app-slug>[bot]` on GitHub (its comments and labels are a person's to play too).
+  .regex(
+    /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/,
+    "a GitHub login (letters, digits and hyphens; an app's bot ends in [bot])",
+  );
 export const issueNumber = z.number().int().positive();

@@ -1,7 +1,7 @@
 /**
- * Shrinking a failing world, as property-based testers do: drop one timeline event, one fault, the plan gate, the second
- * controller, one task (made inert: no ready label, no agent run, so the numbering of the others holds) or one
- * person at a time, and keep each drop after which the same invariant still fails. The result prints as a
+ * Shrinking a failing world, as property-based testers do: drop one timeline event, one fault, the plan gate, the
+ * budgets, the second controller, one task (made inert: no ready label, no agent run, so the numbering of the
+ * others holds) or one person at a time, and keep each drop after which the same invariant still fails. The result prints as a
  * scenario file (the scenario format of sandbox/scenario/scenario-file.ts).
  */
 import { stringify } from "yaml";
@@ -20,6 +20,10 @@ function smaller(world: WorldInput): WorldInput[] {
   const config = world.repo?.config;
   if (config && typeof config === "object" && "planGate" in config) {
     const { planGate: _, ...rest } = config;
+    out.push({ ...world, repo: { ...world.repo, config: rest } });
+  }
+  if (config && typeof config === "object" && "budgets" in config) {
+    const { budgets: _, ...rest } = config;
     out.push({ ...world, repo: { ...world.repo, config: rest } });
   }
   if (world.controllers?.instances === 2)

@@ -17,6 +17,15 @@ import * as invariants from "./sim-invariants.js";
 import * as workInvariants from "./sim-work-invariants.js";
 import { planGatedWorkOnlyOnWritersApproval } from "./sim-plan-invariants.js";
 import { commandWorkOnlyByWriters, rollbackRevertsOnlyAutopilotsMerges } from "./sim-command-invariants.js";
+import { bestOfOneWinner, bestOfOnlyByWritersWord } from "./sim-best-of-invariants.js";
+import { botsAreNeverObeyed } from "./sim-bot-invariants.js";
+import {
+  budgetsNeverExceededAtDispatch,
+  budgetsNeverExceededAtEnd,
+  type ReportedSpend,
+  reportedSpend,
+  sessionBudgetStopOnlyWhenSpent,
+} from "./sim-budget-invariants.js";
 import type { SimObservation, Violation } from "./sim-invariants.js";
 import { SimRandom } from "./sim-random.js";
 import { playAction, trackingIssueNumber } from "./sim-timeline.js";
@@ -40,6 +49,12 @@ export interface WorldOutcome {
     approvedPlanRuns: number;
     /** `fix`, `follow-up` and `rollback` commands given, by anyone. */
     roundCommands: number;
+    /** In a world with budgets: jobs the worker ended at a budget (the task's, or the session's). */
+    budgetStops: number;
+    /** Best-of candidates dispatched. */
+    candidates: number;
+    /** Commands written and labels set by bot accounts (another app's, Autopilot's own account's commands). */
+    botWords: number;
   };
   simulatedSeconds: number;
 }
@@ -86,7 +101,12 @@ async function simulate(
       .filter((u) => ["admin", "maintain", "write"].includes(u.permission))
       .map((u) => u.login.toLowerCase()),
   );
-  for (const user of scenario.users) store.addUser(user.login, { permission: user.permission });
+  // An app's bot account (`…[bot]`) is GitHub's type Bot.
+  for (const user of scenario.users)
+    store.addUser(user.login, {
+      permission: user.permission,
+      ...(user.login.endsWith("[bot]") ? { type: "Bot" as const } : {}),
+    });
   store.createRepo({ owner, name });
   for (const user of scenario.users) store.setPermission(repo, user.login, user.permission);
   const configText = scenarioConfigText(scenario, "demo-agent {prompt_file}");
@@ -97,6 +117,11 @@ async function simulate(
     ? parsedConfig.config.maxIterations
     : DEFAULT_CONFIG.maxIterations;
   const planGate = parsedConfig.ok ? parsedConfig.config.planGate : DEFAULT_CONFIG.planGate;
+  const config = parsedConfig.ok ? parsedConfig.config : DEFAULT_CONFIG;
+  const { task: taskBudget, session: sessionBudget } = config.budgets;
+  const budgeted = [taskBudget.tokens, taskBudget.usd, sessionBudget.tokens, sessionBudget.usd].some(
+    (b) => b !== null,
+  );
   for (const [path, text] of Object.entries(scenario.repo.files)) store.setFile(repo, path, text);
   store.addWorkflow(repo, { path: `.github/workflows/${WORKER_WORKFLOW}`, name: "Autopilot worker" });
   const agents = new Map<number, SimAgent>();
@@ -133,6 +158,9 @@ async function simulate(
     planRuns: 0,
     approvedPlanRuns: 0,
     roundCommands: 0,
+    budgetStops: 0,
+    candidates: 0,
+    botWords: 0,
   };
   const observation: SimObservation = {
     store,
@@ -167,9 +195,12 @@ async function simulate(
     agents,
     writers,
     maxIterations: configuredIterations,
+    candidates: config.bestOf.candidates.length,
+    budgets: budgeted ? { budgets: config.budgets, maxParallel: config.maxParallel } : null,
     onRunEnded: (d) => {
       if (mode === "actions") everyController(1000, d.runId);
     },
+    onSessionBudgetStop: (d) => report(sessionBudgetStopOnlyWhenSpent(observation, d, config.budgets)),
     onPrompt: (d, prompt) => report(workInvariants.promptHoldsOnlyWritersWords(observation, d, prompt)),
   });
   observation.dispatches = worker.dispatches;
@@ -177,6 +208,7 @@ async function simulate(
     const dispatch = worker.onDispatch(request);
     if (!dispatch) return;
     counts.dispatches++;
+    if (dispatch.candidateNumber !== null) counts.candidates++;
     if (dispatch.plan === "propose") counts.planRuns++;
     else if (dispatch.plan !== null && dispatch.plan !== "split") counts.approvedPlanRuns++;
     report(invariants.noTaskDispatchedTwiceAtOnce(observation, dispatch));
@@ -185,6 +217,9 @@ async function simulate(
     report(workInvariants.dependenciesDoneBeforeDispatch(observation, dispatch));
     report(workInvariants.noEpicDispatched(observation, dispatch));
     report(planGatedWorkOnlyOnWritersApproval(observation, dispatch, planGate));
+    report(bestOfOnlyByWritersWord(observation, dispatch, config.bestOf.onRetry));
+    const read = spendAtRead.get(requesting);
+    if (budgeted && read) report(budgetsNeverExceededAtDispatch(observation, dispatch, config.budgets, read));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -221,6 +256,8 @@ async function simulate(
   // The event each running reconcile's first GraphQL read (the snapshot, reviews included) was sent after: a
   // review submitted before it was seen, however late in the reconcile it came.
   const reconcileReads = new Map<number, number>();
+  // In a world with budgets, the spend the workers had reported at that first read.
+  const spendAtRead = new Map<number, ReportedSpend>();
   let requesting = 0;
   store.onEvent((event: StoreEvent) => {
     counts.events++;
@@ -289,8 +326,10 @@ async function simulate(
         if (task) await task.run();
       }
       requesting = id;
-      if (method === "POST" && url.endsWith("/graphql") && !reconcileReads.has(id))
+      if (method === "POST" && url.endsWith("/graphql") && !reconcileReads.has(id)) {
         reconcileReads.set(id, eventSeq);
+        if (budgeted) spendAtRead.set(id, reportedSpend(observation));
+      }
     },
   };
 
@@ -317,6 +356,7 @@ async function simulate(
       depth--;
       reconcileStarts.delete(id);
       reconcileReads.delete(id);
+      spendAtRead.delete(id);
     }
     await afterReconcile();
   };
@@ -445,6 +485,20 @@ async function simulate(
   report(await workInvariants.noCommitLost(observation));
   report(commandWorkOnlyByWriters(observation));
   report(rollbackRevertsOnlyAutopilotsMerges(observation));
+  if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets));
+  report(bestOfOneWinner(observation));
+  report(botsAreNeverObeyed(observation));
+  counts.botWords =
+    store.listComments(repo).filter((c) => /\[bot\]$/i.test(c.user) && /^\/autopilot\b/.test(c.body.trim()))
+      .length +
+    store
+      .listIssues(repo)
+      .flatMap((i) => i.events)
+      .filter(
+        (e) =>
+          e.event === "labeled" && /\[bot\]$/i.test(e.actor) && e.actor.toLowerCase() !== bot.toLowerCase(),
+      ).length;
+  counts.budgetStops = worker.budgetStops;
   counts.roundCommands = store
     .listComments(repo)
     .filter((c) => /^\/autopilot (fix|follow-up|rollback)\b/.test(c.body)).length;

@@ -141,6 +141,11 @@ export async function noCommitLost(o: SimObservation): Promise<Violation[]> {
   const queue = (await o.store.listRefs(o.repo))
     .filter((r) => r.ref.startsWith("refs/heads/"))
     .map((r) => r.sha);
+  // A best-of candidate's pull request closed once the round chose keeps its commits, and GitHub restores its
+  // branch on request (docs/CONTROLLER.md "Best of N"): its head is not lost with its deleted branch.
+  for (const pull of o.store.listPulls(o.repo))
+    if (pull.state === "closed" && /^autopilot\/issue-\d+-candidate-\d$/.test(pull.pull.head.ref))
+      queue.push(pull.pull.head.sha);
   while (queue.length) {
     const sha = queue.pop()!;
     if (reachable.has(sha)) continue;

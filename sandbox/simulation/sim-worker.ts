@@ -19,8 +19,11 @@ import type { SandboxStore } from "../emulator/store.js";
 import { syntheticSha } from "../emulator/store/ref-names.js";
 import type { WorkflowRunRequest } from "../emulator/store/store-events.js";
 import { taskTextRefusal } from "../../src/worker/job/task-text-check.js";
+import type { AutopilotConfig } from "../../src/core/config/index.js";
 import type { SimClock } from "./sim-clock.js";
 import type { SimRandom } from "./sim-random.js";
+import { HUNGRY_CALL, JobSpend, ORDINARY_CALL } from "./sim-spend.js";
+import { trackingIssueNumber } from "./sim-timeline.js";
 
 export interface SimAgent {
   /** One behaviour per job of the task; the last repeats. */
@@ -38,6 +41,8 @@ export interface SimDispatch {
   at: number;
   endedAt: number | null;
   candidate: boolean;
+  /** A best-of candidate's number (its `config` input's `candidate`), or null. */
+  candidateNumber: number | null;
   /** The iteration limit the dispatch's `config` input set for this job (a writer's `--iterations M`), or null. */
   maxIterations: number | null;
   /** The task text's digest the controller approved (`task-digest`), or null when it gave none. */
@@ -49,6 +54,11 @@ export interface SimDispatch {
    * `propose` (a planning run), the approved plan's digest, or null.
    */
   plan: string | null;
+  /**
+   * In a world with `budgets`: the tokens of the call that crossed a run's cap when the job was stopped at it (the
+   * overrun docs/WORKER.md allows), else 0.
+   */
+  overrun: number;
 }
 
 interface WorkerOptions {
@@ -61,8 +71,14 @@ interface WorkerOptions {
   writers: Set<string>;
   /** The configuration file's `maxIterations`: a job's limit unless its `config` input sets another. */
   maxIterations: number;
+  /** How many candidates a best-of round has (`bestOf.candidates`), for a candidate's pull-request title. */
+  candidates: number;
+  /** The configuration's budgets and `maxParallel`, when it sets a budget: each job's spend is then metered. */
+  budgets: { budgets: AutopilotConfig["budgets"]; maxParallel: number } | null;
   /** Called when a job ends (its run completed): the end-of-run reconcile of Actions mode, the invariants. */
   onRunEnded: (dispatch: SimDispatch) => void;
+  /** Called when a job stops at an iteration boundary for the session's budget, before it writes its end. */
+  onSessionBudgetStop: (dispatch: SimDispatch) => void;
   /** Called with the first prompt of a job, once the task passed the worker's checks: the invariants. */
   onPrompt: (dispatch: SimDispatch, prompt: string) => void;
 }
@@ -71,6 +87,8 @@ const JOB_TIMEOUT_MS = 60 * 60_000;
 
 export class SimWorker {
   readonly dispatches: SimDispatch[] = [];
+  /** Jobs ended at a budget, the task's or the session's (in a world with budgets). */
+  budgetStops = 0;
   private readonly jobsOf = new Map<number, number>();
   private readonly options: WorkerOptions;
   /** Runs a `killRun` or a cancel ended: their later steps do nothing. */
@@ -106,10 +124,12 @@ export class SimWorker {
       at: clock.ms(),
       endedAt: null,
       candidate: config?.candidate !== undefined,
+      candidateNumber: typeof config?.candidate === "number" ? config.candidate : null,
       maxIterations: override,
       taskDigest: inputs["task-digest"] ?? null,
       pushed: [],
       plan: typeof config?.plan === "string" ? config.plan : null,
+      overrun: 0,
     };
     this.dispatches.push(dispatch);
     // A planning run is not one of the task's jobs: the behaviours are the implementing jobs'.
@@ -173,13 +193,31 @@ export class SimWorker {
       iterations: 0,
       maxIterations,
       commits: 0,
-      branch: `autopilot/issue-${dispatch.issue}`,
+      branch:
+        dispatch.candidateNumber === null
+          ? `autopilot/issue-${dispatch.issue}`
+          : `autopilot/issue-${dispatch.issue}-candidate-${dispatch.candidateNumber}`,
       tokens: { input: 0, output: 0 },
       costUsd: 0,
       humanGate: { fired: false, rules: [] },
       startedAt: clock.now().toISOString(),
       updatedAt: clock.now().toISOString(),
     };
+    // With budgets, the task's totals carry over from its earlier result (src/worker/job/claim.ts).
+    const spend = this.options.budgets
+      ? new JobSpend(
+          dispatch.issue,
+          this.options.budgets.budgets,
+          this.options.budgets.maxParallel,
+          previous
+            ? { input: previous.tokens.input, output: previous.tokens.output, usd: previous.costUsd }
+            : { input: 0, output: 0, usd: 0 },
+        )
+      : null;
+    if (spend) {
+      base.tokens = { input: spend.input, output: spend.output };
+      base.costUsd = spend.usd;
+    }
     this.writeResult(dispatch.issue, base);
     // The worker's own refusals before the agent sees a word (src/worker/job/prepare.ts): a closed task, or a
     // text that is not the one the controller approved (the digest it handed over).
@@ -214,9 +252,81 @@ export class SimWorker {
     if (behavior === "hang") return; // the job timeout (or a cancel) ends it
     const iterations =
       behavior === "complete" || behavior === "gated" ? rng.int(1, maxIterations) : maxIterations;
+    if (spend) {
+      const each = rng.int(60, 240) * 1000;
+      this.iterate(dispatch, base, behavior, iterations, agent, spend, each, 0);
+      return;
+    }
     clock.after(iterations * rng.int(60, 240) * 1000, `worker-finish-${dispatch.issue}`, () =>
       this.finish(dispatch, base, behavior, iterations, agent),
     );
+  }
+
+  /**
+   * Iteration `done + 1` of a job in a world with budgets: the boundary's checks, then one agent run metered call
+   * by call (the `spend` behaviour's agent would go on past any budget; it completes only if never stopped), its
+   * running totals reported at its end as the worker's progress comment does; the last one finishes the job.
+   */
+  private iterate(
+    dispatch: SimDispatch,
+    base: WorkerResult,
+    behavior: string,
+    iterations: number,
+    agent: SimAgent,
+    spend: JobSpend,
+    each: number,
+    done: number,
+  ): void {
+    if (this.killed.has(dispatch.runId)) return;
+    const { store, repo, bot, clock } = this.options;
+    const totals = () => ({
+      iterations: done,
+      tokens: { input: spend.input, output: spend.output },
+      costUsd: spend.usd,
+      updatedAt: clock.now().toISOString(),
+    });
+    const tracking = trackingIssueNumber(store, repo, bot);
+    const stop = spend.boundary(tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null));
+    if (stop) {
+      const sessionBudget = stop.reason.includes("over its budget");
+      if (stop.outcome === "budget_exceeded" || sessionBudget) this.budgetStops++;
+      if (sessionBudget) this.options.onSessionBudgetStop(dispatch);
+      this.writeResult(dispatch.issue, {
+        ...base,
+        ...totals(),
+        status: "finished",
+        result: stop.outcome,
+        reason: stop.reason,
+      });
+      this.end(dispatch, "failure");
+      return;
+    }
+    const stopped = spend.run(
+      behavior === "spend" ? 40 : 4,
+      behavior === "spend" ? HUNGRY_CALL : ORDINARY_CALL,
+    );
+    clock.after(each, `worker-iteration-${dispatch.issue}`, () => {
+      if (this.killed.has(dispatch.runId)) return;
+      done++;
+      if (stopped) {
+        this.budgetStops++;
+        dispatch.overrun = spend.overrun;
+        this.writeResult(dispatch.issue, {
+          ...base,
+          ...totals(),
+          status: "finished",
+          result: "budget_exceeded",
+          reason: `${stopped}; the agent was stopped mid-run and its work so far is committed and pushed`,
+        });
+        this.end(dispatch, "failure");
+      } else if (done < iterations) {
+        this.writeResult(dispatch.issue, { ...base, ...totals() });
+        this.iterate(dispatch, base, behavior, iterations, agent, spend, each, done);
+      } else {
+        const completes = behavior === "spend" ? "complete" : behavior;
+        void this.finish(dispatch, { ...base, ...totals() }, completes, iterations, agent, true);
+      }
+    });
   }
 
   private async finish(
@@ -225,6 +335,7 @@ export class SimWorker {
     behavior: string,
     iterations: number,
     agent: SimAgent,
+    metered = false,
   ): Promise<void> {
     if (this.killed.has(dispatch.runId)) return;
     const { clock } = this.options;
@@ -234,8 +345,9 @@ export class SimWorker {
       status: "finished",
       result: outcome,
       iterations,
-      tokens: { input: 1000 * iterations, output: 200 * iterations },
-      costUsd: 0.01 * iterations,
+      ...(metered
+        ? {}
+        : { tokens: { input: 1000 * iterations, output: 200 * iterations }, costUsd: 0.01 * iterations }),
       updatedAt: clock.now().toISOString(),
     };
     if (outcome === "rate_limited" || outcome === "usage_limited") {
@@ -251,8 +363,10 @@ export class SimWorker {
       result.humanGate = pushed.humanGate;
     }
     this.writeResult(dispatch.issue, result);
-    if (outcome === "blocked") this.moveLabel(dispatch.issue, "autopilot:blocked");
-    if (outcome === "needs_human") this.moveLabel(dispatch.issue, "autopilot:needs-human");
+    // A candidate's words go into its result, not onto the task (docs/CONTROLLER.md "Best of N").
+    if (outcome === "blocked" && !dispatch.candidate) this.moveLabel(dispatch.issue, "autopilot:blocked");
+    if (outcome === "needs_human" && !dispatch.candidate)
+      this.moveLabel(dispatch.issue, "autopilot:needs-human");
     this.end(dispatch, outcome === "complete" ? "success" : "failure");
   }
 
@@ -358,6 +472,8 @@ export class SimWorker {
     gated: boolean,
   ): Promise<{ headSha: string; prNumber: number; humanGate: WorkerResult["humanGate"] }> {
     const { store, repo, clock, bot } = this.options;
+    const k = dispatch.candidateNumber;
+    if (k !== null) return this.pushCandidate(dispatch, k, gated);
     const branch = `autopilot/issue-${dispatch.issue}`;
     const sha = syntheticSha(repo, dispatch.dispatchId, String(clock.ms()));
     const before = await store.resolveRef(repo, `refs/heads/${branch}`);
@@ -389,6 +505,40 @@ export class SimWorker {
     }
     this.moveLabel(dispatch.issue, "autopilot:review");
     return { headSha: sha, prNumber: pull.number, humanGate };
+  }
+
+  /**
+   * A best-of candidate's end (src/worker/job/outcome.ts): its branch `autopilot/issue-N-candidate-K` from the
+   * default branch, its own pull request titled as a candidate's, no review label, and the task left in progress
+   * for the controller to choose.
+   */
+  private async pushCandidate(
+    dispatch: SimDispatch,
+    k: number,
+    gated: boolean,
+  ): Promise<{ headSha: string; prNumber: number; humanGate: WorkerResult["humanGate"] }> {
+    const { store, repo, clock, bot } = this.options;
+    const branch = `autopilot/issue-${dispatch.issue}-candidate-${k}`;
+    const sha = syntheticSha(repo, dispatch.dispatchId, String(clock.ms()));
+    if (await store.resolveRef(repo, `refs/heads/${branch}`))
+      await store.updateRef(repo, `refs/heads/${branch}`, sha, true, bot);
+    else await store.createRef(repo, `refs/heads/${branch}`, sha, bot);
+    const humanGate: WorkerResult["humanGate"] = gated
+      ? {
+          fired: true,
+          rules: [
+            { rule: "migrations", where: "path", match: "db/migrations/1.sql", neverAutoApprove: false },
+          ],
+        }
+      : { fired: false, rules: [] };
+    const body = `Closes #${dispatch.issue}\n\nCandidate ${k}, done by the simulated agent.\n\n${prMarker(dispatch.issue)}\n${humanGateMarker(humanGate)}`;
+    const title = `[candidate ${k} of ${this.options.candidates}] Task ${dispatch.issue} (#${dispatch.issue})`;
+    const open = store.listPulls(repo).find((p) => p.state === "open" && p.pull.head.ref === branch);
+    if (open) store.updatePull(repo, open.number, { title, body }, bot);
+    const number =
+      open?.number ??
+      (await store.createPull(repo, { title, body, head: branch, base: "main", author: bot })).number;
+    return { headSha: sha, prNumber: number, humanGate };
   }
 
   /** The worker's own label move on its task: from in-progress to `label`. */

@@ -62,7 +62,7 @@ function line(seed: number, o: WorldOutcome, ms: number): string {
   const verdict = o.violations.length
     ? `FAIL ${o.violations.map((v) => `${v.invariant} @${v.atSeconds}s: ${v.detail}`).join("; ")}`
     : "ok";
-  return `seed ${seed} ${o.mode}: ${c.tasks} tasks, ${c.events} events, ${c.faults} faults, ${c.reconciles} reconciles, ${c.dispatches} dispatches, ${c.merges} merges, ${c.planRuns}/${c.approvedPlanRuns} plans proposed/approved runs, ${c.roundCommands} fix/follow-up/rollback, ${o.simulatedSeconds}s simulated, ${ms} ms — ${verdict}`;
+  return `seed ${seed} ${o.mode}: ${c.tasks} tasks, ${c.events} events, ${c.faults} faults, ${c.reconciles} reconciles, ${c.dispatches} dispatches, ${c.merges} merges, ${c.planRuns}/${c.approvedPlanRuns} plans proposed/approved runs, ${c.roundCommands} fix/follow-up/rollback, ${c.budgetStops} budget stops, ${c.candidates} best-of candidates, ${c.botWords} bots' words, ${o.simulatedSeconds}s simulated, ${ms} ms — ${verdict}`;
 }
 
 async function child(range: string): Promise<void> {

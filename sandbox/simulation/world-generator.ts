@@ -84,6 +84,9 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
   editTextAsOutsider(later.fork(), issues, timeline);
   const planGate = gateByPlan(later.fork(), issues, timeline);
   askForAnotherRound(later.fork(), issues, timeline);
+  const budgets = spendWithinBudgets(later.fork(), issues);
+  const bestOf = roundsOfCandidates(later.fork(), issues, timeline);
+  const bot = botsAsPeople(later.fork(), issues, timeline);
   return {
     name: `simulation-${mode}-${seed}`,
     description: `Seed ${seed} of the seeded simulation (npm run simulate -- --seeds 1 --from ${seed} --mode ${mode}).`,
@@ -94,10 +97,15 @@ export function generateWorld(seed: number, mode: ControllerMode): WorldInput {
         retryBaseMs: 1000,
         rateLimit: { baseMs: 1000 },
         ...(planGate ? { planGate } : {}),
+        ...(budgets ? { budgets } : {}),
+        ...(bestOf ? { bestOf } : {}),
       },
       files: { "README.md": "# shop\n" },
     },
-    users: PEOPLE.map((p) => ({ login: p.login, permission: p.permission })),
+    users: [
+      ...PEOPLE.map((p) => ({ login: p.login, permission: p.permission })),
+      ...(bot ? [{ login: bot, permission: "none" as const }] : []),
+    ],
     issues,
     timeline,
     ...(faults ? { faults } : {}),
@@ -282,6 +290,114 @@ function askForAnotherRound(rng: SimRandom, issues: IssueInput[], timeline: Rule
   }
   const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
   timeline.sort((a, b) => at(a) - at(b));
+}
+
+/** Tokens of one ordinary iteration of the simulated agent (sim-spend.ts `ORDINARY_CALL`, four calls). */
+const ITERATION_TOKENS = 1200;
+
+/**
+ * Budgets (two worlds in five): a session budget, a task budget or both, in tokens, drawn small enough that most
+ * such worlds spend them (a session budget of 2 to 14 ordinary iterations, a task's of 1 to 4), and in half of
+ * them one task's agent overruns any budget (`spend`: calls ten times an ordinary one's, until the worker stops
+ * it). Checked by budgetsNeverExceeded (sim-budget-invariants.ts). Returns the configuration's `budgets`, if any.
+ */
+function spendWithinBudgets(
+  rng: SimRandom,
+  issues: IssueInput[],
+): { session?: { tokens: number }; task?: { tokens: number } } | undefined {
+  if (!rng.chance(0.4)) return undefined;
+  const kind = weighted(rng, [
+    ["session", 4],
+    ["task", 3],
+    ["both", 3],
+  ]);
+  const session = rng.int(2, 14) * ITERATION_TOKENS + rng.int(0, ITERATION_TOKENS - 1);
+  const task = rng.int(1, 4) * ITERATION_TOKENS + rng.int(0, ITERATION_TOKENS - 1);
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i] : []));
+  if (tasks.length && rng.chance(0.5)) {
+    const agent = issues[rng.pick(tasks)]!.agent;
+    if (agent) agent.behavior = "spend";
+  }
+  return {
+    ...(kind !== "task" ? { session: { tokens: session } } : {}),
+    ...(kind !== "session" ? { task: { tokens: task } } : {}),
+  };
+}
+
+/** What a best-of task carries (the configuration's default `bestOf.label`). */
+const BEST_OF = "autopilot:best-of";
+
+/**
+ * Best of N (one world in four): two or three candidates (the demo agent each), one or two tasks labeled
+ * `autopilot:best-of` by the writer who opened them, or later by a triager (not a writer's word: no round), and
+ * in some worlds `onRetry` (an attempt after one that ended without a PR is a round). Checked by
+ * bestOfOneWinner (sim-best-of-invariants.ts). Returns the configuration's `bestOf`, if set.
+ */
+function roundsOfCandidates(
+  rng: SimRandom,
+  issues: IssueInput[],
+  timeline: RuleInput[],
+): { candidates: { preset: "custom"; command: string }[]; onRetry?: true } | undefined {
+  if (!rng.chance(0.25)) return undefined;
+  const count = rng.int(2, 3);
+  const onRetry = rng.chance(0.3);
+  const tasks = issues.flatMap((issue, i) => (issue.title.startsWith("Task") ? [i + 1] : []));
+  const labeled = tasks.length ? [...new Set([rng.pick(tasks), rng.pick(tasks)])] : [];
+  for (const n of labeled) {
+    const issue = issues[n - 1]!;
+    if (WRITERS.includes(issue.author ?? "") && rng.chance(0.75))
+      issue.labels = [...(issue.labels ?? []), BEST_OF];
+    else
+      timeline.push({
+        when: { afterSeconds: rng.int(1, 600) },
+        do: [{ as: rng.chance(0.5) ? "tina" : rng.pick(WRITERS), label: BEST_OF, on: n }],
+      });
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
+  return {
+    candidates: Array.from({ length: count }, () => ({ preset: "custom" as const, command: "{demo_agent}" })),
+    ...(onRetry ? { onRetry: true as const } : {}),
+  };
+}
+
+/** Another app's bot account, and Autopilot's own (the sandbox App's: what an agent holding its token writes as). */
+const OTHER_BOT = "helper[bot]";
+const OWN_BOT = "autopilot[bot]";
+
+/**
+ * Bots as people (two worlds in five): another app's bot (type Bot, no collaborator permission) labels a task
+ * ready and writes commands, and Autopilot's own account writes commands (what an agent holding its token could
+ * write), in the first twenty minutes. A bot's comment is never a command (src/core/tasks/commands.ts), nor is a
+ * bot's label a writer's word. Checked by botsAreNeverObeyed (sim-bot-invariants.ts), dispatchOnlyByWritersWord
+ * and sessionMovesOnlyByWriters. Returns the other bot's login when the world has it.
+ */
+function botsAsPeople(rng: SimRandom, issues: IssueInput[], timeline: RuleInput[]): string | undefined {
+  if (!rng.chance(0.4)) return undefined;
+  const tasks = issues.length;
+  const words = rng.int(1, 3);
+  for (let k = 0; k < words; k++) {
+    const n = rng.int(1, tasks);
+    const as = rng.chance(0.6) ? OTHER_BOT : OWN_BOT;
+    const action: ActionInput =
+      as === OTHER_BOT && rng.chance(0.3)
+        ? { as, label: "autopilot:ready", on: n }
+        : {
+            as,
+            comment: rng.pick([
+              "/autopilot stop",
+              "/autopilot pause",
+              `/autopilot skip #${n}`,
+              `/autopilot retry #${n}`,
+              `/autopilot approve #${n}`,
+            ]),
+            on: rng.chance(0.5) ? "tracking" : n,
+          };
+    timeline.push({ when: { afterSeconds: rng.int(10, 1200) }, do: [action] });
+  }
+  const at = (rule: RuleInput) => ("afterSeconds" in rule.when ? rule.when.afterSeconds : -1);
+  timeline.sort((a, b) => at(a) - at(b));
+  return OTHER_BOT;
 }
 
 function round(x: number): number {

@@ -1,6 +1,6 @@
 /**
  * Shrinking a failing world (sandbox/simulation/shrink.ts): a world kind the failure does not need is dropped, one
- * it needs is kept. Here the plan gate, with a stand-in for running the world.
+ * it needs is kept. Here the plan gate and the budgets, with a stand-in for running the world.
  */
 import { describe, expect, it } from "vitest";
 import type { WorldOutcome } from "../../sandbox/simulation/sim-run.js";
@@ -43,5 +43,21 @@ describe("shrinking a failing world", () => {
   it("keeps the plan gate when the failure needs it", async () => {
     const shrunk = await shrinkWorld(WORLD, "planGatedWorkOnlyOnWritersApproval", runner(gated));
     expect(gated(shrunk)).toBe(true);
+  });
+
+  it("drops the budgets when the failure does not need them, and keeps them when it does", async () => {
+    const budgeted: WorldInput = {
+      ...WORLD,
+      repo: { config: { maxParallel: 1, budgets: { session: { tokens: 5000 } } } },
+    };
+    const spends = (world: WorldInput) => JSON.stringify(world.repo?.config ?? {}).includes("budgets");
+    const dropped = await shrinkWorld(
+      budgeted,
+      "planGatedWorkOnlyOnWritersApproval",
+      runner(() => true),
+    );
+    expect(dropped.repo?.config).toEqual({ maxParallel: 1 });
+    const kept = await shrinkWorld(budgeted, "planGatedWorkOnlyOnWritersApproval", runner(spends));
+    expect(kept.repo?.config).toEqual({ maxParallel: 1, budgets: { session: { tokens: 5000 } } });
   });
 });

@@ -112,6 +112,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: "if (record.plan?.approvedBy) return record.plan.digest;",
     replace: "if (record.plan) return record.plan.digest;",
   },
+  {
+    name: "session-budget",
+    subject: "the session budget's check (a session whose spend reached its budget pauses)",
+    caughtBy: "budgetsNeverExceeded",
+    file: "src/core/reconcile/session-end.ts",
+    find: 'if (over) sessionEvent(ctx, { type: "budgetExhausted", detail: over, activeWorkers: liveCount(ctx) });',
+    replace: "void over;",
+  },
 ];
 
 const ROOT = new URL("../../../", import.meta.url);

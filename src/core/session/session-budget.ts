@@ -49,7 +49,10 @@ interface Spent {
  */
 interface SpendRecords {
   history: Spent;
-  tasks: Record<string, Spent & { dispatchId?: string | null | undefined }>;
+  tasks: Record<
+    string,
+    Spent & { dispatchId?: string | null | undefined; handled?: string | null | undefined }
+  >;
 }
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -74,6 +77,14 @@ export function sessionSpend(state: SpendRecords, results: Iterable<WorkerResult
     tokens += Math.max(0, reported.tokens - (record.tokensIn + record.tokensOut));
     usd += Math.max(0, reported.usd - record.costUsd);
     counted[String(result.issue)] = { tokens: reported.tokens, usd: round6(reported.usd) };
+  }
+  // A dispatch whose worker has reported nothing yet: its worker starts from the task's earlier attempts'
+  // totals (src/worker/job/claim.ts), which the record already counts. Without this entry it would take them off
+  // what is left a second time, find the session spent, end `paused` and be dispatched again, round and round.
+  for (const [issue, record] of Object.entries(state.tasks)) {
+    if (counted[issue] || !record.dispatchId || record.handled === record.dispatchId) continue;
+    const tokens = record.tokensIn + record.tokensOut;
+    if (tokens > 0 || record.costUsd > 0) counted[issue] = { tokens, usd: round6(record.costUsd) };
   }
   return { total: { tokens, usd: round6(usd) }, counted };
 }

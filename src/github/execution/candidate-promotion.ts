@@ -24,11 +24,16 @@ interface PromotionContext {
   read: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
-/** The snapshot already shows Autopilot's own open (or merged) pull request on the task branch. */
+/**
+ * The snapshot already shows Autopilot's own open pull request on the task branch. Not a merged one: that is an
+ * earlier attempt's (a task opened again and worked by a new round), and the round's winner still needs its own;
+ * a promoted pull request merged since is seen by the round itself (best-of.ts `followThrough`), which then asks
+ * for no promotion.
+ */
 export function promotionDone(world: WorldSnapshot | null, effect: Promotion): string | null {
   if (!world) return null;
   const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
-  const own = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
+  const own = world.pulls.find((p) => p.state === "open" && distrustOf(p, trust) === null);
   return own ? `PR #${own.number} is open on ${effect.branch}` : null;
 }
 

@@ -7,7 +7,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../../src/core/config/index.js";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import { usdBudgetNotes } from "../../../src/core/agent/pricing.js";
-import { parseSessionBudgetMarker } from "../../../src/core/session/session-budget.js";
+import {
+  parseSessionBudgetMarker,
+  renderSessionBudgetMarker,
+  sessionSpend,
+} from "../../../src/core/session/session-budget.js";
 import { sessionWantsStop } from "../../../src/worker/job/session-status.js";
 import { config, issue, minutes, only, result, step, world } from "../world.js";
 
@@ -84,6 +88,29 @@ describe("the session budget counts running work", () => {
     const body = only(first.decision.effects, "writeTrackingIssue")[0]!.body;
     expect(body).not.toContain("autopilot:session-budget");
     expect(sessionWantsStop(body, { issue: 1, tokens: 1e9, usd: 1e6 }).stop).toBe(false);
+  });
+
+  it("a task dispatched again starts counted at its earlier attempts' spend, so its worker is not stopped for it", () => {
+    // Found by the seeded simulation (sandbox/simulation/fixed/retry-double-counted-1.yml): #4's first attempt
+    // failed after 4,800 tokens and was retried; its worker carries those totals (src/worker/job/claim.ts), and
+    // with no `counted` entry for #4 it took all of them off again, found the session spent, ended `paused`, and
+    // was dispatched again, hundreds of times, while the controller saw some of the budget left.
+    const state = {
+      history: { tokensIn: 0, tokensOut: 0, costUsd: 0 },
+      tasks: {
+        "4": { tokensIn: 4000, tokensOut: 800, costUsd: 0.04, dispatchId: "4-2-new", handled: "4-1-old" },
+        "5": { tokensIn: 900, tokensOut: 100, costUsd: 0.01, dispatchId: "5-1-done", handled: "5-1-done" },
+      },
+    };
+    const budget = { tokens: 9000, usd: null };
+    const spend = sessionSpend(state, []);
+    expect(spend.total.tokens).toBe(5800);
+    expect(spend.counted).toEqual({ "4": { tokens: 4800, usd: 0.04 } });
+    const body = `<!-- autopilot:session running -->\n${renderSessionBudgetMarker(budget, spend)}`;
+    // The retried worker at its first boundary: its totals are the earlier attempts' (3,200 tokens are left).
+    expect(sessionWantsStop(body, { issue: 4, tokens: 4800, usd: 0.04 }).stop).toBe(false);
+    // Once it has used what is left since, it stops.
+    expect(sessionWantsStop(body, { issue: 4, tokens: 8000, usd: 0.08 }).stop).toBe(true);
   });
 
   it("a damaged marker never stops a worker", () => {

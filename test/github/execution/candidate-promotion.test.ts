@@ -125,4 +125,12 @@ describe("carrying the chosen candidate over to the task branch", () => {
     expect(promotionDone(world({ botId: 42, pulls: [{ ...own, authorId: 999 }] }), effect)).toBeNull();
     expect(promotionDone(world({ botId: 42, pulls: [{ ...own, state: "closed" }] }), effect)).toBeNull();
   });
+
+  it("is not done by a pull request an earlier attempt merged from the task branch", () => {
+    // Found by the seeded simulation (sandbox/simulation/fixed/second-round-after-merge-60.yml): a task merged,
+    // opened again by a writer's follow-up, worked by a second round; the first round's merged pull request on
+    // the task branch made every promotion of the second round's winner a no-op, and the task stayed in progress.
+    const merged = { ...pull(7, { authorId: 42 }), state: "merged" as const };
+    expect(promotionDone(world({ botId: 42, pulls: [merged] }), effect)).toBeNull();
+  });
 });
