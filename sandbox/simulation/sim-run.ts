@@ -485,7 +485,7 @@ async function simulate(
   report(await workInvariants.noCommitLost(observation));
   report(commandWorkOnlyByWriters(observation));
   report(rollbackRevertsOnlyAutopilotsMerges(observation));
-  if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets));
+  if (budgeted) report(budgetsNeverExceededAtEnd(observation, config.budgets, config.maxParallel));
   report(bestOfOneWinner(observation));
   report(botsAreNeverObeyed(observation));
   counts.botWords =
