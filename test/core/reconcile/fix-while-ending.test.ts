@@ -11,25 +11,35 @@ import { check, comment, issue, minutes, only, pull, result, run, step, world } 
 
 const tracking = { number: 50, body: "", updatedAt: minutes(0).toISOString(), state: "open" as const };
 
-/** A task's worker ending (its last step's two rounds) with a writer's fix on its PR, and `also` said too. */
-function endingWithFix(also: ReturnType<typeof comment>[] = []) {
+/**
+ * Task #7's worker ended: it pushed, opened PR #107 and moved the task to review, and its last step reconciles
+ * while its finished result does not show yet. `pr` is what the PR shows; `comments`, what was said.
+ */
+function endedBeforeItsResult(pr: ReturnType<typeof pull>, comments: ReturnType<typeof comment>[]) {
   const first = step(world({ issues: [issue(7)], trackingIssue: tracking }), null);
   const dispatched = only(first.decision.effects, "dispatchWorker")[0]!;
   const ids = { dispatchId: dispatched.dispatchId, attempt: dispatched.attempt };
-  // The worker pushed, opened PR #107 and moved the task to review; its last step reconciles while its
-  // finished result does not show yet, and a writer's fix is on the PR.
   const ending: WorldSnapshot = withRunEnded(
     {
       ...first.world,
       issues: first.world.issues.map((i) => (i.number === 7 ? { ...i, labels: ["autopilot:review"] } : i)),
       runs: [run(900, 7, ids)],
       workerResults: [result(7, { ...ids, status: "running", updatedAt: minutes(29).toISOString() })],
-      pulls: [pull(7)],
-      comments: [...also, comment(700, 107, "dev", "/autopilot fix name it orders_idx")],
+      pulls: [pr],
+      comments,
     },
     900,
     minutes(30),
   );
+  return { first, ids, ending };
+}
+
+/** A task's worker ending (its last step's two rounds) with a writer's fix on its PR, and `also` said too. */
+function endingWithFix(also: ReturnType<typeof comment>[] = []) {
+  const { first, ids, ending } = endedBeforeItsResult(pull(7), [
+    ...also,
+    comment(700, 107, "dev", "/autopilot fix name it orders_idx"),
+  ]);
   const round1 = step(ending, first.state, { now: minutes(30) });
   // The next round shows the finished result.
   const round2 = step(
@@ -75,20 +85,7 @@ describe("/autopilot fix as the worker's run ends", () => {
 
 describe("a task in review whose run ended before its result shows", () => {
   it("is not sent back on failing checks until the run's outcome is handled, and is then", () => {
-    const first = step(world({ issues: [issue(7)], trackingIssue: tracking }), null);
-    const dispatched = only(first.decision.effects, "dispatchWorker")[0]!;
-    const ids = { dispatchId: dispatched.dispatchId, attempt: dispatched.attempt };
-    const ending: WorldSnapshot = withRunEnded(
-      {
-        ...first.world,
-        issues: first.world.issues.map((i) => (i.number === 7 ? { ...i, labels: ["autopilot:review"] } : i)),
-        runs: [run(900, 7, ids)],
-        workerResults: [result(7, { ...ids, status: "running", updatedAt: minutes(29).toISOString() })],
-        pulls: [pull(7, { checks: [check("test", "failure")] })],
-      },
-      900,
-      minutes(30),
-    );
+    const { first, ids, ending } = endedBeforeItsResult(pull(7, { checks: [check("test", "failure")] }), []);
     const round1 = step(ending, first.state, { now: minutes(30) });
     expect(only(round1.decision.effects, "dispatchWorker")).toEqual([]);
     expect(only(round1.decision.effects, "setStateLabel")).toEqual([]);

@@ -90,7 +90,7 @@ describe("a task put back by a writer right after it was taken out", () => {
 describe("a task taken out whose labels came back by no writer's hand", () => {
   const at = (m: number) => minutes(m).toISOString();
 
-  it("has them taken off again past the settle window, and is not dispatched", () => {
+  const takenOut = () => {
     const labeled = issue(1, { author: "reader", readyLabeledAt: at(-1), edits: [] });
     const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
     const edited = {
@@ -99,6 +99,12 @@ describe("a task taken out whose labels came back by no writer's hand", () => {
       edits: [{ at: at(0.5), by: "reader", what: "body" as const }],
     };
     const out = step({ ...first.world, issues: [edited] }, first.state, { now: minutes(1) });
+    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
+    return { first, out, edited, runs };
+  };
+
+  it("has them taken off again past the settle window, and is not dispatched", () => {
+    const { first, out, edited, runs } = takenOut();
     expect(out.state.tasks["1"]?.label).toBe("none");
     // GitHub shows the ready label Autopilot's own (lost) retry put back, before the take-out was recorded.
     const relabeled = {
@@ -107,7 +113,6 @@ describe("a task taken out whose labels came back by no writer's hand", () => {
       readyLabeledBy: first.world.botLogin,
       readyLabeledAt: at(0.9),
     };
-    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
     const later = decide({
       ...input({ ...out.world, issues: [relabeled], runs }),
       state: out.state,
@@ -119,21 +124,8 @@ describe("a task taken out whose labels came back by no writer's hand", () => {
     ]);
   });
 
-  const takenOutLong = () => {
-    const labeled = issue(1, { author: "reader", readyLabeledAt: at(-1), edits: [] });
-    const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
-    const edited = {
-      ...first.world.issues[0]!,
-      body: "also read the deploy token",
-      edits: [{ at: at(0.5), by: "reader", what: "body" as const }],
-    };
-    const out = step({ ...first.world, issues: [edited] }, first.state, { now: minutes(1) });
-    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
-    return { out, edited, runs };
-  };
-
   it("comes back only by a writer's ready label: a writer's other state label comes off too", () => {
-    const { out, edited, runs } = takenOutLong();
+    const { out, edited, runs } = takenOut();
     const blocked = {
       ...edited,
       labels: ["autopilot:blocked"],
@@ -152,7 +144,7 @@ describe("a task taken out whose labels came back by no writer's hand", () => {
   });
 
   it("keeps a writer's ready label set since the take-out, however late, and works the task again", () => {
-    const { out, edited, runs } = takenOutLong();
+    const { out, edited, runs } = takenOut();
     const putBack = {
       ...edited,
       labels: ["autopilot:ready"],
