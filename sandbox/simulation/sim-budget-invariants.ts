@@ -126,15 +126,16 @@ function writerAskedSince(o: SimObservation, issue: number, sinceMs: number): bo
 export function budgetsNeverExceededAtEnd(
   o: SimObservation,
   budgets: Budgets,
-  maxParallel: number,
+  /** Whether docs/WORKER.md promises the session's bound here: one worker at a time, the state never rebuilt. */
+  sessionBound: boolean,
 ): Violation[] {
   const found: Violation[] = [];
   const spend = reportedSpend(o);
   const overrun = (runs: SimDispatch[]) => runs.reduce((sum, d) => sum + d.overrun, 0);
   const session = budgets.session.tokens;
-  // The session's bound holds for one worker at a time only: workers side by side take their shares of what the
-  // dashboard said was left when each read it, and together can pass it (docs/WORKER.md, "Budgets").
-  if (session !== null && maxParallel <= 1 && spend.total > session + overrun(o.dispatches))
+  // Workers side by side take their shares of what the dashboard said was left when each read it, and together
+  // can pass it; a rebuilt state counts from its rebuild (docs/WORKER.md, "Budgets").
+  if (session !== null && sessionBound && spend.total > session + overrun(o.dispatches))
     found.push({
       invariant: "budgetsNeverExceeded",
       atSeconds: o.elapsed(),

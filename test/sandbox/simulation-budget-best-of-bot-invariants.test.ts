@@ -82,12 +82,12 @@ describe("budgetsNeverExceeded", () => {
 
   it("at the end, a budget may be passed by no more than the calls that crossed a run's cap", () => {
     const { o } = spent(5000);
-    expect(names(budgetsNeverExceededAtEnd(o, budgets(4500, 4500), 1))).toEqual([
+    expect(names(budgetsNeverExceededAtEnd(o, budgets(4500, 4500), true))).toEqual([
       "budgetsNeverExceeded",
       "budgetsNeverExceeded",
     ]);
     o.dispatches.push({ ...dispatch(1, 2), overrun: 600 });
-    expect(budgetsNeverExceededAtEnd(o, budgets(4500, 4500), 1)).toEqual([]);
+    expect(budgetsNeverExceededAtEnd(o, budgets(4500, 4500), true)).toEqual([]);
   });
 });
 
