@@ -57186,7 +57186,7 @@ var BudgetsSchema = external_exports.strictObject({
     tokens: tokenBudget("a whole session may use"),
     usd: usdBudget("a whole session may use")
   }).prefault({}).describe(
-    "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together."
+    'Budget of a whole session: the dashboard publishes what is left; each worker\'s runs are capped at its share of it (what is left divided by `maxParallel`); workers side by side, reading it at different times, can together pass it before the session pauses (docs/WORKER.md "Budgets").'
   )
 }).prefault({}).describe("Token and cost budgets.");
 var PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";

@@ -316,7 +316,8 @@ export const BudgetsSchema = z
       .prefault({})
       .describe(
         "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its " +
-          "share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together.",
+          "share of it (what is left divided by `maxParallel`); workers side by side, reading it at different " +
+          'times, can together pass it before the session pauses (docs/WORKER.md "Budgets").',
       ),
   })
   .prefault({})
