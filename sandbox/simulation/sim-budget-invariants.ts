@@ -51,10 +51,12 @@ export function budgetsNeverExceededAtDispatch(
   dispatch: SimDispatch,
   budgets: Budgets,
   read: ReportedSpend,
+  /** False once the controller rebuilt its state: the session's count started again there (docs/WORKER.md). */
+  sessionCounted: boolean,
 ): Violation[] {
   const found: Violation[] = [];
   const session = budgets.session.tokens;
-  if (session !== null && read.total >= session)
+  if (session !== null && sessionCounted && read.total >= session)
     found.push({
       invariant: "budgetsNeverExceeded",
       atSeconds: o.elapsed(),

@@ -203,6 +203,18 @@ async function simulate(
     onSessionBudgetStop: (d) => report(sessionBudgetStopOnlyWhenSpent(observation, d, config.budgets)),
     onPrompt: (d, prompt) => report(workInvariants.promptHoldsOnlyWritersWords(observation, d, prompt)),
   });
+  // Whether the controller has rebuilt its state (its block lost, or the dashboard deleted) so far: a rebuilt state
+  // starts the session budget's count again (docs/WORKER.md, "Budgets"), so the session's bound counts from there.
+  let rebuilt = false;
+  const stateRebuilt = (): boolean => {
+    if (rebuilt) return true;
+    const tracking = trackingIssueNumber(store, repo, bot);
+    const text = tracking === null ? null : (store.getIssue(repo, tracking)?.body ?? null);
+    const incidents = text === null ? [] : (parseDashboard(text).state?.incidents ?? []);
+    rebuilt = incidents.some((i) => i.kind === "state_rebuilt" || i.kind === "tracking_issue_missing");
+    return rebuilt;
+  };
+
   observation.dispatches = worker.dispatches;
   store.onWorkflowDispatch((request) => {
     const dispatch = worker.onDispatch(request);
@@ -219,7 +231,8 @@ async function simulate(
     report(planGatedWorkOnlyOnWritersApproval(observation, dispatch, planGate));
     report(bestOfOnlyByWritersWord(observation, dispatch, config.bestOf.onRetry));
     const read = spendAtRead.get(requesting);
-    if (budgeted && read) report(budgetsNeverExceededAtDispatch(observation, dispatch, config.budgets, read));
+    if (budgeted && read)
+      report(budgetsNeverExceededAtDispatch(observation, dispatch, config.budgets, read, !stateRebuilt()));
   });
   store.onWorkflowRunCancel(({ run }) => worker.cancel(run.id));
 
@@ -487,11 +500,10 @@ async function simulate(
   report(rollbackRevertsOnlyAutopilotsMerges(observation));
   // The session's end bound is promised for one worker at a time, and counts from the state: a state rebuilt (its
   // block lost, or the dashboard deleted) starts the count again (docs/WORKER.md, "Budgets").
-  const rebuilt = (state?.incidents ?? []).some(
-    (i) => i.kind === "state_rebuilt" || i.kind === "tracking_issue_missing",
-  );
   if (budgeted)
-    report(budgetsNeverExceededAtEnd(observation, config.budgets, config.maxParallel === 1 && !rebuilt));
+    report(
+      budgetsNeverExceededAtEnd(observation, config.budgets, config.maxParallel === 1 && !stateRebuilt()),
+    );
   report(bestOfOneWinner(observation));
   report(botsAreNeverObeyed(observation));
   counts.botWords =

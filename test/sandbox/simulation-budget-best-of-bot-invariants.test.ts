@@ -54,22 +54,24 @@ describe("budgetsNeverExceeded", () => {
     const { o } = spent(5000);
     const read = reportedSpend(o);
     expect(read.total).toBe(5000);
-    expect(names(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(5000, null), read))).toEqual([
-      "budgetsNeverExceeded",
-    ]);
-    expect(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(6000, null), read)).toEqual([]);
+    expect(names(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(5000, null), read, true))).toEqual(
+      ["budgetsNeverExceeded"],
+    );
+    expect(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(6000, null), read, true)).toEqual([]);
   });
 
   it("a task whose own budget was spent is dispatched again only on a writer's word since", () => {
     const { store, o } = spent(3000);
     const read = reportedSpend(o);
-    expect(names(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(null, 2000), read))).toEqual([
-      "budgetsNeverExceeded",
-    ]);
+    expect(names(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(null, 2000), read, true))).toEqual(
+      ["budgetsNeverExceeded"],
+    );
     store.createComment(REPO, 1, "/autopilot retry", "tina");
-    expect(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(null, 2000), read)).toHaveLength(1);
+    expect(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(null, 2000), read, true)).toHaveLength(
+      1,
+    );
     store.createComment(REPO, 1, "/autopilot retry", "alice");
-    expect(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(null, 2000), read)).toEqual([]);
+    expect(budgetsNeverExceededAtDispatch(o, dispatch(1, 2), budgets(null, 2000), read, true)).toEqual([]);
   });
 
   it("a worker stops for the session's budget only once the reported spend reached it", () => {
